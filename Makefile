@@ -1,0 +1,162 @@
+# profev - trace recorder toolchain. `make help` lists the targets.
+
+VERSION     := 0.1.0
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+LIBDIR      := $(PREFIX)/lib
+INCDIR      := $(PREFIX)/include
+MANDIR      := $(PREFIX)/share/man
+PKGDIR      := $(LIBDIR)/pkgconfig
+
+CC          ?= cc
+SAN         ?=
+ifeq ($(SAN),)
+BUILD       ?= build
+else
+BUILD       ?= build-$(subst $(comma),-,$(SAN))
+endif
+comma       := ,
+
+OPT         ?= -O2 -g
+WARN        := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+PKGS        := libzstd libxxhash libelf
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxxhash -lelf)
+# Debian's libdwarf ships no .pc file; fall back to its known location.
+DWARF_CFLAGS := $(shell pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
+DWARF_LIBS   := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
+SANFLAGS    := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+CFLAGS_ALL  := -std=gnu17 $(OPT) $(WARN) -fPIC -pthread -Ilib $(PKG_CFLAGS) $(DWARF_CFLAGS) \
+               -DPROFEV_VERSION=\"$(VERSION)\" $(SANFLAGS) $(CFLAGS)
+LDFLAGS_ALL := -pthread $(SANFLAGS) $(LDFLAGS)
+LIBS        := $(PKG_LIBS) $(DWARF_LIBS) -lz -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRC     := $(wildcard lib/*.c)
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The client runtime lives in the traced program: libc and pthreads only.
+CLIENT_SRC  := $(wildcard lib/client/*.c)
+CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
+CLIENT_CFLAGS := -fvisibility=hidden
+CMD_SRC     := $(wildcard cmd/*.c)
+CMD_OBJ     := $(CMD_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC    := $(wildcard tests/unit/t_*.c)
+UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TESTLIB_SRC := $(wildcard tests/lib/*.c)
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
+EXAMPLE_SRC := $(wildcard examples/*.c)
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
+BENCH_SRC   := $(wildcard tests/bench/bench_*.c)
+BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+COMMANDS    := pfrec pfdump pfsym pfconv
+PUBLIC_HDR  := lib/profev_trace.h $(wildcard lib/profev.h)
+MANPAGES    := $(wildcard man/*.[1-9])
+
+STATIC_LIB  := $(BUILD)/libprofev.a
+SHARED_LIB  := $(BUILD)/libprofev.so.0
+CLIENT_A    := $(BUILD)/libprofev-client.a
+CLIENT_SO   := $(BUILD)/libprofev-client.so.0
+CLIENT_LIBS := $(if $(CLIENT_SRC),$(CLIENT_A) $(CLIENT_SO))
+
+.PHONY: all lib commands examples test unit bench install uninstall clean help
+
+all: lib commands examples ## build libraries, commands and examples (default)
+
+lib: $(STATIC_LIB) $(SHARED_LIB) $(CLIENT_LIBS) ## build libprofev (static and shared) and the client runtime
+
+commands: $(BUILD)/profev $(COMMANDS:%=$(BUILD)/%) ## build the profev multi-call binary and its links
+
+examples: $(EXAMPLE_BIN) ## build the instrumented example programs
+
+$(BUILD)/%.o: %.c $(wildcard lib/*.h lib/client/*.h cmd/*.h tests/lib/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<),$(CLIENT_CFLAGS)) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libprofev.so.0 $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+	$(Q)ln -sf libprofev.so.0 $(BUILD)/libprofev.so
+
+$(CLIENT_A): $(CLIENT_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(CLIENT_SO): $(CLIENT_OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libprofev-client.so.0 $(LDFLAGS_ALL) -o $@ $^
+	$(Q)ln -sf libprofev-client.so.0 $(BUILD)/libprofev-client.so
+
+$(BUILD)/profev: $(CMD_OBJ) $(STATIC_LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CMD_OBJ) $(STATIC_LIB) $(LIBS)
+
+$(COMMANDS:%=$(BUILD)/%): $(BUILD)/profev
+	$(Q)ln -sf profev $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+
+$(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) -lm
+
+$(BUILD)/bench/%: tests/bench/%.c $(STATIC_LIB) $(CLIENT_LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -O3 -o $@ $< $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+
+unit: $(UNIT_BIN) ## build the unit tests
+
+test: all unit ## run every test (unit and CLI), ending with "N passed, N failed"
+	$(Q)sh tests/run.sh $(BUILD)
+
+bench: all $(BENCH_BIN) ## run the benchmarks and print their tables
+	$(Q)sh tests/bench/run.sh $(BUILD)
+
+$(BUILD)/profev.pc: Makefile
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: profev' 'Description: profev trace writer and reader' 'Version: $(VERSION)' \
+	  'Libs: -L$${libdir} -lprofev' 'Libs.private: $(PKG_LIBS) $(DWARF_LIBS)' \
+	  'Cflags: -I$${includedir}' > $@
+
+install: all $(BUILD)/profev.pc ## install under $(DESTDIR)$(PREFIX)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGDIR)
+	install -m 755 $(BUILD)/profev $(DESTDIR)$(BINDIR)/profev
+	for c in $(COMMANDS); do ln -sf profev $(DESTDIR)$(BINDIR)/$$c; done
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libprofev.so.0 $(DESTDIR)$(LIBDIR)/libprofev.so
+	$(if $(CLIENT_SRC),install -m 644 $(CLIENT_A) $(DESTDIR)$(LIBDIR)/)
+	$(if $(CLIENT_SRC),install -m 755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/)
+	$(if $(CLIENT_SRC),ln -sf libprofev-client.so.0 $(DESTDIR)$(LIBDIR)/libprofev-client.so)
+	install -m 644 $(PUBLIC_HDR) $(DESTDIR)$(INCDIR)/
+	install -m 644 $(BUILD)/profev.pc $(DESTDIR)$(PKGDIR)/
+	for m in $(MANPAGES); do s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
+	  install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+uninstall: ## remove what install put under $(DESTDIR)$(PREFIX)
+	rm -f $(DESTDIR)$(BINDIR)/profev $(COMMANDS:%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(DESTDIR)$(LIBDIR)/libprofev* $(DESTDIR)$(PKGDIR)/profev.pc
+	rm -f $(PUBLIC_HDR:lib/%=$(DESTDIR)$(INCDIR)/%)
+	for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
+
+clean: ## remove build outputs
+	rm -rf build build-*
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12

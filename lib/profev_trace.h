@@ -1,0 +1,430 @@
+/*
+ * profev_trace.h - write and read profev trace files (libprofev).
+ *
+ * A trace is a header followed by self-describing, checksummed, compressed
+ * chunks; formats/trace.md is the byte-level specification. This header is
+ * the whole public API for producing and consuming traces:
+ *
+ *   - struct profev_event: the fixed 40-byte decoded event record;
+ *   - struct profev_writer: interns strings, deduplicates callstacks,
+ *     delta-encodes events per thread and writes whole chunks to an fd;
+ *   - struct profev_reader: a one-pass streaming reader (works on pipes)
+ *     that hands back chunks and events with ids resolved to names.
+ *
+ * Contracts that hold for every function here:
+ *   - The library never prints and never exits. Failing functions return a
+ *     negative enum profev_errc value and fill the handle's error record
+ *     (code, byte offset, message), read with profev_writer_error() or
+ *     profev_reader_error().
+ *   - No global state: handles are independent; one handle must not be used
+ *     from two threads at once.
+ *   - Every _new has a _free that accepts NULL and frees everything.
+ */
+#ifndef PROFEV_TRACE_H
+#define PROFEV_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROFEV_VERSION_STRING "0.1.0"
+
+/** Trace format version this library writes (formats/trace.md). */
+#define PROFEV_FORMAT_MAJOR 1
+#define PROFEV_FORMAT_MINOR 0
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/** Stable error codes; values never change once released. */
+enum profev_errc {
+	PROFEV_OK = 0,
+	PROFEV_E_IO = -1,        /**< read or write failed (errno in message) */
+	PROFEV_E_NOMEM = -2,     /**< allocation failed */
+	PROFEV_E_EMPTY = -3,     /**< input holds no bytes at all */
+	PROFEV_E_MAGIC = -4,     /**< not a profev trace */
+	PROFEV_E_VERSION = -5,   /**< major version newer than this reader */
+	PROFEV_E_TRUNCATED = -6, /**< input ends inside the header or a chunk */
+	PROFEV_E_CHECKSUM = -7,  /**< chunk checksum does not match */
+	PROFEV_E_CORRUPT = -8,   /**< chunk body is malformed */
+	PROFEV_E_LIMIT = -9,     /**< a size exceeds the format's limits */
+	PROFEV_E_ARG = -10,      /**< invalid argument from the caller */
+	PROFEV_E_STATE = -11,    /**< call not valid in the handle's state */
+	PROFEV_E_NOEND = -12,    /**< trace has no end chunk: it was cut */
+	PROFEV_E_UNSUPPORTED = -13, /**< valid input this build cannot handle */
+};
+
+/** Name of an error code ("checksum mismatch", ...); never NULL. */
+const char *profev_strerror(int code);
+
+/** Detailed error record kept by each handle. */
+struct profev_error {
+	int code;          /**< enum profev_errc, PROFEV_OK if none */
+	uint64_t offset;   /**< byte offset in the trace the error refers to */
+	int has_offset;    /**< offset is meaningful */
+	char message[256]; /**< what went wrong, lowercase, no trailing period */
+};
+
+/* ------------------------------------------------------------------ */
+/* Event model                                                         */
+/* ------------------------------------------------------------------ */
+
+/** Event types. Values are part of the file format. */
+enum profev_event_type {
+	PROFEV_EV_FRAME_MARK = 1,  /**< name: frame set (0 = default) */
+	PROFEV_EV_ZONE_BEGIN = 2,  /**< name: zone; payload: category id */
+	PROFEV_EV_ZONE_END = 3,    /**< name: zone (may be 0); payload: category id */
+	PROFEV_EV_COUNTER = 4,     /**< name: counter; payload: double bits */
+	PROFEV_EV_INSTANT = 5,     /**< name: instant; payload: category id */
+	PROFEV_EV_MESSAGE = 6,     /**< text carried with the event; payload: category id */
+	PROFEV_EV_THREAD_NAME = 7, /**< name: new name of thread tid */
+	PROFEV_EV_MEM_ALLOC = 8,   /**< addr, payload: size, name: pool (0 = default) */
+	PROFEV_EV_MEM_FREE = 9,    /**< addr, name: pool (0 = default) */
+	PROFEV_EV_FRAME_IMAGE = 10, /**< payload: image id (an image chunk) */
+	PROFEV_EV_LOST = 11,       /**< payload: events lost on thread tid before ts */
+	PROFEV_EV_TYPE_MAX = 11
+};
+
+/** Event flags. */
+enum profev_event_flags {
+	PROFEV_EVF_DOUBLE = 1u << 0,   /**< payload holds an IEEE-754 double's bits */
+	PROFEV_EVF_UNCLOSED = 1u << 1, /**< ZONE_END made up by a reader for a zone
+	                                    the program never closed */
+	PROFEV_EVF_SECURE = 1u << 2,   /**< memory event from a SECURE macro */
+};
+
+/**
+ * The decoded event: a fixed 40-byte trivially copyable record.
+ * Field meaning per type is listed at enum profev_event_type; ids are
+ * string ids (0 = none) and callstack ids (0 = none) of the same trace.
+ * The file stores something much smaller (formats/trace.md, "events").
+ */
+struct profev_event {
+	uint64_t ts;        /**< nanoseconds, CLOCK_MONOTONIC time base */
+	union {
+		uint64_t frame; /**< frame number the event falls in */
+		uint64_t addr;  /**< memory events: the block's address */
+	};
+	uint64_t payload;   /**< type-specific 64-bit value */
+	uint32_t tid;       /**< thread id (Linux TID) */
+	uint32_t name;      /**< string id */
+	uint32_t stack;     /**< callstack id, 0 = none */
+	uint8_t type;       /**< enum profev_event_type */
+	uint8_t flags;      /**< enum profev_event_flags */
+	uint16_t reserved;  /**< zero; readers ignore it */
+};
+
+#ifdef __cplusplus
+#define PROFEV_STATIC_ASSERT static_assert
+#else
+#define PROFEV_STATIC_ASSERT _Static_assert
+#endif
+PROFEV_STATIC_ASSERT(sizeof(struct profev_event) == 40, "profev_event must be 40 bytes");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, ts) == 0, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, frame) == 8, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, payload) == 16, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, tid) == 24, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, name) == 28, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, stack) == 32, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, type) == 36, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, flags) == 37, "layout");
+PROFEV_STATIC_ASSERT(offsetof(struct profev_event, reserved) == 38, "layout");
+
+/** Store a double in a counter event's payload, bit-exactly. */
+void profev_event_set_double(struct profev_event *ev, double value);
+/** Read back a counter event's double. */
+double profev_event_double(const struct profev_event *ev);
+
+/** Short lowercase name of an event type ("zone_begin"), "unknown" otherwise. */
+const char *profev_event_type_name(unsigned type);
+
+/* ------------------------------------------------------------------ */
+/* Records other than events                                           */
+/* ------------------------------------------------------------------ */
+
+/** How the traced program ended. */
+enum profev_exit_kind {
+	PROFEV_EXIT_UNKNOWN = 0,  /**< not recorded (trace cut, or no recorder) */
+	PROFEV_EXIT_EXITED = 1,   /**< exit status in code */
+	PROFEV_EXIT_SIGNALED = 2, /**< killed by signal number in code */
+	PROFEV_EXIT_NOSTART = 3,  /**< could not be started; code: errno */
+};
+
+/**
+ * Trace metadata. Strings may be NULL when unknown. A trace may hold several
+ * metadata chunks; later keys override earlier ones (the exit fields arrive
+ * in a metadata chunk at the end).
+ */
+struct profev_meta {
+	const char *program;        /**< path of the traced program */
+	const char *const *argv;    /**< its arguments, argc entries */
+	uint32_t argc;
+	uint32_t pid;
+	const char *host;           /**< hostname */
+	int64_t wall_start_ns;      /**< CLOCK_REALTIME at start, ns since epoch */
+	uint64_t mono_start_ns;     /**< CLOCK_MONOTONIC at start, same base as ts */
+	double ticks_per_ns;        /**< client clock calibration (0 = ns clock) */
+	uint64_t tick_base;         /**< tick value at mono_start_ns */
+	const char *clock;          /**< "tsc" or "monotonic" */
+	const char *recorder;       /**< "pfrec 0.1.0", ... */
+	int exit_kind;              /**< enum profev_exit_kind */
+	int exit_code;              /**< status, signal or errno per exit_kind */
+	uint64_t end_ns;            /**< CLOCK_MONOTONIC when recording ended */
+	uint64_t lost_events;       /**< events dropped by the recorder (--drop) */
+};
+
+/** A loaded module (executable or shared object). */
+struct profev_module {
+	const char *path;
+	const uint8_t *build_id;  /**< GNU build-id bytes, may be NULL */
+	uint32_t build_id_len;
+	uint64_t load_bias;       /**< runtime address minus ELF virtual address */
+	uint64_t size;            /**< bytes of address space mapped */
+};
+
+/** One callstack frame: module index plus ELF virtual address in it. */
+struct profev_frame {
+	uint32_t module;          /**< index in the module table */
+	uint32_t flags;           /**< PROFEV_FRAMEF_* */
+	uint64_t offset;          /**< pc - load_bias (llvm-symbolizer's address) */
+};
+
+enum profev_frame_flags {
+	PROFEV_FRAMEF_RETURN = 1u << 0, /**< a return address: look up offset - 1 */
+	PROFEV_FRAMEF_NOMODULE = 1u << 1, /**< pc fell outside every module:
+	                                       offset holds the absolute pc */
+};
+
+/** One function in a symbolized address's inline chain, innermost first. */
+struct profev_symframe {
+	const char *function;     /**< demangled name, NULL if unknown */
+	const char *file;         /**< source file, NULL if unknown */
+	uint32_t line;            /**< 0 if unknown */
+	uint32_t column;          /**< 0 if unknown */
+};
+
+/** Frame image formats. */
+enum profev_image_format {
+	PROFEV_IMG_RGBA8 = 1,
+	PROFEV_IMG_DXT1 = 2,
+};
+
+/** A frame image (screenshot); pixels are stored as given. */
+struct profev_image {
+	uint32_t id;
+	uint32_t width, height;
+	uint32_t format;          /**< enum profev_image_format */
+	uint64_t frame;           /**< frame it shows */
+	uint64_t ts;
+	const void *data;
+	size_t size;
+};
+
+/** Totals from the end chunk; a trace without one was cut. */
+struct profev_totals {
+	uint64_t events;
+	uint64_t chunks;          /**< chunks before the end chunk */
+	uint64_t strings;
+	uint64_t stacks;
+	uint64_t threads;
+	uint64_t modules;
+	uint64_t symbols;
+	uint64_t images;
+	uint64_t lost_events;
+	uint64_t bytes;           /**< file size up to the end chunk */
+};
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+struct profev_writer;
+
+struct profev_writer_opts {
+	int zstd_level;          /**< 0 = default (3); negative = faster */
+	uint32_t chunk_events;   /**< events per chunk, 0 = default (65536) */
+};
+
+/**
+ * Start a trace on a file descriptor open for writing (pipes work).
+ * Writes the file header at once. The fd stays the caller's to close.
+ * @return a writer, or NULL with *err filled (err may be NULL).
+ */
+struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts *opts,
+					struct profev_error *err);
+
+/** The writer's last error; never NULL. */
+const struct profev_error *profev_writer_error(const struct profev_writer *w);
+
+/**
+ * Intern a string. Equal strings get the same id; the id is defined in the
+ * file before any chunk that may use it.
+ * @return its id (>= 1), or 0 on error (length over 1 MiB or no memory).
+ */
+uint32_t profev_writer_string(struct profev_writer *w, const char *s, size_t len);
+/** profev_writer_string() of a NUL-terminated string; NULL gives id 0. */
+uint32_t profev_writer_cstring(struct profev_writer *w, const char *s);
+
+/** Write a metadata chunk (only the fields that are set: strings non-NULL,
+ *  numbers non-zero; exit fields when exit_kind != UNKNOWN). @return 0 or <0. */
+int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m);
+
+/** Define or rename a thread. @return 0 or <0. */
+int profev_writer_thread(struct profev_writer *w, uint32_t tid, uint32_t pid, const char *name);
+
+/** Add a module. @return its index (>= 0) or <0. */
+int profev_writer_module(struct profev_writer *w, const struct profev_module *m);
+
+/**
+ * Intern a callstack of n frames (n <= 256), outermost last. Identical
+ * frame arrays share one id (XXH3 hash table).
+ * @return its id (>= 1), or 0 on error.
+ */
+uint32_t profev_writer_stack(struct profev_writer *w, const struct profev_frame *frames, unsigned n);
+
+/** Attach symbols to (module, offset): n frames of its inline chain,
+ *  innermost first. @return 0 or <0. */
+int profev_writer_symbol(struct profev_writer *w, uint32_t module, uint64_t offset,
+			 const struct profev_symframe *frames, unsigned n);
+
+/** Append an event. Use profev_writer_message() for MESSAGE. @return 0 or <0. */
+int profev_writer_event(struct profev_writer *w, const struct profev_event *ev);
+
+/** Append a MESSAGE event with its text (ev->name is ignored). */
+int profev_writer_message(struct profev_writer *w, const struct profev_event *ev,
+			  const char *text, size_t len);
+
+/** Write a frame image chunk. @return 0 or <0. */
+int profev_writer_image(struct profev_writer *w, const struct profev_image *img);
+
+/** Write out buffered definitions and events as whole chunks. @return 0 or <0. */
+int profev_writer_flush(struct profev_writer *w);
+
+/**
+ * Finish the trace: flush, then write the end chunk with totals. After
+ * this only profev_writer_free() is valid. @return 0 or <0.
+ */
+int profev_writer_close(struct profev_writer *w);
+
+/** Totals so far (events written, chunks, bytes...). */
+void profev_writer_totals(const struct profev_writer *w, struct profev_totals *t);
+
+/** Free the writer without finishing the trace (what was flushed stays
+ *  readable as a cut trace). Accepts NULL. */
+void profev_writer_free(struct profev_writer *w);
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                              */
+/* ------------------------------------------------------------------ */
+
+struct profev_reader;
+
+/** Chunk kinds. Values are part of the file format. */
+enum profev_chunk_kind {
+	PROFEV_CHUNK_META = 1,
+	PROFEV_CHUNK_STRINGS = 2,
+	PROFEV_CHUNK_THREADS = 3,
+	PROFEV_CHUNK_EVENTS = 4,
+	PROFEV_CHUNK_MODULES = 5,
+	PROFEV_CHUNK_STACKS = 6,
+	PROFEV_CHUNK_SYMBOLS = 7,
+	PROFEV_CHUNK_IMAGE = 8,
+	PROFEV_CHUNK_END = 15,
+};
+
+/** Short name of a chunk kind ("events"), "unknown" otherwise. */
+const char *profev_chunk_kind_name(unsigned kind);
+
+/** A chunk as read; pointers stay valid until the next reader call. */
+struct profev_chunk {
+	uint32_t kind;            /**< enum profev_chunk_kind, or unknown */
+	uint32_t flags;
+	uint32_t count;           /**< items in the chunk */
+	uint64_t offset;          /**< file offset of the chunk header */
+	uint32_t stored_size;     /**< body bytes on disk (compressed) */
+	uint32_t raw_size;        /**< body bytes decompressed */
+	const void *stored;       /**< header and stored body: the chunk's exact bytes */
+	size_t stored_total;      /**< header + stored body */
+	const void *raw;          /**< decompressed body (NULL for unknown kinds) */
+	const struct profev_event *events; /**< EVENTS: decoded events */
+	uint32_t nevents;
+	const struct profev_image *image;  /**< IMAGE: the image */
+};
+
+/** What profev_reader_next_event() resolves for an event. Pointers stay
+ *  valid until the next reader call; absent names are "". */
+struct profev_event_info {
+	const char *name;         /**< zone, counter, instant, pool, frame set, thread name */
+	const char *category;     /**< zones, instants, messages */
+	const char *thread;       /**< current name of the event's thread, "" if none */
+	const char *text;         /**< MESSAGE: its text (not NUL-terminated inside) */
+	size_t text_len;
+};
+
+/**
+ * Open a trace for one pass. The FILE is read sequentially only (pipes
+ * work) and stays the caller's; error messages name chunks and offsets, so
+ * the caller adds the file's name. Reads and checks the file header.
+ * @return a reader, or NULL with *err filled (EMPTY, MAGIC, VERSION...).
+ */
+struct profev_reader *profev_reader_new(FILE *f, struct profev_error *err);
+
+/** The reader's last error; never NULL. */
+const struct profev_error *profev_reader_error(const struct profev_reader *r);
+
+/** Format version of the file header. */
+void profev_reader_version(const struct profev_reader *r, unsigned *major, unsigned *minor);
+
+/**
+ * Read the next chunk and apply its definitions (strings, threads, modules,
+ * stacks, symbols, metadata) to the reader's tables. Unknown kinds are
+ * returned with raw == NULL and otherwise skipped. Events of an EVENTS chunk
+ * are decoded into c->events; profev_reader_next_event() hands out the ones
+ * not yet taken.
+ * @return 1 with *c filled; 0 at the end chunk (totals available);
+ *         PROFEV_E_NOEND when the input ends cleanly between chunks but
+ *         without an end chunk; another <0 on errors (the offset names the
+ *         chunk). Everything returned before an error stays valid.
+ */
+int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c);
+
+/**
+ * Next event in file order, reading chunks as needed.
+ * @return 1 with *ev (and *info if not NULL) filled, 0 at the end,
+ *         <0 as profev_reader_next_chunk().
+ */
+int profev_reader_next_event(struct profev_reader *r, struct profev_event *ev,
+			     struct profev_event_info *info);
+
+/** Resolve ids against what has been read so far. */
+const char *profev_reader_string(const struct profev_reader *r, uint32_t id); /**< "" if unknown */
+uint32_t profev_reader_string_count(const struct profev_reader *r);
+const char *profev_reader_thread_name(const struct profev_reader *r, uint32_t tid); /**< "" if unknown */
+uint32_t profev_reader_thread_pid(const struct profev_reader *r, uint32_t tid);
+const struct profev_module *profev_reader_module(const struct profev_reader *r, uint32_t index); /**< NULL */
+uint32_t profev_reader_module_count(const struct profev_reader *r);
+/** Frames of callstack id; NULL (and *n = 0) if unknown. */
+const struct profev_frame *profev_reader_stack(const struct profev_reader *r, uint32_t id, unsigned *n);
+uint32_t profev_reader_stack_count(const struct profev_reader *r);
+/** Inline chain of (module, offset), innermost first; NULL if not symbolized. */
+const struct profev_symframe *profev_reader_symbol(const struct profev_reader *r, uint32_t module,
+						   uint64_t offset, unsigned *n);
+/** Metadata merged from every metadata chunk read so far. */
+const struct profev_meta *profev_reader_meta(const struct profev_reader *r);
+/** Totals of the end chunk; NULL until it has been read. */
+const struct profev_totals *profev_reader_totals(const struct profev_reader *r);
+/** Bytes consumed from the input so far. */
+uint64_t profev_reader_offset(const struct profev_reader *r);
+
+/** Accepts NULL. */
+void profev_reader_free(struct profev_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Runs every unit test (BUILD/tests/t_*) and every CLI test (tests/cli/*.sh),
+# one PASS/FAIL line each, and ends with "N passed, N failed".
+# usage: tests/run.sh [BUILD] [PATTERN]
+BUILD=${1:-build}
+PATTERN=${2:-}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd) || exit 2
+export PROFEV_BUILD="$BUILD" PROFEV_ROOT="$ROOT"
+export PATH="$BUILD:$PATH"
+passed=0
+failed=0
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/profev-tests.XXXXXX")
+
+run_one() { # name, command...
+	name=$1; shift
+	case "$name" in *"$PATTERN"*) ;; *) return ;; esac
+	log="$logdir/$(echo "$name" | tr '/' '_').log"
+	if (cd "$logdir" && "$@") >"$log" 2>&1; then
+		passed=$((passed + 1)); echo "PASS $name"
+	else
+		failed=$((failed + 1)); echo "FAIL $name"
+		sed 's/^/    /' "$log" | tail -n 30
+	fi
+}
+
+for t in "$BUILD"/tests/t_*; do
+	[ -x "$t" ] || continue
+	run_one "unit/${t##*/}" "$t"
+done
+for t in "$ROOT"/tests/cli/*.sh; do
+	[ -f "$t" ] || continue
+	run_one "cli/${t##*/}" sh "$t"
+done
+rm -rf "$logdir"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
