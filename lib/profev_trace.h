@@ -244,6 +244,7 @@ struct profev_totals {
 /* ------------------------------------------------------------------ */
 
 struct profev_writer;
+struct profev_chunk;
 
 struct profev_writer_opts {
 	int zstd_level;          /**< 0 = default (3); negative = faster */
@@ -301,6 +302,17 @@ int profev_writer_message(struct profev_writer *w, const struct profev_event *ev
 
 /** Write a frame image chunk. @return 0 or <0. */
 int profev_writer_image(struct profev_writer *w, const struct profev_image *img);
+
+/**
+ * Copy a chunk read by a profev_reader into this trace unchanged (its exact
+ * bytes), after flushing what is buffered. Definitions in it (strings,
+ * stacks, modules, threads) are registered, so ids this writer hands out
+ * afterwards continue the copied numbering and interning still deduplicates
+ * against them; an END chunk is not copied (close() writes a fresh one).
+ * This is how a tool rewrites a trace while adding chunks (pfsym).
+ * @return 0 or <0.
+ */
+int profev_writer_copy_chunk(struct profev_writer *w, const struct profev_chunk *c);
 
 /** Write out buffered definitions and events as whole chunks. @return 0 or <0. */
 int profev_writer_flush(struct profev_writer *w);
