@@ -1,0 +1,193 @@
+/* Internal helpers shared by libprofev's files: growable buffers, LEB128
+ * varints, error recording and the chunk framing constants. Not installed. */
+#ifndef PROFEV_INTERNAL_H
+#define PROFEV_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include "profev_trace.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- file framing (formats/trace.md) ---- */
+#define FILE_MAGIC "\x89PFV\r\n\x1a\n"
+#define FILE_HEADER_SIZE 16
+#define CHUNK_HEADER_SIZE 24
+#define CHUNK_F_ZSTD 1u
+/* Hostile-input limits: a reader refuses larger chunks before allocating. */
+#define CHUNK_MAX_STORED (64u << 20)
+#define CHUNK_MAX_RAW (256u << 20)
+#define STRING_MAX_LEN (1u << 20)
+#define STACK_MAX_FRAMES 256u
+
+/* ---- errors ---- */
+void err_set(struct profev_error *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void err_set_at(struct profev_error *e, int code, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void err_clear(struct profev_error *e);
+
+/* ---- growable byte buffer ---- */
+struct buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+int buf_reserve(struct buf *b, size_t extra); /* 0 or PROFEV_E_NOMEM */
+void buf_free(struct buf *b);
+static inline void buf_reset(struct buf *b) { b->len = 0; }
+
+static inline int buf_put(struct buf *b, const void *p, size_t n)
+{
+	if (unlikely(b->cap - b->len < n) && buf_reserve(b, n))
+		return PROFEV_E_NOMEM;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+/* Appends without a capacity check: callers reserve first (hot loops). */
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline int buf_varint(struct buf *b, uint64_t v)
+{
+	if (unlikely(b->cap - b->len < 10) && buf_reserve(b, 10))
+		return PROFEV_E_NOMEM;
+	b->len = (size_t)(put_varint(b->data + b->len, v) - b->data);
+	return 0;
+}
+
+static inline int buf_bytes(struct buf *b, const void *p, size_t n)
+{
+	int rc = buf_varint(b, n);
+	return rc ? rc : buf_put(b, p, n);
+}
+
+static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+static inline void put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void put_le32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static inline void put_le64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static inline uint16_t get_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t get_le64(const uint8_t *p) { return get_le32(p) | (uint64_t)get_le32(p + 4) << 32; }
+
+/* ---- bounds-checked reading of a chunk body ---- */
+struct cursor {
+	const uint8_t *p, *end;
+	int bad; /* set once a read ran past the end or a varint overflowed */
+};
+
+static inline uint64_t cur_varint_slow(struct cursor *c)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (c->p >= c->end) {
+			c->bad = 1;
+			return 0;
+		}
+		uint8_t byte = *c->p++;
+		v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return v;
+	}
+	c->bad = 1;
+	return 0;
+}
+
+static inline uint64_t cur_varint(struct cursor *c)
+{
+	if (likely(c->p < c->end) && *c->p < 0x80)
+		return *c->p++;
+	return cur_varint_slow(c);
+}
+
+static inline uint8_t cur_u8(struct cursor *c)
+{
+	if (unlikely(c->p >= c->end)) {
+		c->bad = 1;
+		return 0;
+	}
+	return *c->p++;
+}
+
+/* Returns a pointer to n bytes and advances, or NULL (and bad) past the end. */
+static inline const uint8_t *cur_take(struct cursor *c, uint64_t n)
+{
+	if (unlikely((uint64_t)(c->end - c->p) < n)) {
+		c->bad = 1;
+		c->p = c->end;
+		return NULL;
+	}
+	const uint8_t *r = c->p;
+	c->p += n;
+	return r;
+}
+
+/* ---- chunk framing (chunk.c) ---- */
+struct chunk_header {
+	uint16_t kind, flags;
+	uint32_t count, stored_size, raw_size;
+	uint64_t checksum;
+};
+
+void chunk_header_encode(uint8_t out[CHUNK_HEADER_SIZE], const struct chunk_header *h);
+void chunk_header_decode(const uint8_t in[CHUNK_HEADER_SIZE], struct chunk_header *h);
+/* XXH3 over header bytes 0..15 followed by the stored body. */
+uint64_t chunk_checksum(const uint8_t header[CHUNK_HEADER_SIZE], const void *body, size_t len);
+
+/* ---- event column codec (event_codec.c) ---- */
+struct event_text {
+	uint32_t offset, len; /* in the text arena / raw body */
+};
+
+/* Encode n events into out (the EVENTS chunk body). texts[i] is the text of
+ * the i-th MESSAGE event, taken from text_arena. */
+#define EVENT_COLUMNS 9
+int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
+		  const struct event_text *texts, const uint8_t *text_arena,
+		  struct buf scratch[EVENT_COLUMNS]);
+
+/* Decode an EVENTS body of n events. texts receive (offset, len) of each
+ * MESSAGE's text relative to body. Returns 0 or PROFEV_E_CORRUPT with a
+ * message in *why. */
+int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_event *out,
+		  struct event_text *texts, uint32_t *ntexts, const char **why);
+
+/* ---- string interning (strtab.c) ---- */
+struct strtab;
+struct strtab *strtab_new(void);
+void strtab_free(struct strtab *t);
+/* Id of s (>= 1) interning it if new; *is_new tells which. 0 on no memory. */
+uint32_t strtab_intern(struct strtab *t, const char *s, size_t len, int *is_new);
+/* Append s under the next id even if equal bytes are interned already: for
+ * copying another writer's numbering. 0 on no memory. */
+uint32_t strtab_append(struct strtab *t, const char *s, size_t len);
+uint32_t strtab_count(const struct strtab *t);
+
+/* ---- callstack deduplication (cstack.c) ---- */
+struct cstack;
+struct cstack *cstack_new(void);
+void cstack_free(struct cstack *t);
+/* Id of the frame array (>= 1) adding it if new; 0 on no memory. */
+uint32_t cstack_intern(struct cstack *t, const struct profev_frame *f, unsigned n, int *is_new);
+/* Append under the next id even if an equal array exists (see strtab_append). */
+uint32_t cstack_append(struct cstack *t, const struct profev_frame *f, unsigned n);
+uint32_t cstack_count(const struct cstack *t);
+
+#endif
