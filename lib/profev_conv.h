@@ -1,0 +1,130 @@
+/*
+ * profev_conv.h - convert profev traces for other viewers (libprofev).
+ *
+ * One streaming pass over a struct profev_reader writes Perfetto's protobuf
+ * trace, Chrome's Trace Event Format JSON, or folded stacks for flame
+ * graphs. Memory stays bounded whatever the trace's length: it grows with
+ * the number of threads, open zones, distinct names and (folded only)
+ * distinct stacks, never with the number of events.
+ *
+ * Contracts (as for profev_trace.h): the library never prints or exits;
+ * warnings and progress reach the caller through callbacks; failures return
+ * a negative enum profev_errc value with a message in a struct profev_error.
+ * A conversion is not thread-safe but conversions are independent.
+ */
+#ifndef PROFEV_CONV_H
+#define PROFEV_CONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "profev_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Output formats. */
+enum profev_conv_format {
+	PROFEV_CONV_PERFETTO = 1, /**< Perfetto TracePacket protobuf (.pftrace) */
+	PROFEV_CONV_CHROME = 2,   /**< Trace Event Format JSON (.json) */
+	PROFEV_CONV_FOLDED = 3,   /**< collapsed stacks "a;b;c weight" (.folded) */
+};
+
+/** Format by name ("perfetto", "chrome", "folded"); 0 if unknown. */
+int profev_conv_format_from_name(const char *name);
+/** Name of a format; "unknown" otherwise. */
+const char *profev_conv_format_name(int format);
+/** File extension of a format with its dot (".pftrace"); "" if unknown. */
+const char *profev_conv_format_ext(int format);
+
+/** Option flags. */
+enum profev_conv_flags {
+	PROFEV_CONV_MERGE_THREADS = 1u << 0, /**< folded: one profile for all threads */
+	PROFEV_CONV_CHROME_BE = 1u << 1,     /**< chrome: B/E pairs instead of X events */
+};
+
+/**
+ * Where output goes. Output is a sequence of parts (files): part 0 always,
+ * and more only when split_size is set; each part is a complete trace in the
+ * chosen format. Every callback returns 0, or <0 to stop the conversion
+ * (profev_conv_run() then fails with PROFEV_E_IO; the sink keeps its own
+ * errno or message for the caller to print).
+ */
+struct profev_conv_sink {
+	int (*open)(void *ctx, unsigned part);   /**< may be NULL */
+	int (*write)(void *ctx, const void *data, size_t len);
+	int (*close)(void *ctx, unsigned part);  /**< may be NULL */
+	void *ctx;
+};
+
+/** Running counts, passed to the progress callback and returned at the end. */
+struct profev_conv_stats {
+	uint64_t events_in;      /**< events read from the trace */
+	uint64_t events_out;     /**< events converted (after window and filter) */
+	uint64_t bytes_in;       /**< trace bytes consumed */
+	uint64_t bytes_out;      /**< output bytes over all parts */
+	unsigned parts;          /**< output parts opened */
+	uint64_t zones;          /**< zones written (each counted once per part) */
+	uint64_t unclosed;       /**< zones never closed, closed at their thread's end */
+	uint64_t unmatched_ends; /**< zone ends without a begin, dropped */
+	uint64_t replaced_bytes; /**< invalid UTF-8 bytes written as U+FFFD */
+};
+
+/** Kinds of warnings; the message says which thread and when. */
+enum profev_conv_warning {
+	PROFEV_CONV_W_UNMATCHED_END = 1, /**< zone end without a begin: dropped */
+	PROFEV_CONV_W_UNCLOSED = 2,      /**< zone never closed: closed and marked */
+	PROFEV_CONV_W_TOO_DEEP = 3,      /**< zones nested deeper than the limit: dropped */
+	PROFEV_CONV_W_SUMMARY = 4,       /**< "N more warnings like ..." */
+};
+
+struct profev_conv_opts {
+	int format;            /**< enum profev_conv_format */
+	unsigned flags;        /**< enum profev_conv_flags */
+	/** Time window, ns relative to the trace's start (its metadata's
+	 *  monotonic start, else its first event). Zones crossing an edge are
+	 *  cut at it. to_ns = UINT64_MAX: until the end. */
+	uint64_t from_ns, to_ns;
+	/** Only this thread's zones, instants, messages and lost-event
+	 *  records: a decimal TID, or a thread name (a thread matches from the
+	 *  first time it carries that name). NULL: every thread. Counters and
+	 *  frame marks belong to the whole process and are always kept. */
+	const char *thread;
+	/** Start a new part when the current one would pass this many bytes;
+	 *  zones open at a cut are closed there and reopened in the next part.
+	 *  0: one part. Not for folded output. */
+	uint64_t split_size;
+	/** Warnings; the first few of each kind are reported one by one, then
+	 *  one PROFEV_CONV_W_SUMMARY at the end. May be NULL. */
+	void (*warn)(void *ctx, int kind, const char *message);
+	/** Called about every million events. May be NULL. */
+	void (*progress)(void *ctx, const struct profev_conv_stats *stats);
+	void *cb_ctx;
+};
+
+/** Fill opts with the defaults: whole trace, every thread, one part. */
+void profev_conv_opts_init(struct profev_conv_opts *opts, int format);
+
+/** Deepest zone nesting kept per thread; deeper zones are dropped with a warning. */
+#define PROFEV_CONV_MAX_DEPTH 1024
+
+/**
+ * Convert the rest of the trace read by r into sink.
+ * On a trace error (a cut or corrupt trace) everything read until then is
+ * converted, open zones are closed at their thread's last timestamp, the
+ * output is completed, and the reader's error is returned.
+ * @pre r was just opened: no event has been read from it.
+ * @return 0 if the whole trace was converted; the reader's error code
+ *         (PROFEV_E_NOEND, PROFEV_E_TRUNCATED, PROFEV_E_CHECKSUM...) with
+ *         *err copied from it; PROFEV_E_IO if the sink failed; PROFEV_E_ARG
+ *         for bad options; PROFEV_E_NOMEM. stats (may be NULL) is filled
+ *         in every case.
+ */
+int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts,
+		    const struct profev_conv_sink *sink, struct profev_conv_stats *stats,
+		    struct profev_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
