@@ -19,10 +19,17 @@ static const uint8_t plain[256] = {
 
 size_t json_string(struct outbuf *o, const char *s, size_t n)
 {
+	outbuf_byte(o, '"');
+	size_t bad = json_chars(o, s, n);
+	outbuf_byte(o, '"');
+	return bad;
+}
+
+size_t json_chars(struct outbuf *o, const char *s, size_t n)
+{
 	static const char hex[] = "0123456789abcdef";
 	const uint8_t *u = (const uint8_t *)s;
 	size_t bad = 0, i = 0;
-	outbuf_byte(o, '"');
 	while (i < n) {
 		size_t run = i;
 		while (run < n && plain[u[run]])
@@ -58,7 +65,6 @@ size_t json_string(struct outbuf *o, const char *s, size_t n)
 		}
 		i++;
 	}
-	outbuf_byte(o, '"');
 	return bad;
 }
 

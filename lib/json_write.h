@@ -22,6 +22,9 @@
  */
 OUTBUF_HIDDEN size_t json_string(struct outbuf *o, const char *s, size_t n);
 
+/* The escaped characters alone, to build a string in parts. */
+OUTBUF_HIDDEN size_t json_chars(struct outbuf *o, const char *s, size_t n);
+
 /* Write an unsigned integer. */
 OUTBUF_HIDDEN void json_u64(struct outbuf *o, uint64_t v);
 

@@ -14,20 +14,17 @@ void pb_end_long(struct outbuf *o, size_t mark, size_t len)
 	o->p += n - 1;
 }
 
-size_t pb_string_utf8(struct outbuf *o, uint32_t field, const char *s, size_t n)
+size_t pb_utf8(struct outbuf *o, const char *s, size_t n)
 {
 	const uint8_t *u = (const uint8_t *)s;
-	size_t i = 0;
-	while (i < n && u[i] < 0x80)
-		i++;
-	if (i == n) {
-		pb_bytes(o, field, s, n);
-		return 0;
-	}
-	size_t mark = pb_begin(o, field);
-	size_t bad = 0;
-	outbuf_put(o, s, i);
+	size_t bad = 0, i = 0;
 	while (i < n) {
+		size_t run = i;
+		while (run < n && u[run] < 0x80)
+			run++;
+		outbuf_put(o, u + i, run - i);
+		if ((i = run) == n)
+			break;
 		unsigned k = utf8_seq_len(u + i, n - i);
 		if (k) {
 			outbuf_put(o, u + i, k);
@@ -38,6 +35,13 @@ size_t pb_string_utf8(struct outbuf *o, uint32_t field, const char *s, size_t n)
 			i++;
 		}
 	}
+	return bad;
+}
+
+size_t pb_string_utf8(struct outbuf *o, uint32_t field, const char *s, size_t n)
+{
+	size_t mark = pb_begin(o, field);
+	size_t bad = pb_utf8(o, s, n);
 	pb_end(o, mark);
 	return bad;
 }

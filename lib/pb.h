@@ -88,6 +88,10 @@ static inline void pb_bytes(struct outbuf *o, uint32_t field, const void *data, 
  */
 OUTBUF_HIDDEN size_t pb_string_utf8(struct outbuf *o, uint32_t field, const char *s, size_t n);
 
+/* The cleaned bytes alone, to build a string field in parts between
+ * pb_begin() and pb_end(). Needs room for 3 * n. @return bytes replaced. */
+OUTBUF_HIDDEN size_t pb_utf8(struct outbuf *o, const char *s, size_t n);
+
 /**
  * Open a nested message (or packed field) on field.
  * @return its mark, to pass to pb_end() before the enclosing one ends.

@@ -1,0 +1,90 @@
+/* JSON writer (lib/json_write.c): escaping, invalid UTF-8 replaced,
+ * microsecond timestamps with nanosecond decimals, doubles. */
+#include <math.h>
+#include <stdlib.h>
+#include "check.h"
+#include "json_write.h"
+
+static int sink(void *ctx, const void *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
+	return 0;
+}
+
+static struct outbuf o;
+
+static const char *str(const char *s, size_t n, size_t *bad)
+{
+	o.p = o.base;
+	*bad = json_string(&o, s, n);
+	*o.p = 0;
+	return (const char *)o.base;
+}
+
+static const char *us(uint64_t ns)
+{
+	o.p = o.base;
+	json_us(&o, ns);
+	*o.p = 0;
+	return (const char *)o.base;
+}
+
+static const char *dbl(double d)
+{
+	o.p = o.base;
+	json_double(&o, d);
+	*o.p = 0;
+	return (const char *)o.base;
+}
+
+int main(void)
+{
+	size_t bad;
+	CHECK_EQ(outbuf_init(&o, 4096, sink, NULL), 0);
+
+	CHECK_STR(str("plain", 5, &bad), "\"plain\"");
+	CHECK_EQ(bad, 0);
+	CHECK_STR(str("a\"b\\c/d", 7, &bad), "\"a\\\"b\\\\c/d\"");
+	CHECK_STR(str("\n\t\r\x01\x1f\x7f", 6, &bad), "\"\\n\\t\\r\\u0001\\u001f\x7f\"");
+	CHECK_STR(str("nul\0in", 6, &bad), "\"nul\\u0000in\"");
+	CHECK_STR(str("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, &bad),
+		  "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	CHECK_EQ(bad, 0);
+	CHECK_STR(str("x\xffy", 3, &bad), "\"x\xef\xbf\xbdy\"");
+	CHECK_EQ(bad, 1);
+	/* a sequence cut by the end of the string, a lone continuation byte */
+	CHECK_STR(str("\xe2\x82", 2, &bad), "\"\xef\xbf\xbd\xef\xbf\xbd\"");
+	CHECK_EQ(bad, 2);
+	CHECK_STR(str("\x80", 1, &bad), "\"\xef\xbf\xbd\"");
+	/* a surrogate, encoded in UTF-8 (CESU), is not valid UTF-8 */
+	CHECK_STR(str("\xed\xa0\x80", 3, &bad), "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+	CHECK_EQ(bad, 3);
+	/* the worst case fits JSON_STRING_MAX */
+	char ctl[100];
+	memset(ctl, 1, sizeof(ctl));
+	str(ctl, sizeof(ctl), &bad);
+	CHECK_EQ(strlen((const char *)o.base), JSON_STRING_MAX(sizeof(ctl)));
+
+	CHECK_STR(us(0), "0");
+	CHECK_STR(us(1000), "1");
+	CHECK_STR(us(1234567), "1234.567");
+	CHECK_STR(us(1234500), "1234.5");
+	CHECK_STR(us(1234050), "1234.05");
+	CHECK_STR(us(1234005), "1234.005");
+	CHECK_STR(us(7), "0.007");
+	CHECK_STR(us(UINT64_MAX), "18446744073709551.615");
+
+	CHECK_STR(dbl(0), "0");
+	CHECK_STR(dbl(-3), "-3");
+	CHECK_STR(dbl(60), "60");
+	CHECK_STR(dbl(0.5), "0.5");
+	CHECK_STR(dbl(NAN), "null");
+	CHECK_STR(dbl(INFINITY), "null");
+	CHECK(strtod(dbl(0.1), NULL) == 0.1);
+	CHECK(strtod(dbl(1e300), NULL) == 1e300);
+	CHECK(strtod(dbl(-2.5e-300), NULL) == -2.5e-300);
+	outbuf_free(&o);
+	return CHECK_DONE();
+}
