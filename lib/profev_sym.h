@@ -1,0 +1,172 @@
+/*
+ * profev_sym.h - offline symbolization of callstack frames (libprofev).
+ *
+ * Three layers, each usable alone:
+ *   - struct profev_symbolizer: one ELF file's DWARF (line tables,
+ *     subprograms, inline chains; DWARF 4 and 5) and symbol table, loaded
+ *     once, then any number of address lookups by binary search;
+ *   - profev_debuginfo_find(): where a module's debug info lives
+ *     (--debug-dir build-id trees, .gnu_debuglink, /usr/lib/debug, the
+ *     module itself), refusing files whose build-id differs;
+ *   - profev_symtrace(): rewrite a trace with symbols chunks for every
+ *     (module, offset) its callstacks use (what pfsym runs).
+ *
+ * Answers follow llvm-symbolizer --inlines --demangle: the same frames, in
+ * the same order, with the same function names, absolute file paths, lines
+ * and columns, including its rule that the outermost frame is named from the
+ * ELF symbol table when a symbol covers the address.
+ *
+ * The library never prints; warnings about skipped debug files are returned
+ * as data. Handles must not be shared between threads.
+ */
+#ifndef PROFEV_SYM_H
+#define PROFEV_SYM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "profev_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Symbolizer                                                          */
+/* ------------------------------------------------------------------ */
+
+struct profev_symbolizer;
+
+/**
+ * Open an ELF file (executable, shared object or separate debug file) for
+ * lookups. Reads the symbol table (.symtab, else .dynsym) and the list of
+ * compile units at once; each unit's line table and DIE ranges are loaded
+ * the first time an address inside it is looked up, and kept.
+ * A file without DWARF still answers from its symbol table.
+ * @return a symbolizer, or NULL with *err filled (IO: cannot open;
+ *         UNSUPPORTED: not an ELF file; CORRUPT: DWARF unreadable).
+ */
+struct profev_symbolizer *profev_symbolizer_new(const char *path, struct profev_error *err);
+
+/** Whether the file has DWARF (.debug_info) as opposed to symbols only. */
+int profev_symbolizer_has_dwarf(const struct profev_symbolizer *s);
+
+/**
+ * Look up an ELF virtual address (for a return address pass offset - 1).
+ * @param frames set to the inline chain, innermost first; the array is
+ *        valid until the next lookup, the strings until the symbolizer is
+ *        freed. Unknown fields are NULL / 0 (llvm-symbolizer's "??").
+ * @return the number of frames (>= 1), 0 when nothing at all is known about
+ *         the address (no function, no file), <0 on error.
+ */
+int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
+			     const struct profev_symframe **frames);
+
+/** The symbolizer's last error; never NULL. */
+const struct profev_error *profev_symbolizer_error(const struct profev_symbolizer *s);
+
+/** Accepts NULL. */
+void profev_symbolizer_free(struct profev_symbolizer *s);
+
+/**
+ * Demangle like llvm-symbolizer: names starting with "_Z" through the
+ * Itanium demangler (clone suffixes printed " (.cold)"), others unchanged.
+ * @return a malloc()ed string, NULL only when out of memory.
+ */
+char *profev_demangle(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Finding debug info                                                  */
+/* ------------------------------------------------------------------ */
+
+/** Where to look, in this order, for each module's debug info. */
+struct profev_debuginfo_opts {
+	const char *const *debug_dirs;  /**< --debug-dir: DIR/.build-id/xx/rest.debug,
+	                                     then DIR/<debuglink name> */
+	unsigned ndebug_dirs;
+	const char *system_dir;         /**< NULL: "/usr/lib/debug"; "": none */
+};
+
+/** Result of a search: the file to use and why others were not used. */
+struct profev_debuginfo {
+	char *path;          /**< file to symbolize with, NULL if none found */
+	int has_dwarf;       /**< path holds DWARF (else symbol table only) */
+	char **warnings;     /**< files refused ("'f': build-id ... does not
+	                          match the recorded ..."), lowercase, no period */
+	unsigned nwarnings;
+};
+
+/**
+ * Search debug info for a module recorded at path with the given build-id
+ * (build_id_len 0 = unknown: no check). Candidates: each debug dir's
+ * .build-id tree, the module's .gnu_debuglink name in each debug dir, beside
+ * the module, in its .debug directory and under the system dir (also its
+ * .build-id tree), then the module file itself. The first candidate holding
+ * DWARF wins; if none does, the first holding a symbol table. A candidate
+ * that is not ELF or whose build-id differs from the recorded one is refused
+ * with a warning.
+ * @return 0 with *out filled (out->path may be NULL), <0 (NOMEM).
+ */
+int profev_debuginfo_find(const char *path, const uint8_t *build_id, unsigned build_id_len,
+			  const struct profev_debuginfo_opts *opts, struct profev_debuginfo *out);
+
+/** Free what profev_debuginfo_find() filled; accepts NULL. */
+void profev_debuginfo_release(struct profev_debuginfo *d);
+
+/**
+ * Read the GNU build-id note of an ELF file.
+ * @return its length (1..len) copied to id, 0 if the file has none,
+ *         PROFEV_E_IO if it cannot be opened, PROFEV_E_UNSUPPORTED if it is
+ *         not ELF.
+ */
+int profev_elf_build_id(const char *path, uint8_t *id, unsigned len);
+
+/* ------------------------------------------------------------------ */
+/* Rewriting a trace with symbols                                      */
+/* ------------------------------------------------------------------ */
+
+struct profev_symtrace_opts {
+	struct profev_debuginfo_opts debuginfo;
+	struct profev_writer_opts writer;
+};
+
+/** What happened to one module of the trace. */
+struct profev_symtrace_module {
+	const char *path;          /**< as recorded */
+	const char *debug_file;    /**< file used, NULL if none was found */
+	uint64_t addresses;        /**< distinct offsets the stacks use */
+	uint64_t kept;             /**< already symbolized in the input */
+	uint64_t resolved;         /**< symbolized now */
+	uint64_t unresolved;       /**< still without symbols */
+	const char *const *warnings; /**< debug files refused, see profev_debuginfo */
+	unsigned nwarnings;
+};
+
+struct profev_symtrace_report {
+	struct profev_symtrace_module *modules; /**< one per module of the trace */
+	unsigned nmodules;
+	uint64_t stacks;           /**< callstacks in the trace */
+	uint64_t nomodule_frames;  /**< distinct frames outside every module */
+};
+
+/**
+ * Read the trace on in, write it to fd out with every chunk kept and
+ * symbols chunks added right after the modules or stacks chunk that
+ * introduces their addresses, so a one-pass reader has them before any
+ * event uses them. Addresses already symbolized in the input are kept. The
+ * input is read twice: a pipe is first spooled to a temporary file.
+ * @param report set to a report to free with profev_symtrace_report_free()
+ *        (also on errors that come after debug info was searched; may be NULL).
+ * @return 0; <0 with *err filled: input errors as the reader's (with
+ *         offsets; a cut input gives PROFEV_E_NOEND and no output), output
+ *         errors as the writer's.
+ */
+int profev_symtrace(FILE *in, int out, const struct profev_symtrace_opts *opts,
+		    struct profev_symtrace_report **report, struct profev_error *err);
+
+/** Accepts NULL. */
+void profev_symtrace_report_free(struct profev_symtrace_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
