@@ -1,10 +1,349 @@
-/* Placeholder until this command lands; replaced by its own issue's work. */
+/* pfconv: convert a trace for Perfetto, Chrome JSON viewers or flame graphs.
+ * Options and files only; the conversion is profev_conv_run() in lib/. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cmd.h"
+#include "profev_conv.h"
+
+static const char usage_text[] =
+	"usage: pfconv to perfetto|chrome|folded [options] TRACE|-\n"
+	"\n"
+	"  -o, --output OUT     write OUT ('-': standard output); default: beside\n"
+	"                       TRACE with the format's extension, or standard\n"
+	"                       output when TRACE is '-'\n"
+	"      --from TIME      start at TIME after the trace's start (1.5s, 200ms)\n"
+	"      --to TIME        end at TIME after the trace's start\n"
+	"      --thread NAME|TID\n"
+	"                       only this thread's zones, instants and messages\n"
+	"      --split-size SIZE\n"
+	"                       write complete files of at most about SIZE bytes\n"
+	"                       (64M, 1G): OUT's name gets .000, .001... before its\n"
+	"                       extension\n"
+	"      --merge-threads  folded: one profile for all threads\n"
+	"      --begin-end      chrome: B/E event pairs instead of X events\n"
+	"  -q, --quiet          no warnings and no progress line\n"
+	"  -h, --help           show this help\n"
+	"      --version        show the version\n";
+
+#define MIN_SPLIT 4096
+
+struct out {
+	const char *path;     /* -o, or the default name; "-" for stdout */
+	int split;            /* name parts */
+	int fd;
+	char *part_path;      /* the file being written */
+	int err;              /* errno of the failed write, open or close */
+};
+
+struct ui {
+	int quiet;
+	int progress;         /* stderr is a terminal */
+	int line;             /* a progress line is showing */
+	uint64_t in_size;     /* input bytes when known, for a percentage */
+};
+
+static char *part_name(const struct out *o, unsigned part, const char *ext)
+{
+	size_t n = strlen(o->path), e = strlen(ext);
+	char *s = malloc(n + 16);
+	if (!s)
+		return NULL;
+	if (!o->split) {
+		memcpy(s, o->path, n + 1);
+		return s;
+	}
+	/* game.pftrace -> game.000.pftrace; other names get the number last */
+	if (n > e && strcmp(o->path + n - e, ext) == 0)
+		snprintf(s, n + 16, "%.*s.%03u%s", (int)(n - e), o->path, part, ext);
+	else
+		snprintf(s, n + 16, "%s.%03u", o->path, part);
+	return s;
+}
+
+static const char *cur_ext;
+
+static int out_open(void *ctx, unsigned part)
+{
+	struct out *o = ctx;
+	free(o->part_path);
+	o->part_path = part_name(o, part, cur_ext);
+	if (!o->part_path) {
+		o->err = ENOMEM;
+		return -1;
+	}
+	if (strcmp(o->part_path, "-") == 0) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	o->fd = cmd_open_output(o->part_path);
+	if (o->fd < 0) {
+		o->err = -1; /* cmd_open_output() said why */
+		return -1;
+	}
+	return 0;
+}
+
+static int out_write(void *ctx, const void *data, size_t len)
+{
+	struct out *o = ctx;
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(o->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			o->err = n < 0 ? errno : EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int out_close(void *ctx, unsigned part)
+{
+	struct out *o = ctx;
+	(void)part;
+	if (o->fd == STDOUT_FILENO || o->fd < 0)
+		return 0;
+	int rc = close(o->fd);
+	o->fd = -1;
+	if (rc < 0) {
+		o->err = errno;
+		return -1;
+	}
+	return 0;
+}
+
+static void clear_line(struct ui *u)
+{
+	if (u->line) {
+		fputs("\r\033[K", stderr);
+		u->line = 0;
+	}
+}
+
+static void on_warn(void *ctx, int kind, const char *message)
+{
+	struct ui *u = ctx;
+	(void)kind;
+	if (u->quiet)
+		return;
+	clear_line(u);
+	cmd_warn("%s", message);
+}
+
+static void on_progress(void *ctx, const struct profev_conv_stats *st)
+{
+	struct ui *u = ctx;
+	if (u->quiet || !u->progress)
+		return;
+	if (u->in_size)
+		fprintf(stderr, "\r%s: %" PRIu64 "M events, %u%% of the trace\033[K", cmd_name,
+			st->events_in / 1000000, (unsigned)(st->bytes_in * 100 / u->in_size));
+	else
+		fprintf(stderr, "\r%s: %" PRIu64 "M events, %" PRIu64 " MiB read\033[K", cmd_name,
+			st->events_in / 1000000, st->bytes_in >> 20);
+	u->line = 1;
+}
+
+/* "dir/run.bin" -> "dir/run" + ext: the extension of the last path part
+ * goes, unless the name is only an extension (".trace"). */
+static char *default_output(const char *in, const char *ext)
+{
+	const char *slash = strrchr(in, '/');
+	const char *base = slash ? slash + 1 : in;
+	const char *dot = strrchr(base, '.');
+	size_t stem = dot && dot != base ? (size_t)(dot - in) : strlen(in);
+	char *s = malloc(stem + strlen(ext) + 1);
+	if (s) {
+		memcpy(s, in, stem);
+		strcpy(s + stem, ext);
+	}
+	return s;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* Parse the options into *opts; operands land in operand[] (to FORMAT TRACE).
+ * @return -1 to go on, or the exit code. */
+static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui *ui,
+		 const char **output, const char *operand[3])
+{
+	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_BE, O_VERSION };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "from", required_argument, NULL, O_FROM },
+		{ "to", required_argument, NULL, O_TO },
+		{ "thread", required_argument, NULL, O_THREAD },
+		{ "split-size", required_argument, NULL, O_SPLIT },
+		{ "merge-threads", no_argument, NULL, O_MERGE },
+		{ "begin-end", no_argument, NULL, O_BE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': *output = optarg; break;
+		case 'q': ui->quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case O_VERSION: cmd_print_version(); return EXIT_OK;
+		case O_FROM:
+		case O_TO:
+			if (cmd_parse_duration(optarg, &v))
+				return cmd_usage_error("invalid time '%s' (try 1.5s, 200ms, 30us)", optarg);
+			*(c == O_FROM ? &opts->from_ns : &opts->to_ns) = v;
+			break;
+		case O_THREAD:
+			if (!*optarg)
+				return cmd_usage_error("--thread needs a name or a TID");
+			opts->thread = optarg;
+			break;
+		case O_SPLIT:
+			if (cmd_parse_size(optarg, &v))
+				return cmd_usage_error("invalid size '%s' (try 64M, 1G)", optarg);
+			if (v < MIN_SPLIT)
+				return cmd_usage_error("split size '%s' is below %d bytes", optarg, MIN_SPLIT);
+			opts->split_size = v;
+			break;
+		case O_MERGE: opts->flags |= PROFEV_CONV_MERGE_THREADS; break;
+		case O_BE: opts->flags |= PROFEV_CONV_CHROME_BE; break;
+		case ':':
+			return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cmd_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	int n = argc - optind;
+	if (n < 3)
+		return cmd_usage_error(n == 0 ? "what to do? 'to perfetto|chrome|folded TRACE'"
+				       : n == 1 ? "missing output format" : "missing trace");
+	if (n > 3)
+		return cmd_usage_error("too many arguments: '%s'", argv[optind + 3]);
+	for (int i = 0; i < 3; i++)
+		operand[i] = argv[optind + i];
+	if (strcmp(operand[0], "to") != 0)
+		return cmd_usage_error("unknown action '%s' (only 'to')", operand[0]);
+	opts->format = profev_conv_format_from_name(operand[1]);
+	if (!opts->format)
+		return cmd_usage_error("unknown format '%s' (perfetto, chrome or folded)", operand[1]);
+	if (opts->from_ns > opts->to_ns)
+		return cmd_usage_error("--to comes before --from");
+	if (opts->split_size && opts->format == PROFEV_CONV_FOLDED)
+		return cmd_usage_error("--split-size does not apply to folded output");
+	if ((opts->flags & PROFEV_CONV_MERGE_THREADS) && opts->format != PROFEV_CONV_FOLDED)
+		return cmd_usage_error("--merge-threads applies to folded output only");
+	if ((opts->flags & PROFEV_CONV_CHROME_BE) && opts->format != PROFEV_CONV_CHROME)
+		return cmd_usage_error("--begin-end applies to chrome output only");
+	return -1;
+}
 
 int cmd_conv(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cmd_error("not available in this build yet");
-	return EXIT_USAGE;
+	struct profev_conv_opts opts;
+	struct ui ui = { 0 };
+	const char *output = NULL, *operand[3];
+	profev_conv_opts_init(&opts, 0);
+	int rc = parse(argc, argv, &opts, &ui, &output, operand);
+	if (rc >= 0)
+		return rc;
+	const char *input = operand[2];
+	const char *ext = profev_conv_format_ext(opts.format);
+
+	char *def = NULL;
+	if (!output) {
+		if (strcmp(input, "-") == 0) {
+			output = "-";
+		} else {
+			if (!(def = default_output(input, ext))) {
+				cmd_error("out of memory");
+				return EXIT_TRACE;
+			}
+			output = def;
+		}
+	}
+	rc = EXIT_USAGE;
+	if (strcmp(output, "-") == 0 && opts.split_size) {
+		cmd_usage_error("--split-size needs an output file, not standard output");
+		goto out;
+	}
+	if (strcmp(output, "-") == 0 && opts.format == PROFEV_CONV_PERFETTO && isatty(STDOUT_FILENO)) {
+		cmd_usage_error("refusing to write a binary trace to a terminal; use -o FILE");
+		goto out;
+	}
+	if (strcmp(input, "-") != 0 && strcmp(output, "-") != 0 && !opts.split_size &&
+	    (strcmp(input, output) == 0 || same_file(input, output))) {
+		cmd_usage_error("'%s' would overwrite the trace; use -o", output);
+		goto out;
+	}
+
+	FILE *in = cmd_open_input(input);
+	if (!in) {
+		rc = EXIT_TRACE;
+		goto out;
+	}
+	struct stat st;
+	if (fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode))
+		ui.in_size = (uint64_t)st.st_size;
+	ui.progress = isatty(STDERR_FILENO);
+
+	struct profev_error err;
+	struct profev_reader *r = profev_reader_new(in, &err);
+	if (!r) {
+		cmd_trace_error(input, &err);
+		cmd_close_input(in);
+		rc = EXIT_TRACE;
+		goto out;
+	}
+
+	struct out o = { .path = output, .split = opts.split_size != 0, .fd = -1 };
+	struct profev_conv_sink sink = { out_open, out_write, out_close, &o };
+	struct profev_conv_stats stats;
+	cur_ext = ext;
+	opts.warn = on_warn;
+	opts.progress = on_progress;
+	opts.cb_ctx = &ui;
+	int crc = profev_conv_run(r, &opts, &sink, &stats, &err);
+	clear_line(&ui);
+	out_close(&o, 0);
+
+	rc = EXIT_OK;
+	if (crc == PROFEV_E_IO && o.err) {
+		if (o.err > 0)
+			cmd_error("unable to write '%s': %s", o.part_path ? o.part_path : output,
+				  strerror(o.err));
+		rc = EXIT_TRACE;
+	} else if (crc < 0 && stats.events_in == 0 && crc != PROFEV_E_NOEND && crc != PROFEV_E_TRUNCATED &&
+		   crc != PROFEV_E_CHECKSUM && crc != PROFEV_E_CORRUPT) {
+		cmd_trace_error(input, &err);
+		rc = EXIT_TRACE;
+	} else if (crc < 0) {
+		cmd_trace_error(input, &err);
+		cmd_error("'%s': stopped after %" PRIu64 " events; what came before is converted",
+			  cmd_display_name(input), stats.events_in);
+		rc = EXIT_TRACE;
+	}
+	free(o.part_path);
+	profev_reader_free(r);
+	cmd_close_input(in);
+out:
+	free(def);
+	return rc;
 }

@@ -1,0 +1,308 @@
+/*
+ * Chrome target: Trace Event Format JSON, as chrome://tracing, Perfetto UI
+ * and speedscope read it. A zone is one X (complete) event written when it
+ * ends, about half the bytes of a B/E pair; PROFEV_CONV_CHROME_BE writes
+ * the pairs instead. Timestamps are microseconds from the trace's start
+ * with the nanoseconds kept as decimals. Frame sets appear as threads of
+ * their own, with TIDs above any Linux TID.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "conv_internal.h"
+#include "json_write.h"
+
+#define EVENT_MAX 256           /* an event's fixed text, strings apart */
+#define FRAMES_TID 1000000000u  /* Linux TIDs stay below 2^22 */
+#define TITLE_MAX 96
+
+struct chrome {
+	int first;  /* no event written in this part yet */
+};
+
+static int ch_init(struct conv *c)
+{
+	c->fmt = calloc(1, sizeof(struct chrome));
+	return c->fmt ? 0 : PROFEV_E_NOMEM;
+}
+
+static void ch_fini(struct conv *c)
+{
+	free(c->fmt);
+}
+
+static uint32_t tid_of(const struct conv_thread *t)
+{
+	return t->kind == CONV_FRAMES ? FRAMES_TID + t->seq : t->tid;
+}
+
+/* Reserve room and open an event record. */
+static int event_begin(struct conv *c, size_t strings, const char *ph)
+{
+	struct chrome *ch = c->fmt;
+	int rc = outbuf_reserve(&c->out, EVENT_MAX + strings);
+	if (rc)
+		return rc;
+	if (ch->first)
+		ch->first = 0;
+	else
+		outbuf_byte(&c->out, ',');
+	outbuf_lit(&c->out, "\n{\"ph\":\"");
+	outbuf_put(&c->out, ph, strlen(ph));
+	outbuf_byte(&c->out, '"');
+	return 0;
+}
+
+static void field_str(struct conv *c, const char *key, const char *s, size_t n)
+{
+	outbuf_put(&c->out, key, strlen(key));
+	c->st.replaced_bytes += json_string(&c->out, s, n);
+}
+
+static void field_ts(struct conv *c, const char *key, uint64_t ts)
+{
+	outbuf_put(&c->out, key, strlen(key));
+	if (ts < c->base) {
+		outbuf_byte(&c->out, '-');
+		json_us(&c->out, c->base - ts);
+	} else {
+		json_us(&c->out, ts - c->base);
+	}
+}
+
+static void field_ids(struct conv *c, uint32_t pid, uint32_t tid)
+{
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, pid);
+	outbuf_lit(&c->out, ",\"tid\":");
+	json_u64(&c->out, tid);
+}
+
+static void event_end(struct conv *c)
+{
+	outbuf_byte(&c->out, '}');
+}
+
+static int metadata(struct conv *c, const char *what, uint32_t pid, uint32_t tid, const char *name,
+		    const char *prefix)
+{
+	size_t n = strlen(name), pn = strlen(prefix);
+	int rc = event_begin(c, JSON_STRING_MAX(n + pn), "M");
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, ",\"name\":\"");
+	outbuf_put(&c->out, what, strlen(what));
+	outbuf_byte(&c->out, '"');
+	field_ids(c, pid, tid);
+	outbuf_lit(&c->out, ",\"args\":{\"name\":\"");
+	outbuf_put(&c->out, prefix, pn); /* plain ASCII */
+	c->st.replaced_bytes += json_chars(&c->out, name, n);
+	outbuf_byte(&c->out, '"');
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static int ch_part_begin(struct conv *c)
+{
+	struct chrome *ch = c->fmt;
+	int rc = outbuf_reserve(&c->out, 64);
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	ch->first = 1;
+	if (c->program)
+		return metadata(c, "process_name", c->pid, 0, basename_of(c->program), "");
+	return 0;
+}
+
+static int ch_part_end(struct conv *c)
+{
+	int rc = outbuf_reserve(&c->out, 8);
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, "\n]}\n");
+	return 0;
+}
+
+static int ch_thread(struct conv *c, struct conv_thread *t)
+{
+	if (t->kind == CONV_FRAMES)
+		return metadata(c, "thread_name", t->pid, tid_of(t), t->name, t->name[0] ? "Frames: " : "Frames");
+	if (!t->name[0])
+		return 0;
+	return metadata(c, "thread_name", t->pid, t->tid, t->name, "");
+}
+
+/* Name and category of a zone, or the frame's title. */
+static void zone_names(struct conv *c, const struct conv_thread *t, const struct conv_zone *z)
+{
+	if (t->kind == CONV_FRAMES) {
+		char title[40];
+		int n = snprintf(title, sizeof(title), "Frame %" PRIu64, z->frame);
+		outbuf_lit(&c->out, ",\"name\":");
+		json_string(&c->out, title, (size_t)n);
+		return;
+	}
+	const char *name = profev_reader_string(c->r, z->name);
+	field_str(c, ",\"name\":", name, strlen(name));
+	if (z->cat) {
+		const char *cat = profev_reader_string(c->r, z->cat);
+		field_str(c, ",\"cat\":", cat, strlen(cat));
+	}
+}
+
+static size_t zone_room(struct conv *c, const struct conv_zone *z)
+{
+	return JSON_STRING_MAX(strlen(profev_reader_string(c->r, z->name))) +
+	       JSON_STRING_MAX(strlen(profev_reader_string(c->r, z->cat)));
+}
+
+static void edge_args(struct conv *c, int edge)
+{
+	if (edge == CONV_EDGE_UNCLOSED)
+		outbuf_lit(&c->out, ",\"args\":{\"unclosed\":true}");
+	else if (edge == CONV_EDGE_CUT)
+		outbuf_lit(&c->out, ",\"args\":{\"cut\":true}");
+}
+
+static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+{
+	if (!(c->opts->flags & PROFEV_CONV_CHROME_BE)) {
+		z->aux = (uint64_t)edge; /* the X event, written at the end, says so */
+		return 0;
+	}
+	int rc = event_begin(c, zone_room(c, z), "B");
+	if (rc)
+		return rc;
+	zone_names(c, t, z);
+	field_ts(c, ",\"ts\":", z->shown);
+	field_ids(c, t->pid, tid_of(t));
+	if (edge == CONV_EDGE_CUT)
+		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
+	event_end(c);
+	return 0;
+}
+
+static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+		       int edge)
+{
+	int rc;
+	if (c->opts->flags & PROFEV_CONV_CHROME_BE) {
+		if ((rc = event_begin(c, 0, "E")))
+			return rc;
+		field_ts(c, ",\"ts\":", ts);
+		field_ids(c, t->pid, tid_of(t));
+		edge_args(c, edge);
+		event_end(c);
+		return 0;
+	}
+	if ((rc = event_begin(c, zone_room(c, z), "X")))
+		return rc;
+	zone_names(c, t, z);
+	field_ts(c, ",\"ts\":", z->shown);
+	outbuf_lit(&c->out, ",\"dur\":");
+	json_us(&c->out, ts - z->shown);
+	field_ids(c, t->pid, tid_of(t));
+	if (edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_CUT)
+		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
+	else if (edge == CONV_EDGE_CUT && z->aux == CONV_EDGE_CUT)
+		outbuf_lit(&c->out, ",\"args\":{\"continued\":true,\"cut\":true}");
+	else if (edge == CONV_EDGE_UNCLOSED && z->aux == CONV_EDGE_CUT)
+		outbuf_lit(&c->out, ",\"args\":{\"continued\":true,\"unclosed\":true}");
+	else
+		edge_args(c, edge);
+	event_end(c);
+	return 0;
+}
+
+static int instant_head(struct conv *c, struct conv_thread *t, size_t room, const char *name,
+			size_t nlen, uint32_t cat)
+{
+	const char *cs = profev_reader_string(c->r, cat);
+	size_t cl = strlen(cs);
+	int rc = event_begin(c, room + JSON_STRING_MAX(nlen) + JSON_STRING_MAX(cl), "i");
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, ",\"s\":\"t\"");
+	field_str(c, ",\"name\":", name, nlen);
+	if (cl)
+		field_str(c, ",\"cat\":", cs, cl);
+	field_ts(c, ",\"ts\":", c->now);
+	field_ids(c, t->pid, tid_of(t));
+	return 0;
+}
+
+static int ch_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		      const struct profev_event_info *in)
+{
+	int rc = instant_head(c, t, 0, in->name, strlen(in->name), (uint32_t)ev->payload);
+	if (!rc)
+		event_end(c);
+	return rc;
+}
+
+static int ch_message(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		      const struct profev_event_info *in)
+{
+	size_t title = conv_message_title(in->text, in->text_len, TITLE_MAX);
+	int rc = instant_head(c, t, JSON_STRING_MAX(in->text_len), in->text, title,
+			      (uint32_t)ev->payload);
+	if (rc)
+		return rc;
+	field_str(c, ",\"args\":{\"text\":", in->text, in->text_len);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+static int ch_lost(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	int rc = instant_head(c, t, 0, "lost events", 11, 0);
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, ",\"args\":{\"count\":");
+	json_u64(&c->out, ev->payload);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+static int ch_counter(struct conv *c, const struct profev_event *ev,
+		      const struct profev_event_info *in)
+{
+	int rc = event_begin(c, JSON_STRING_MAX(strlen(in->name)), "C");
+	if (rc)
+		return rc;
+	field_str(c, ",\"name\":", in->name, strlen(in->name));
+	field_ts(c, ",\"ts\":", c->now);
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, c->pid);
+	outbuf_lit(&c->out, ",\"args\":{\"value\":");
+	json_double(&c->out, profev_event_double(ev));
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+const struct conv_ops conv_chrome_ops = {
+	.name = "chrome",
+	.split_ok = 1,
+	.init = ch_init,
+	.fini = ch_fini,
+	.part_begin = ch_part_begin,
+	.part_end = ch_part_end,
+	.thread = ch_thread,
+	.zone_begin = ch_zone_begin,
+	.zone_end = ch_zone_end,
+	.instant = ch_instant,
+	.message = ch_message,
+	.lost = ch_lost,
+	.counter = ch_counter,
+};

@@ -1,0 +1,121 @@
+/*
+ * conv_internal.h - the converters' ops table (not installed).
+ *
+ * conv.c owns the one read loop: it keeps each thread's stack of open
+ * zones, applies the time window, the thread filter and the split into
+ * parts, closes zones left open, and calls one struct conv_ops per target
+ * (conv_perfetto.c, conv_chrome.c, conv_folded.c). A new target is a new
+ * file and a row in conv.c's table. Targets only write: they never see an
+ * unmatched end, an event outside the window or a filtered thread.
+ */
+#ifndef PROFEV_CONV_INTERNAL_H
+#define PROFEV_CONV_INTERNAL_H
+#include "outbuf.h"
+#include "profev_conv.h"
+
+#define CONV_HIDDEN OUTBUF_HIDDEN
+
+/* An open zone. For the frames track a zone is one frame. */
+struct conv_zone {
+	uint64_t begin;  /* ts of its BEGIN (its frame mark) */
+	uint64_t shown;  /* where it starts in the output: begin, or the window
+	                    edge, cut or filter match it was reopened at */
+	uint64_t child;  /* ns covered by its written children since shown */
+	uint64_t frame;  /* frames track: the frame number */
+	uint64_t aux;    /* the target's own (folded: the stack node) */
+	uint32_t name;   /* string id of the zone (frames: of the frame set) */
+	uint32_t cat;    /* string id of its category */
+};
+
+enum conv_track_kind {
+	CONV_THREAD = 0, /* a thread of the traced program */
+	CONV_FRAMES = 1, /* a frame set: frame N spans its mark to the next */
+};
+
+struct conv_thread {
+	uint64_t key;          /* tid, or 1 << 32 | frame set's string id */
+	int kind;              /* enum conv_track_kind */
+	uint32_t tid;          /* threads: its TID; frames: the set's string id */
+	uint32_t pid;
+	unsigned seq;          /* creation order, from 0 */
+	char *name;            /* current name, "" if none (frames: set name) */
+	const char *name_src;  /* reader pointer the name was last copied from */
+	int selected;          /* passes the thread filter */
+	int phase;             /* 0 before the window, 1 in it, 2 past it */
+	int announced;         /* ops->thread ran in the current part */
+	uint64_t last_ts;      /* latest timestamp seen on it */
+	struct conv_zone *stack;
+	unsigned depth, cap;
+	unsigned dropped;      /* zones over PROFEV_CONV_MAX_DEPTH still open */
+	uint64_t aux;          /* the target's own */
+};
+
+/* How a zone begins or ends in the output. */
+enum conv_edge {
+	CONV_EDGE_NORMAL = 0,
+	CONV_EDGE_CUT = 1,      /* at a window edge, a split or a filter match */
+	CONV_EDGE_UNCLOSED = 2, /* never closed: ends at its thread's last ts */
+};
+
+struct conv {
+	const struct conv_ops *ops;
+	const struct profev_conv_opts *opts;
+	struct profev_reader *r;
+	struct outbuf out;
+	struct profev_conv_stats st;
+	uint64_t base;         /* trace start, ns: times are shown relative to it */
+	uint32_t pid;          /* the traced process */
+	const char *program;   /* its path, NULL if unknown */
+	uint64_t now;          /* ts of the event being converted */
+	uint64_t part_start;   /* outbuf_size() when the current part began */
+	void *fmt;             /* the target's state */
+};
+
+/*
+ * A target. Every callback returns 0 or a negative enum profev_errc; an
+ * output error is the outbuf's sticky error. Callbacks that may be NULL say
+ * so. Strings come from the reader (profev_reader_string(c->r, id)) and are
+ * valid during the call only.
+ */
+struct conv_ops {
+	const char *name;
+	int split_ok;   /* output can be cut into complete parts */
+	int (*init)(struct conv *c);                   /* may be NULL */
+	void (*fini)(struct conv *c);                  /* may be NULL */
+	/* Start and end a part (file header and trailer; reset what each part
+	 * must define again, such as Perfetto's interning). */
+	int (*part_begin)(struct conv *c);
+	int (*part_end)(struct conv *c);
+	/* A track is about to get its first event in this part, or was renamed. */
+	int (*thread)(struct conv *c, struct conv_thread *t);
+	int (*zone_begin)(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
+	/* z is still on t's stack (t->stack[t->depth - 1]) during the call. */
+	int (*zone_end)(struct conv *c, struct conv_thread *t, struct conv_zone *z,
+			uint64_t ts, int edge);
+	int (*instant)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		       const struct profev_event_info *in);
+	int (*message)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		       const struct profev_event_info *in);
+	int (*lost)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	int (*counter)(struct conv *c, const struct profev_event *ev,
+		       const struct profev_event_info *in);
+	/* Issue 5 adds memory events and callstack samples here; NULL skips. */
+	int (*memory)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		      const struct profev_event_info *in);
+	/* After the last event, before the last part_end. May be NULL. */
+	int (*finish)(struct conv *c);
+};
+
+CONV_HIDDEN extern const struct conv_ops conv_perfetto_ops;
+CONV_HIDDEN extern const struct conv_ops conv_chrome_ops;
+CONV_HIDDEN extern const struct conv_ops conv_folded_ops;
+
+/* Shared helpers for targets (conv.c). */
+/* Name shown for a track: the thread's name, else "thread TID". */
+CONV_HIDDEN const char *conv_track_name(const struct conv_thread *t, char buf[32]);
+/* A message's one-line title: its text up to the first line end, at most
+ * max bytes, cut on a UTF-8 boundary. @return its length. */
+CONV_HIDDEN size_t conv_message_title(const char *text, size_t len, size_t max);
+/* The output error as a return code: the outbuf's sticky sink error. */
+static inline int conv_out_rc(const struct conv *c) { return c->out.err ? PROFEV_E_IO : 0; }
+#endif

@@ -1,0 +1,795 @@
+/* Converters (lib/conv*.c): traces written with the writer API are
+ * converted into memory, and the outputs are checked for meaning: folded
+ * weights exactly, Chrome events by content, Perfetto with a small
+ * protobuf reader that enforces the sequence rules trace_processor relies
+ * on (descriptors before events, interned ids defined before use,
+ * balanced slices per track). */
+#include <stdlib.h>
+#include <unistd.h>
+#include "check.h"
+#include "profev_conv.h"
+
+/* ---- traces ---- */
+
+struct tw {
+	FILE *f;
+	struct profev_writer *w;
+};
+
+static struct tw tw_new(void)
+{
+	struct tw t;
+	struct profev_error err;
+	t.f = tmpfile();
+	t.w = profev_writer_new(fileno(t.f), NULL, &err);
+	if (!t.w)
+		fprintf(stderr, "writer: %s\n", err.message);
+	return t;
+}
+
+static void ev(struct tw *t, unsigned type, uint64_t ts, uint32_t tid, const char *name,
+	       uint64_t payload)
+{
+	struct profev_event e = { .ts = ts, .tid = tid, .type = (uint8_t)type, .payload = payload };
+	e.name = profev_writer_cstring(t->w, name);
+	CHECK_EQ(profev_writer_event(t->w, &e), 0);
+}
+
+static uint32_t str(struct tw *t, const char *s)
+{
+	return profev_writer_cstring(t->w, s);
+}
+
+static void zb(struct tw *t, uint64_t ts, uint32_t tid, const char *name, const char *cat)
+{
+	ev(t, PROFEV_EV_ZONE_BEGIN, ts, tid, name, cat ? str(t, cat) : 0);
+}
+
+static void ze(struct tw *t, uint64_t ts, uint32_t tid)
+{
+	struct profev_event e = { .ts = ts, .tid = tid, .type = PROFEV_EV_ZONE_END };
+	CHECK_EQ(profev_writer_event(t->w, &e), 0);
+}
+
+static void counter(struct tw *t, uint64_t ts, const char *name, double v)
+{
+	struct profev_event e = { .ts = ts, .tid = 100, .type = PROFEV_EV_COUNTER };
+	e.name = str(t, name);
+	profev_event_set_double(&e, v);
+	CHECK_EQ(profev_writer_event(t->w, &e), 0);
+}
+
+static void message(struct tw *t, uint64_t ts, uint32_t tid, const char *text)
+{
+	struct profev_event e = { .ts = ts, .tid = tid, .type = PROFEV_EV_MESSAGE };
+	CHECK_EQ(profev_writer_message(t->w, &e, text, strlen(text)), 0);
+}
+
+/* Finish (or, cut = 1, abandon after a flush) and open a reader on it. */
+static struct profev_reader *tw_read(struct tw *t, int cut)
+{
+	if (cut)
+		CHECK_EQ(profev_writer_flush(t->w), 0);
+	else
+		CHECK_EQ(profev_writer_close(t->w), 0);
+	profev_writer_free(t->w);
+	rewind(t->f);
+	struct profev_error err;
+	struct profev_reader *r = profev_reader_new(t->f, &err);
+	if (!r)
+		fprintf(stderr, "reader: %s\n", err.message);
+	return r;
+}
+
+/* The basic trace: process 42, main (100) and worker (101).
+ *   main:   A 1010..1100 { B 1020..1050 }, instant at 1060, message at
+ *           1070, lost 7 at 1080
+ *   worker: W 1030..1080
+ *   counter fps 60 at 1040 and 30 at 1090; frames marked at 1000, 1050, 1100 */
+static void basic(struct tw *t)
+{
+	static const char *const argv[] = { "/usr/bin/game", "-x" };
+	struct profev_meta m = { .program = "/usr/bin/game", .argv = argv, .argc = 2, .pid = 42,
+				 .mono_start_ns = 1000, .wall_start_ns = 1700000000000000000ll };
+	CHECK_EQ(profev_writer_meta(t->w, &m), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 100, 42, "main"), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 101, 42, "worker"), 0);
+	struct profev_event f = { .ts = 1000, .tid = 100, .type = PROFEV_EV_FRAME_MARK, .frame = 1 };
+	CHECK_EQ(profev_writer_event(t->w, &f), 0);
+	zb(t, 1010, 100, "A", "game");
+	zb(t, 1020, 100, "B", "render");
+	zb(t, 1030, 101, "W", "game");
+	counter(t, 1040, "fps", 60);
+	ze(t, 1050, 100);
+	f.ts = 1050;
+	f.frame = 2;
+	CHECK_EQ(profev_writer_event(t->w, &f), 0);
+	ev(t, PROFEV_EV_INSTANT, 1060, 100, "tick", str(t, "game"));
+	message(t, 1070, 100, "hello \"world\"\nsecond line");
+	ev(t, PROFEV_EV_LOST, 1080, 100, "", 7);
+	ze(t, 1080, 101);
+	counter(t, 1090, "fps", 30);
+	ze(t, 1100, 100);
+	f.ts = 1100;
+	f.frame = 3;
+	CHECK_EQ(profev_writer_event(t->w, &f), 0);
+}
+
+/* ---- running a conversion into memory ---- */
+
+struct mem {
+	char *part[64];
+	size_t len[64], cap[64];
+	unsigned n;
+	char warnings[4096];
+	unsigned nwarn;
+};
+
+static int mem_open(void *ctx, unsigned part)
+{
+	struct mem *m = ctx;
+	CHECK_EQ(part, m->n);
+	if (m->n == 64)
+		return -1;
+	m->part[m->n] = NULL;
+	m->len[m->n] = m->cap[m->n] = 0;
+	m->n++;
+	return 0;
+}
+
+static int mem_write(void *ctx, const void *data, size_t len)
+{
+	struct mem *m = ctx;
+	unsigned i = m->n - 1;
+	if (m->len[i] + len + 1 > m->cap[i]) {
+		m->cap[i] = (m->len[i] + len + 1) * 2;
+		m->part[i] = realloc(m->part[i], m->cap[i]);
+	}
+	memcpy(m->part[i] + m->len[i], data, len);
+	m->len[i] += len;
+	m->part[i][m->len[i]] = 0;
+	return 0;
+}
+
+static void mem_warn(void *ctx, int kind, const char *msg)
+{
+	struct mem *m = ctx;
+	(void)kind;
+	m->nwarn++;
+	size_t used = strlen(m->warnings);
+	snprintf(m->warnings + used, sizeof(m->warnings) - used, "%s\n", msg);
+}
+
+static void mem_free(struct mem *m)
+{
+	for (unsigned i = 0; i < m->n; i++)
+		free(m->part[i]);
+	memset(m, 0, sizeof(*m));
+}
+
+static int run(struct profev_reader *r, struct profev_conv_opts *o, struct mem *m,
+	       struct profev_conv_stats *st)
+{
+	struct profev_conv_sink sink = { mem_open, mem_write, NULL, m };
+	struct profev_error err;
+	memset(m, 0, sizeof(*m));
+	o->warn = mem_warn;
+	o->cb_ctx = m;
+	int rc = profev_conv_run(r, o, &sink, st, &err);
+	if (rc && rc != PROFEV_E_NOEND)
+		fprintf(stderr, "conv: %s\n", err.message);
+	if (getenv("T_CONV_DUMP") && o->format != PROFEV_CONV_PERFETTO)
+		for (unsigned i = 0; i < m->n; i++)
+			fprintf(stderr, "--- part %u\n%s", i, m->part[i]);
+	profev_reader_free(r);
+	return rc;
+}
+
+static unsigned count(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* ---- a protobuf reader for Perfetto's sequence rules ---- */
+
+struct pbr {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint64_t rd_varint(struct pbr *r)
+{
+	uint64_t v = 0;
+	for (int s = 0; s < 64; s += 7) {
+		if (r->p >= r->end) {
+			r->bad = 1;
+			return 0;
+		}
+		uint8_t b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = 1;
+	return 0;
+}
+
+/* Next field: its number, wire type and value (varint) or sub-reader. */
+static int rd_field(struct pbr *r, uint32_t *field, uint64_t *v, struct pbr *sub)
+{
+	if (r->p >= r->end || r->bad)
+		return 0;
+	uint64_t tag = rd_varint(r);
+	*field = (uint32_t)(tag >> 3);
+	switch (tag & 7) {
+	case 0: *v = rd_varint(r); break;
+	case 1:
+		if (r->end - r->p < 8)
+			return r->bad = 1, 0;
+		memcpy(v, r->p, 8);
+		r->p += 8;
+		break;
+	case 2: {
+		uint64_t n = rd_varint(r);
+		if ((uint64_t)(r->end - r->p) < n)
+			return r->bad = 1, 0;
+		sub->p = r->p;
+		sub->end = r->p + n;
+		sub->bad = 0;
+		r->p += n;
+		*v = n;
+		break;
+	}
+	default: return r->bad = 1, 0;
+	}
+	return !r->bad;
+}
+
+#define MAXIDS 4096
+#define MAXTRACKS 64
+
+struct pf_seen {
+	unsigned packets, begins, ends, instants, counters, descriptors, unclosed, cut;
+	unsigned errors;
+	uint64_t tracks[MAXTRACKS];
+	int depth[MAXTRACKS];
+	unsigned ntracks;
+	unsigned char name_def[MAXIDS], cat_def[MAXIDS];
+	char thread_names[256];
+};
+
+static int track_index(struct pf_seen *s, uint64_t uuid)
+{
+	for (unsigned i = 0; i < s->ntracks; i++)
+		if (s->tracks[i] == uuid)
+			return (int)i;
+	return -1;
+}
+
+#define PF_FAIL(s, ...) do { (s)->errors++; fprintf(stderr, "perfetto: " __VA_ARGS__); \
+	fputc('\n', stderr); } while (0)
+
+static void interned(struct pf_seen *s, struct pbr *id)
+{
+	uint32_t f, f2;
+	uint64_t v, v2;
+	struct pbr e, x;
+	while (rd_field(id, &f, &v, &e)) {
+		if (f != 1 && f != 2)
+			continue;
+		uint64_t iid = 0;
+		while (rd_field(&e, &f2, &v2, &x))
+			if (f2 == 1)
+				iid = v2;
+		if (!iid || iid >= MAXIDS)
+			PF_FAIL(s, "bad iid %llu", (unsigned long long)iid);
+		else
+			(f == 1 ? s->cat_def : s->name_def)[iid] = 1;
+	}
+}
+
+static void track_event(struct pf_seen *s, struct pbr *te)
+{
+	uint32_t f, f2;
+	uint64_t v, v2, type = 0, uuid = 0, name_iid = 0, cat_iid = 0;
+	struct pbr sub, x;
+	int has_name = 0, has_double = 0;
+	while (rd_field(te, &f, &v, &sub)) {
+		switch (f) {
+		case 9: type = v; break;
+		case 11: uuid = v; break;
+		case 10: name_iid = v; break;
+		case 3: cat_iid = v; break;
+		case 23: has_name = 1; break;
+		case 44: has_double = 1; break;
+		case 4:
+			while (rd_field(&sub, &f2, &v2, &x)) {
+				if (f2 == 10 && v2 == 8 && !memcmp(x.p, "unclosed", 8))
+					s->unclosed++;
+				if (f2 == 10 && v2 == 3 && !memcmp(x.p, "cut", 3))
+					s->cut++;
+			}
+			break;
+		}
+	}
+	int ti = track_index(s, uuid);
+	if (ti < 0) {
+		PF_FAIL(s, "event on undescribed track %llu", (unsigned long long)uuid);
+		return;
+	}
+	if (name_iid && (name_iid >= MAXIDS || !s->name_def[name_iid]))
+		PF_FAIL(s, "name iid %llu used before its definition", (unsigned long long)name_iid);
+	if (cat_iid && (cat_iid >= MAXIDS || !s->cat_def[cat_iid]))
+		PF_FAIL(s, "category iid %llu used before its definition", (unsigned long long)cat_iid);
+	switch (type) {
+	case 1: s->begins++; s->depth[ti]++; break;
+	case 2:
+		s->ends++;
+		if (--s->depth[ti] < 0)
+			PF_FAIL(s, "slice end without begin on track %llu", (unsigned long long)uuid);
+		break;
+	case 3:
+		s->instants++;
+		if (!name_iid && !has_name)
+			PF_FAIL(s, "instant without a name");
+		break;
+	case 4:
+		s->counters++;
+		if (!has_double)
+			PF_FAIL(s, "counter without a value");
+		break;
+	default: PF_FAIL(s, "event type %llu", (unsigned long long)type);
+	}
+}
+
+static void descriptor(struct pf_seen *s, struct pbr *td)
+{
+	uint32_t f, f2;
+	uint64_t v, v2, uuid = 0;
+	struct pbr sub, x;
+	while (rd_field(td, &f, &v, &sub)) {
+		if (f == 1)
+			uuid = v;
+		if (f == 4)
+			while (rd_field(&sub, &f2, &v2, &x))
+				if (f2 == 5) {
+					size_t used = strlen(s->thread_names);
+					snprintf(s->thread_names + used, sizeof(s->thread_names) - used,
+						 "%.*s,", (int)v2, (const char *)x.p);
+				}
+	}
+	s->descriptors++;
+	if (track_index(s, uuid) < 0 && s->ntracks < MAXTRACKS) {
+		s->depth[s->ntracks] = 0;
+		s->tracks[s->ntracks++] = uuid;
+	}
+}
+
+static void pf_check(const char *buf, size_t len, struct pf_seen *s)
+{
+	struct pbr r = { (const uint8_t *)buf, (const uint8_t *)buf + len, 0 }, pk, sub;
+	uint32_t f;
+	uint64_t v;
+	memset(s, 0, sizeof(*s));
+	while (rd_field(&r, &f, &v, &pk)) {
+		if (f != 1) {
+			PF_FAIL(s, "Trace field %u", f);
+			continue;
+		}
+		uint64_t seq = 0, flags = 0;
+		int has_ts = 0;
+		struct pbr te = { 0 }, td = { 0 }, id = { 0 };
+		while (rd_field(&pk, &f, &v, &sub)) {
+			switch (f) {
+			case 8: has_ts = 1; break;
+			case 10: seq = v; break;
+			case 13: flags = v; break;
+			case 11: te = sub; break;
+			case 60: td = sub; break;
+			case 12: id = sub; break;
+			}
+		}
+		if (pk.bad)
+			PF_FAIL(s, "malformed packet %u", s->packets);
+		if (seq != 1)
+			PF_FAIL(s, "packet %u on sequence %llu", s->packets, (unsigned long long)seq);
+		if (flags != (s->packets ? 2u : 1u))
+			PF_FAIL(s, "packet %u has flags %llu", s->packets, (unsigned long long)flags);
+		if (!has_ts)
+			PF_FAIL(s, "packet %u without timestamp", s->packets);
+		if (id.p)
+			interned(s, &id);
+		if (td.p)
+			descriptor(s, &td);
+		if (te.p)
+			track_event(s, &te);
+		s->packets++;
+	}
+	if (r.bad)
+		PF_FAIL(s, "malformed trace");
+	for (unsigned i = 0; i < s->ntracks; i++)
+		if (s->depth[i])
+			PF_FAIL(s, "track %llu ends with %d open slices",
+				(unsigned long long)s->tracks[i], s->depth[i]);
+}
+
+/* ---- tests ---- */
+
+static void test_folded(void)
+{
+	struct tw t = tw_new();
+	basic(&t);
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK_EQ(m.n, 1);
+	/* A: 90 ns with 30 in B; W: 50 */
+	CHECK(strstr(m.part[0], "main (100);A 60\n") != NULL);
+	CHECK(strstr(m.part[0], "main (100);A;B 30\n") != NULL);
+	CHECK(strstr(m.part[0], "worker (101);W 50\n") != NULL);
+	CHECK_EQ(count(m.part[0], "\n"), 3);
+	CHECK_EQ(st.zones, 3);
+	mem_free(&m);
+	fclose(t.f);
+
+	t = tw_new();
+	basic(&t);
+	o.flags = PROFEV_CONV_MERGE_THREADS;
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK(strstr(m.part[0], "A 60\n") != NULL);
+	CHECK(strstr(m.part[0], "A;B 30\n") != NULL);
+	CHECK(strstr(m.part[0], "W 50\n") != NULL);
+	CHECK(strstr(m.part[0], "main") == NULL);
+	mem_free(&m);
+	fclose(t.f);
+}
+
+static void test_chrome(void)
+{
+	struct tw t = tw_new();
+	basic(&t);
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	const char *j = m.part[0];
+	CHECK(strncmp(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 38) == 0);
+	CHECK(strstr(j, "\n]}\n") != NULL);
+	/* times are microseconds from the trace's start (1000 ns) */
+	CHECK(strstr(j, "{\"ph\":\"X\",\"name\":\"B\",\"cat\":\"render\",\"ts\":0.02,\"dur\":0.03,\"pid\":42,\"tid\":100}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"X\",\"name\":\"A\",\"cat\":\"game\",\"ts\":0.01,\"dur\":0.09,\"pid\":42,\"tid\":100}") != NULL);
+	CHECK(strstr(j, "\"name\":\"W\",\"cat\":\"game\",\"ts\":0.03,\"dur\":0.05,\"pid\":42,\"tid\":101}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"C\",\"name\":\"fps\",\"ts\":0.04,\"pid\":42,\"args\":{\"value\":60}}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"cat\":\"game\",\"ts\":0.06,\"pid\":42,\"tid\":100}") != NULL);
+	CHECK(strstr(j, "\"name\":\"hello \\\"world\\\"\",\"ts\":0.07,\"pid\":42,\"tid\":100,\"args\":{\"text\":\"hello \\\"world\\\"\\nsecond line\"}}") != NULL);
+	CHECK(strstr(j, "\"name\":\"lost events\",\"ts\":0.08,\"pid\":42,\"tid\":100,\"args\":{\"count\":7}}") != NULL);
+	CHECK(strstr(j, "\"name\":\"process_name\",\"pid\":42,\"tid\":0,\"args\":{\"name\":\"game\"}") != NULL);
+	CHECK(strstr(j, "\"name\":\"thread_name\",\"pid\":42,\"tid\":100,\"args\":{\"name\":\"main\"}") != NULL);
+	CHECK(strstr(j, "\"name\":\"thread_name\",\"pid\":42,\"tid\":101,\"args\":{\"name\":\"worker\"}") != NULL);
+	/* frames 1 and 2 between marks; the last mark ends the trace */
+	CHECK(strstr(j, "\"name\":\"Frame 1\",\"ts\":0,\"dur\":0.05") != NULL);
+	CHECK(strstr(j, "\"name\":\"Frame 2\",\"ts\":0.05,\"dur\":0.05") != NULL);
+	CHECK(strstr(j, "\"name\":\"Frame 3\",\"ts\":0.1,\"dur\":0,") != NULL);
+	CHECK_EQ(count(j, "\"ph\":\"X\""), 6);
+	CHECK_EQ(count(j, "\"ph\":\"C\""), 2);
+	CHECK_EQ(count(j, "\"ph\":\"i\""), 3);
+	CHECK_EQ(m.nwarn, 0);
+	mem_free(&m);
+	fclose(t.f);
+
+	/* B/E pairs: one per zone, and the same counts otherwise */
+	t = tw_new();
+	basic(&t);
+	o.flags = PROFEV_CONV_CHROME_BE;
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK_EQ(count(m.part[0], "\"ph\":\"B\""), 6);
+	CHECK_EQ(count(m.part[0], "\"ph\":\"E\""), 6);
+	CHECK_EQ(count(m.part[0], "\"ph\":\"X\""), 0);
+	CHECK(strstr(m.part[0], "{\"ph\":\"E\",\"ts\":0.05,\"pid\":42,\"tid\":100}") != NULL);
+	mem_free(&m);
+	fclose(t.f);
+}
+
+static void test_perfetto(void)
+{
+	struct tw t = tw_new();
+	basic(&t);
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	struct pf_seen s;
+	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	pf_check(m.part[0], m.len[0], &s);
+	CHECK_EQ(s.errors, 0);
+	CHECK_EQ(s.begins, 6); /* A, B, W and three frames */
+	CHECK_EQ(s.ends, 6);
+	CHECK_EQ(s.instants, 3);
+	CHECK_EQ(s.counters, 2);
+	/* process, two threads, one frame set, one counter */
+	CHECK_EQ(s.ntracks, 5);
+	CHECK_STR(s.thread_names, "main,worker,");
+	CHECK_EQ(st.events_out, 3 * 2 + 3 * 2 + 3 + 2);
+	mem_free(&m);
+	fclose(t.f);
+}
+
+/* A zone never closed and an end without a begin: both warned about, the
+ * output stays balanced, the open zone ends at its thread's last event. */
+static void test_unbalanced(void)
+{
+	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME, PROFEV_CONV_FOLDED };
+	for (int i = 0; i < 3; i++) {
+		struct tw t = tw_new();
+		CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
+		ze(&t, 100, 5);
+		zb(&t, 200, 5, "open", NULL);
+		zb(&t, 300, 5, "inner", NULL);
+		ze(&t, 400, 5);
+		ev(&t, PROFEV_EV_INSTANT, 500, 5, "last", 0);
+		struct profev_conv_opts o;
+		struct profev_conv_stats st;
+		struct mem m;
+		profev_conv_opts_init(&o, formats[i]);
+		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+		CHECK_EQ(st.unmatched_ends, 1);
+		CHECK_EQ(st.unclosed, 1);
+		CHECK_EQ(m.nwarn, 2);
+		CHECK(strstr(m.warnings, "main (5): zone end at 0.000000000s without a begin: dropped\n") != NULL);
+		CHECK(strstr(m.warnings, "main (5): zone 'open' never closed: closed at 0.000000400s\n") != NULL);
+		if (formats[i] == PROFEV_CONV_PERFETTO) {
+			struct pf_seen s;
+			pf_check(m.part[0], m.len[0], &s);
+			CHECK_EQ(s.errors, 0);
+			CHECK_EQ(s.begins, 2);
+			CHECK_EQ(s.ends, 2);
+			CHECK_EQ(s.unclosed, 1);
+		} else if (formats[i] == PROFEV_CONV_CHROME) {
+			CHECK(strstr(m.part[0], "\"name\":\"open\",\"ts\":0.1,\"dur\":0.3,\"pid\":5,\"tid\":5,\"args\":{\"unclosed\":true}}") != NULL);
+		} else {
+			CHECK(strstr(m.part[0], "main (5);open 200\n") != NULL);
+			CHECK(strstr(m.part[0], "main (5);open;inner 100\n") != NULL);
+		}
+		mem_free(&m);
+		fclose(t.f);
+	}
+}
+
+/* Time window: zones crossing an edge are cut at it. Trace start is the
+ * first event (no metadata): 1000. */
+static void test_window(void)
+{
+	struct tw t = tw_new();
+	CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
+	zb(&t, 1000, 5, "long", NULL);      /* 0..1000 */
+	zb(&t, 1100, 5, "early", NULL);     /* 100..200: before the window */
+	ze(&t, 1200, 5);
+	zb(&t, 1400, 5, "mid", NULL);       /* 400..600: inside */
+	ze(&t, 1600, 5);
+	zb(&t, 1700, 5, "late", NULL);      /* 700..900: crosses the end */
+	counter(&t, 1250, "c", 1);          /* before */
+	counter(&t, 1500, "c", 2);          /* inside */
+	ze(&t, 1900, 5);
+	ze(&t, 2000, 5);
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
+	o.from_ns = 300;
+	o.to_ns = 800;
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	const char *j = m.part[0];
+	CHECK(strstr(j, "\"name\":\"long\",\"ts\":0.3,\"dur\":0.5,\"pid\":5,\"tid\":5,\"args\":{\"continued\":true,\"cut\":true}}") != NULL);
+	CHECK(strstr(j, "\"name\":\"mid\",\"ts\":0.4,\"dur\":0.2,\"pid\":5,\"tid\":5}") != NULL);
+	CHECK(strstr(j, "\"name\":\"late\",\"ts\":0.7,\"dur\":0.1,\"pid\":5,\"tid\":5,\"args\":{\"cut\":true}}") != NULL);
+	CHECK(strstr(j, "early") == NULL);
+	CHECK_EQ(count(j, "\"ph\":\"X\""), 3);
+	CHECK_EQ(count(j, "\"ph\":\"C\""), 1);
+	CHECK_EQ(m.nwarn, 0);
+	mem_free(&m);
+	fclose(t.f);
+}
+
+static void test_thread_filter(void)
+{
+	const char *filters[] = { "worker", "101", "nobody" };
+	for (int i = 0; i < 3; i++) {
+		struct tw t = tw_new();
+		basic(&t);
+		struct profev_conv_opts o;
+		struct profev_conv_stats st;
+		struct mem m;
+		profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
+		o.thread = filters[i];
+		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+		if (i < 2)
+			CHECK_STR(m.part[0], "worker (101);W 50\n");
+		else
+			CHECK_STR(m.part[0] ? m.part[0] : "", "");
+		mem_free(&m);
+		fclose(t.f);
+	}
+}
+
+/* Split: every part is a complete trace, zones open at a cut are closed
+ * there and reopened, and no zone is lost. */
+static void test_split(void)
+{
+	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME };
+	for (int k = 0; k < 2; k++) {
+		struct tw t = tw_new();
+		CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
+		zb(&t, 1, 5, "outer", NULL);
+		char name[32];
+		for (int i = 0; i < 2000; i++) {
+			snprintf(name, sizeof(name), "zone %d", i % 300);
+			zb(&t, 10 + 10 * (uint64_t)i, 5, name, "cat");
+			ze(&t, 15 + 10 * (uint64_t)i, 5);
+		}
+		ze(&t, 100000, 5);
+		struct profev_conv_opts o;
+		struct profev_conv_stats st;
+		struct mem m;
+		profev_conv_opts_init(&o, formats[k]);
+		o.split_size = 8192;
+		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+		CHECK(m.n >= 3);
+		CHECK_EQ(st.parts, m.n);
+		unsigned zones = 0, outer = 0, cuts = 0;
+		for (unsigned i = 0; i < m.n; i++) {
+			CHECK(m.len[i] <= 8192);
+			if (formats[k] == PROFEV_CONV_PERFETTO) {
+				struct pf_seen s;
+				pf_check(m.part[i], m.len[i], &s);
+				CHECK_EQ(s.errors, 0);
+				CHECK_EQ(s.begins, s.ends);
+				zones += s.ends;
+				cuts += s.cut;
+				/* outer, and maybe one zone inside it, cut at the end */
+				if (i + 1 < m.n)
+					CHECK(s.cut == 1 || s.cut == 2);
+			} else {
+				CHECK(strncmp(m.part[i], "{\"displayTimeUnit\"", 18) == 0);
+				CHECK(strstr(m.part[i], "\n]}\n") != NULL);
+				zones += count(m.part[i], "\"ph\":\"X\"");
+				outer += count(m.part[i], "\"name\":\"outer\"");
+				cuts += count(m.part[i], "\"cut\":true");
+			}
+		}
+		/* every cut adds a piece of a zone; outer is in every part */
+		CHECK_EQ(zones, 2001 + cuts);
+		CHECK(cuts >= m.n - 1);
+		if (formats[k] == PROFEV_CONV_CHROME)
+			CHECK_EQ(outer, m.n);
+		mem_free(&m);
+		fclose(t.f);
+	}
+}
+
+/* A cut trace: what was written converts, the reader's error comes back. */
+static void test_cut(void)
+{
+	struct tw t = tw_new();
+	basic(&t);
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
+	CHECK_EQ(run(tw_read(&t, 1), &o, &m, &st), PROFEV_E_NOEND);
+	struct pf_seen s;
+	pf_check(m.part[0], m.len[0], &s);
+	CHECK_EQ(s.errors, 0);
+	CHECK_EQ(s.begins, 6);
+	mem_free(&m);
+	fclose(t.f);
+
+	/* Cut inside zones: they close at their thread's last event, marked. */
+	t = tw_new();
+	CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
+	zb(&t, 10, 5, "a", NULL);
+	zb(&t, 20, 5, "b", NULL);
+	ev(&t, PROFEV_EV_INSTANT, 30, 5, "i", 0);
+	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
+	CHECK_EQ(run(tw_read(&t, 1), &o, &m, &st), PROFEV_E_NOEND);
+	CHECK(strstr(m.part[0], "\"name\":\"b\",\"ts\":0.01,\"dur\":0.01,\"pid\":5,\"tid\":5,\"args\":{\"unclosed\":true}}") != NULL);
+	CHECK(strstr(m.part[0], "\"name\":\"a\",\"ts\":0,\"dur\":0.02,\"pid\":5,\"tid\":5,\"args\":{\"unclosed\":true}}") != NULL);
+	CHECK_EQ(st.unclosed, 2);
+	mem_free(&m);
+	fclose(t.f);
+}
+
+/* Nesting past the limit: the extra zones are dropped with one warning
+ * each (then a summary), their ends too, and the rest stays balanced. */
+static void test_depth(void)
+{
+	struct tw t = tw_new();
+	unsigned n = PROFEV_CONV_MAX_DEPTH + 10;
+	for (unsigned i = 0; i < n; i++)
+		zb(&t, i, 5, "deep", NULL);
+	for (unsigned i = 0; i < n; i++)
+		ze(&t, n + i, 5);
+	ze(&t, 3 * n, 5); /* one too many */
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	struct pf_seen s;
+	pf_check(m.part[0], m.len[0], &s);
+	CHECK_EQ(s.errors, 0);
+	CHECK_EQ(s.begins, PROFEV_CONV_MAX_DEPTH);
+	CHECK_EQ(s.ends, PROFEV_CONV_MAX_DEPTH);
+	CHECK_EQ(st.unmatched_ends, 1);
+	CHECK(strstr(m.warnings, "5 more zones nested too deep\n") != NULL);
+	mem_free(&m);
+	fclose(t.f);
+}
+
+/* Names that are not UTF-8 give valid output in every format. */
+static void test_bad_utf8(void)
+{
+	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME, PROFEV_CONV_FOLDED };
+	for (int i = 0; i < 3; i++) {
+		struct tw t = tw_new();
+		CHECK_EQ(profev_writer_thread(t.w, 5, 5, "th\xff"), 0);
+		zb(&t, 10, 5, "bad\xc3(;\n", "c\x80");
+		ze(&t, 20, 5);
+		message(&t, 30, 5, "m\xfe");
+		struct profev_conv_opts o;
+		struct profev_conv_stats st;
+		struct mem m;
+		profev_conv_opts_init(&o, formats[i]);
+		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+		CHECK(st.replaced_bytes >= 2);
+		if (formats[i] == PROFEV_CONV_FOLDED)
+			CHECK_STR(m.part[0], "th\xef\xbf\xbd (5);bad\xef\xbf\xbd(:  10\n");
+		if (formats[i] == PROFEV_CONV_CHROME)
+			CHECK(strstr(m.part[0], "\"name\":\"bad\xef\xbf\xbd(;\\n\",\"cat\":\"c\xef\xbf\xbd\"") != NULL);
+		mem_free(&m);
+		fclose(t.f);
+	}
+}
+
+static void test_args(void)
+{
+	struct tw t = tw_new();
+	struct profev_reader *r = tw_read(&t, 0);
+	struct profev_conv_opts o;
+	struct profev_conv_sink sink = { mem_open, mem_write, NULL, NULL };
+	struct profev_error err;
+	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
+	o.split_size = 1 << 20;
+	CHECK_EQ(profev_conv_run(r, &o, &sink, NULL, &err), PROFEV_E_ARG);
+	CHECK_STR(err.message, "folded output cannot be split");
+	profev_conv_opts_init(&o, 99);
+	CHECK_EQ(profev_conv_run(r, &o, &sink, NULL, &err), PROFEV_E_ARG);
+	profev_reader_free(r);
+	fclose(t.f);
+
+	CHECK_EQ(profev_conv_format_from_name("chrome"), PROFEV_CONV_CHROME);
+	CHECK_EQ(profev_conv_format_from_name("json"), 0);
+	CHECK_STR(profev_conv_format_ext(PROFEV_CONV_PERFETTO), ".pftrace");
+	CHECK_STR(profev_conv_format_name(PROFEV_CONV_FOLDED), "folded");
+}
+
+int main(void)
+{
+	test_folded();
+	test_chrome();
+	test_perfetto();
+	test_unbalanced();
+	test_window();
+	test_thread_filter();
+	test_split();
+	test_cut();
+	test_depth();
+	test_bad_utf8();
+	test_args();
+	return CHECK_DONE();
+}
