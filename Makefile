@@ -52,6 +52,8 @@ TESTLIB_SRC := $(wildcard tests/lib/*.c)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
+TOOL_SRC    := $(wildcard tests/tools/*.c)
+TOOL_BIN    := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_SRC   := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 COMMANDS    := pfrec pfdump pfsym pfconv
@@ -64,7 +66,7 @@ CLIENT_A    := $(BUILD)/libprofev-client.a
 CLIENT_SO   := $(BUILD)/libprofev-client.so.0
 CLIENT_LIBS := $(if $(CLIENT_SRC),$(CLIENT_A) $(CLIENT_SO))
 
-.PHONY: all lib commands examples test unit bench install uninstall clean help
+.PHONY: all lib commands examples tools test unit bench install uninstall clean help
 
 all: lib commands examples ## build libraries, commands and examples (default)
 
@@ -73,6 +75,8 @@ lib: $(STATIC_LIB) $(SHARED_LIB) $(CLIENT_LIBS) ## build libprofev (static and s
 commands: $(BUILD)/profev $(COMMANDS:%=$(BUILD)/%) ## build the profev multi-call binary and its links
 
 examples: $(EXAMPLE_BIN) ## build the instrumented example programs
+
+tools: $(TOOL_BIN) ## build the test tools (trace generator)
 
 $(BUILD)/%.o: %.c $(wildcard lib/*.h lib/client/*.h cmd/*.h tests/lib/*.h)
 	@mkdir -p $(dir $@)
@@ -107,24 +111,29 @@ $(COMMANDS:%=$(BUILD)/%): $(BUILD)/profev
 $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) -lm
 
-$(BUILD)/bench/%: tests/bench/%.c $(STATIC_LIB) $(CLIENT_LIBS)
+$(BUILD)/tools/%: tests/tools/%.c $(TESTLIB_OBJ) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -O3 -o $@ $< $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(LDFLAGS_ALL) $(LIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -O3 -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
 unit: $(UNIT_BIN) ## build the unit tests
 
-test: all unit ## run every test (unit and CLI), ending with "N passed, N failed"
+test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed"
 	$(Q)sh tests/run.sh $(BUILD)
 
-bench: all $(BENCH_BIN) ## run the benchmarks and print their tables
+bench: all tools $(BENCH_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)
 
 $(BUILD)/profev.pc: Makefile

@@ -1,0 +1,88 @@
+/*
+ * profev_dump.h - show and summarize traces (the work behind pfdump).
+ *
+ * These functions consume a profev_reader to its end (or its first error)
+ * and write their output to a caller-given stream; they print no messages.
+ * On a cut or corrupt trace they write what was whole, then return the
+ * reader's negative error code; profev_reader_error() says where it stopped.
+ */
+#ifndef PROFEV_DUMP_H
+#define PROFEV_DUMP_H
+
+#include <stdio.h>
+#include "profev_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum profev_dump_format {
+	PROFEV_DUMP_TEXT = 0,  /**< one aligned line per event */
+	PROFEV_DUMP_JSONL = 1, /**< one JSON object per line */
+};
+
+/**
+ * Write every event, one per line. Times are relative to the trace start
+ * (metadata mono_start_ns, else the first event). Zone ends carry the zone's
+ * duration; callstacks are shown with their symbols where the trace has them
+ * (text: indented lines after the event; JSONL: a "stack" array).
+ * @return 0, or <0 from the reader (output up to that point is complete lines).
+ */
+int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_format format);
+
+/** Statistics of a whole trace; see profev_stats_collect(). */
+struct profev_zone_stat {
+	uint32_t name;        /**< string id */
+	uint64_t count, total_ns, min_ns, max_ns;
+};
+
+struct profev_thread_stat {
+	uint32_t tid;
+	uint64_t events, zones;
+	uint64_t first_ts, last_ts;
+};
+
+struct profev_pool_stat {
+	uint32_t name;        /**< pool string id, 0 = default */
+	uint64_t allocs, frees, alloc_bytes, freed_bytes, live_bytes, peak_bytes;
+};
+
+struct profev_stats {
+	uint64_t events;
+	uint64_t by_type[PROFEV_EV_TYPE_MAX + 1];
+	uint64_t first_ts, last_ts;
+	uint64_t chunks, event_chunks;
+	uint64_t event_stored_bytes; /**< bytes of events chunks on disk */
+	uint64_t bytes;              /**< bytes read (the file size if whole) */
+	uint64_t lost_events;        /**< sum of LOST events' counts */
+	uint64_t unmatched_ends;     /**< ZONE_END with no open zone */
+	uint64_t unclosed_zones;     /**< zones still open at the end */
+	struct profev_thread_stat *threads; /**< by first appearance */
+	uint32_t nthreads;
+	struct profev_zone_stat *zones;     /**< sorted by total_ns, largest first */
+	uint32_t nzones;
+	struct profev_pool_stat *pools;
+	uint32_t npools;
+	int complete;                /**< the trace had its end chunk */
+};
+
+/**
+ * Read the trace to its end and gather statistics. *out is set even on a
+ * read error (the statistics of what was whole) and must be freed with
+ * profev_stats_free(). Name ids resolve with the reader, which must outlive
+ * any use of them.
+ * @return 0, or <0 from the reader (PROFEV_E_NOMEM: *out may be NULL).
+ */
+int profev_stats_collect(struct profev_reader *r, struct profev_stats **out);
+
+/** Write the statistics as a readable report (what pfdump --stats shows). */
+void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
+			unsigned top_zones);
+
+/** Accepts NULL. */
+void profev_stats_free(struct profev_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,127 @@
+/* Per-thread stacks of open zones; see zone_track.h. */
+#include <stdlib.h>
+#include "zone_track.h"
+
+struct open_zone {
+	uint32_t name;
+	uint64_t ts;
+};
+
+struct thread {
+	uint32_t tid;
+	uint32_t depth, cap;
+	struct open_zone *stack;
+};
+
+struct zone_track {
+	struct thread *threads;
+	uint32_t n, cap;
+	uint32_t *slots; /* index + 1 */
+	uint32_t mask;
+};
+
+struct zone_track *zone_track_new(void)
+{
+	struct zone_track *z = calloc(1, sizeof(*z));
+	if (!z)
+		return NULL;
+	z->mask = 63;
+	z->slots = calloc(z->mask + 1, sizeof(*z->slots));
+	if (!z->slots) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+void zone_track_free(struct zone_track *z)
+{
+	if (!z)
+		return;
+	for (uint32_t i = 0; i < z->n; i++)
+		free(z->threads[i].stack);
+	free(z->threads);
+	free(z->slots);
+	free(z);
+}
+
+static uint32_t *slot(const struct zone_track *z, uint32_t tid)
+{
+	uint32_t i = (tid * 2654435761u) & z->mask;
+	while (z->slots[i] && z->threads[z->slots[i] - 1].tid != tid)
+		i = (i + 1) & z->mask;
+	return &z->slots[i];
+}
+
+int64_t zone_track_thread(struct zone_track *z, uint32_t tid)
+{
+	uint32_t *s = slot(z, tid);
+	if (*s)
+		return *s - 1;
+	if (z->n == z->cap) {
+		uint32_t cap = z->cap ? z->cap * 2 : 16;
+		struct thread *t = realloc(z->threads, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		z->threads = t;
+		z->cap = cap;
+	}
+	z->threads[z->n] = (struct thread){ tid, 0, 0, NULL };
+	*s = ++z->n;
+	if (z->n * 2 > z->mask) {
+		uint32_t mask = z->mask * 2 + 1;
+		uint32_t *slots = calloc((size_t)mask + 1, sizeof(*slots));
+		if (!slots)
+			return -1;
+		free(z->slots);
+		z->slots = slots;
+		z->mask = mask;
+		for (uint32_t i = 0; i < z->n; i++)
+			*slot(z, z->threads[i].tid) = i + 1;
+	}
+	return z->n - 1;
+}
+
+int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts)
+{
+	int64_t i = zone_track_thread(z, tid);
+	if (i < 0)
+		return -1;
+	struct thread *t = &z->threads[i];
+	if (t->depth == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 16;
+		struct open_zone *s = realloc(t->stack, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		t->stack = s;
+		t->cap = cap;
+	}
+	t->stack[t->depth++] = (struct open_zone){ name, ts };
+	return 0;
+}
+
+int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts)
+{
+	uint32_t s = *slot(z, tid);
+	if (!s || z->threads[s - 1].depth == 0)
+		return 0;
+	struct thread *t = &z->threads[s - 1];
+	const struct open_zone *o = &t->stack[--t->depth];
+	*name = o->name;
+	*begin_ts = o->ts;
+	return 1;
+}
+
+uint64_t zone_track_open(const struct zone_track *z)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < z->n; i++)
+		n += z->threads[i].depth;
+	return n;
+}
+
+uint32_t zone_track_depth(struct zone_track *z, uint32_t tid)
+{
+	uint32_t s = *slot(z, tid);
+	return s ? z->threads[s - 1].depth : 0;
+}

@@ -1,0 +1,23 @@
+/* Matching zone ends to their begins, per thread: a stack of open zones for
+ * each thread id. Shared by the statistics and the event dump. Not installed. */
+#ifndef PROFEV_ZONE_TRACK_H
+#define PROFEV_ZONE_TRACK_H
+#include <stdint.h>
+
+struct zone_track;
+
+struct zone_track *zone_track_new(void);
+void zone_track_free(struct zone_track *z);
+/* Index (0, 1, ...) of tid in order of first appearance, adding it if new;
+ * -1 on no memory. */
+int64_t zone_track_thread(struct zone_track *z, uint32_t tid);
+/* 0 or -1 on no memory. */
+int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts);
+/* Pops tid's innermost open zone: 1 with its name and begin time, 0 if the
+ * thread has none open (an end without a begin). */
+int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts);
+/* Zones still open on all threads. */
+uint64_t zone_track_open(const struct zone_track *z);
+/* Depth of tid's open-zone stack. */
+uint32_t zone_track_depth(struct zone_track *z, uint32_t tid);
+#endif

@@ -1,0 +1,31 @@
+/* Synthetic game-shaped traces for tests and benchmarks: frames of nested
+ * zones on several threads, counters, frame marks and a few messages, with a
+ * few ns of random jitter on every duration so sizes are not flattered. */
+#ifndef PROFEV_SYNTH_H
+#define PROFEV_SYNTH_H
+#include <stdint.h>
+#include "profev_trace.h"
+
+struct synth {
+	uint32_t nthreads;
+	uint64_t rng;
+	uint64_t frame;
+	uint32_t zone_names[16], category[4], counter_names[2], thread_names[64];
+	struct synth_thread {
+		uint64_t clock;
+		uint32_t step;  /* position in the per-frame pattern */
+	} threads[64];
+};
+
+/* Interns the names with w and defines the threads. nthreads <= 64. */
+int synth_init(struct synth *s, struct profev_writer *w, uint32_t nthreads, uint64_t seed);
+
+/* Fills out[0..n) with the next n events, interleaved across threads in
+ * batches the way a recorder receives them. Messages are not generated
+ * here (they need text); see synth_write(). */
+void synth_fill(struct synth *s, struct profev_event *out, uint32_t n);
+
+/* Writes a complete trace of about nevents events to fd (metadata, the
+ * events, a few messages, end chunk). 0 or a negative profev_errc. */
+int synth_write(int fd, uint64_t nevents, uint32_t nthreads, uint64_t seed, struct profev_error *err);
+#endif

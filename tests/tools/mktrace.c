@@ -1,0 +1,193 @@
+/* mktrace: writes traces for tests and benchmarks.
+ *
+ *   mktrace game OUT [EVENTS] [THREADS]  game-shaped synthetic trace
+ *   mktrace allkinds OUT                 every event kind and chunk kind once
+ *   mktrace unknown OUT                  allkinds with a chunk of an unknown
+ *                                        kind (a newer writer's) in the middle
+ *   mktrace nested OUT                   one thread, known nesting, for exact checks
+ *
+ * OUT may be "-" for stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+#include "synth.h"
+
+static int die(const char *what, const struct profev_error *err)
+{
+	fprintf(stderr, "mktrace: %s: %s\n", what, err ? err->message : strerror(errno));
+	return 1;
+}
+
+static struct profev_event ev(uint8_t type, uint64_t ts, uint32_t tid, uint32_t name, uint64_t payload)
+{
+	struct profev_event e;
+	memset(&e, 0, sizeof(e));
+	e.type = type;
+	e.ts = ts;
+	e.tid = tid;
+	e.name = name;
+	e.payload = payload;
+	return e;
+}
+
+static int emit(struct profev_writer *w, uint8_t type, uint64_t ts, uint32_t tid, uint32_t name,
+		uint64_t payload, uint64_t frame_or_addr, uint32_t stack)
+{
+	struct profev_event e = ev(type, ts, tid, name, payload);
+	e.frame = frame_or_addr;
+	e.stack = stack;
+	return profev_writer_event(w, &e);
+}
+
+/* A chunk of kind 99 that no reader of format 1.0 knows. */
+static int write_unknown_chunk(struct profev_writer *w)
+{
+	static const char body[] = "a future chunk kind";
+	uint8_t bytes[CHUNK_HEADER_SIZE + sizeof(body)];
+	struct chunk_header h = { 99, 0, 1, sizeof(body), sizeof(body), 0 };
+	chunk_header_encode(bytes, &h);
+	h.checksum = chunk_checksum(bytes, body, sizeof(body));
+	chunk_header_encode(bytes, &h);
+	memcpy(bytes + CHUNK_HEADER_SIZE, body, sizeof(body));
+	struct profev_chunk c = { .kind = 99, .count = 1, .stored = bytes, .stored_total = sizeof(bytes) };
+	return profev_writer_copy_chunk(w, &c);
+}
+
+static int allkinds(int fd, int with_unknown)
+{
+	struct profev_error err;
+	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
+	if (!w)
+		return die("writer", &err);
+	static const char *const argv[] = { "./game", "--fast" };
+	struct profev_meta m = { .program = "./game", .argv = argv, .argc = 2, .pid = 4242,
+				 .host = "testhost", .wall_start_ns = 1750000000123456789ll,
+				 .mono_start_ns = 5000000, .ticks_per_ns = 2.5, .tick_base = 12500000,
+				 .clock = "tsc", .recorder = "mktrace" };
+	int rc = profev_writer_meta(w, &m);
+	rc |= profev_writer_thread(w, 4242, 4242, "main");
+	rc |= profev_writer_thread(w, 4243, 4242, "loader");
+	static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	struct profev_module mod0 = { "/usr/bin/game", bid, 20, 0x555555554000ull, 0x20000 };
+	struct profev_module mod1 = { "/usr/lib/libfoo.so", bid, 4, 0x7ffff7dc0000ull, 0x8000 };
+	rc |= profev_writer_module(w, &mod0) != 0;
+	rc |= profev_writer_module(w, &mod1) != 1;
+	struct profev_frame f[3] = { { 0, PROFEV_FRAMEF_RETURN, 0x1234 }, { 1, PROFEV_FRAMEF_RETURN, 0x42 },
+				     { 0, PROFEV_FRAMEF_RETURN, 0x1000 } };
+	uint32_t s1 = profev_writer_stack(w, f, 3);
+	uint32_t s2 = profev_writer_stack(w, f + 1, 2);
+	uint32_t s1again = profev_writer_stack(w, f, 3);
+	rc |= !s1 || !s2 || s1 != s1again;
+	struct profev_symframe sym[2] = { { "inner_inlined", "src/game.c", 10, 3 }, { "main", "src/game.c", 42, 5 } };
+	rc |= profev_writer_symbol(w, 0, 0x1234, sym, 2);
+	uint32_t cat = profev_writer_cstring(w, "game");
+	uint32_t update = profev_writer_cstring(w, "Update");
+	uint32_t physics = profev_writer_cstring(w, "Physics");
+	uint32_t fps = profev_writer_cstring(w, "fps");
+	uint32_t spawn = profev_writer_cstring(w, "spawn");
+	uint32_t pool = profev_writer_cstring(w, "textures");
+	uint32_t vsync = profev_writer_cstring(w, "vsync");
+	uint32_t loader = profev_writer_cstring(w, "asset loader");
+	uint64_t t = 5000000;
+	struct profev_event e;
+	rc |= emit(w, PROFEV_EV_FRAME_MARK, t, 4242, 0, 0, 1, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_BEGIN, t + 100, 4242, update, cat, 1, s1);
+	rc |= emit(w, PROFEV_EV_ZONE_BEGIN, t + 250, 4242, physics, cat, 1, 0);
+	e = ev(PROFEV_EV_COUNTER, t + 300, 4242, fps, 0);
+	e.frame = 1;
+	profev_event_set_double(&e, 59.94);
+	rc |= profev_writer_event(w, &e);
+	rc |= emit(w, PROFEV_EV_ZONE_END, t + 1250, 4242, physics, cat, 1, 0);
+	rc |= emit(w, PROFEV_EV_INSTANT, t + 1300, 4242, spawn, cat, 1, 0);
+	static const char text[] = "player \"one\" joined\n\ttab \xc3\xa9 bad:\xff";
+	rc |= profev_writer_message(w, (e = ev(PROFEV_EV_MESSAGE, t + 1400, 4243, 0, cat), e.frame = 1, &e),
+				    text, sizeof(text) - 1);
+	rc |= emit(w, PROFEV_EV_THREAD_NAME, t + 1450, 4243, loader, 0, 0, 0);
+	rc |= emit(w, PROFEV_EV_MEM_ALLOC, t + 1500, 4243, pool, 4096, 0x7f0000001000ull, s2);
+	rc |= emit(w, PROFEV_EV_MEM_ALLOC, t + 1510, 4243, 0, 64, 0x7f0000002000ull, 0);
+	if (with_unknown)
+		rc |= write_unknown_chunk(w);
+	rc |= emit(w, PROFEV_EV_MEM_FREE, t + 1600, 4243, pool, 0, 0x7f0000001000ull, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_END, t + 2000, 4242, update, cat, 1, 0);
+	static const uint8_t pixels[8] = { 0x1f, 0x00, 0xe0, 0x07, 0x00, 0x00, 0x00, 0x00 }; /* one DXT1 block */
+	struct profev_image img = { 1, 4, 4, PROFEV_IMG_DXT1, 1, t + 2050, pixels, sizeof(pixels) };
+	rc |= profev_writer_image(w, &img);
+	rc |= emit(w, PROFEV_EV_FRAME_IMAGE, t + 2050, 4242, 0, 1, 1, 0);
+	rc |= emit(w, PROFEV_EV_LOST, t + 2060, 4243, 0, 17, 0, 0);
+	rc |= emit(w, PROFEV_EV_FRAME_MARK, t + 2100, 4242, vsync, 0, 2, 0);
+	rc |= emit(w, PROFEV_EV_FRAME_MARK, t + 2200, 4242, 0, 0, 2, 0);
+	struct profev_meta end = { .exit_kind = PROFEV_EXIT_SIGNALED, .exit_code = 11, .end_ns = t + 3000,
+				   .lost_events = 17 };
+	rc |= profev_writer_meta(w, &end);
+	rc |= profev_writer_close(w);
+	if (rc)
+		die("allkinds", profev_writer_error(w));
+	profev_writer_free(w);
+	return rc ? 1 : 0;
+}
+
+/* main: A(0..1000) { B(100..400) { C(150..200) } D(500..900) }, then a
+ * zone E left open, as if the program crashed inside it. */
+static int nested(int fd)
+{
+	struct profev_error err;
+	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
+	if (!w)
+		return die("writer", &err);
+	int rc = profev_writer_thread(w, 7, 7, "main");
+	uint32_t cat = profev_writer_cstring(w, "test");
+	uint32_t id[5];
+	static const char *const names[5] = { "A", "B", "C", "D", "E" };
+	for (int i = 0; i < 5; i++)
+		id[i] = profev_writer_cstring(w, names[i]);
+	static const struct { uint8_t type; int name; uint64_t ts; } seq[] = {
+		{ PROFEV_EV_ZONE_BEGIN, 0, 0 }, { PROFEV_EV_ZONE_BEGIN, 1, 100 }, { PROFEV_EV_ZONE_BEGIN, 2, 150 },
+		{ PROFEV_EV_ZONE_END, 2, 200 }, { PROFEV_EV_ZONE_END, 1, 400 }, { PROFEV_EV_ZONE_BEGIN, 3, 500 },
+		{ PROFEV_EV_ZONE_END, 3, 900 }, { PROFEV_EV_ZONE_END, 0, 1000 }, { PROFEV_EV_ZONE_BEGIN, 4, 1100 },
+	};
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		struct profev_event e = ev(seq[i].type, 1000000 + seq[i].ts, 7, id[seq[i].name], cat);
+		rc |= profev_writer_event(w, &e);
+	}
+	struct profev_event last = ev(PROFEV_EV_INSTANT, 1001200, 7, profev_writer_cstring(w, "last"), cat);
+	rc |= profev_writer_event(w, &last);
+	rc |= profev_writer_close(w);
+	if (rc)
+		die("nested", profev_writer_error(w));
+	profev_writer_free(w);
+	return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: mktrace game|allkinds|unknown|nested OUT [EVENTS] [THREADS]\n");
+		return 2;
+	}
+	int fd = strcmp(argv[2], "-") == 0 ? 1 : open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return die(argv[2], NULL);
+	int rc;
+	if (strcmp(argv[1], "game") == 0) {
+		uint64_t n = argc > 3 ? strtoull(argv[3], NULL, 10) : 100000;
+		uint32_t threads = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 8;
+		struct profev_error err;
+		rc = synth_write(fd, n, threads, 1, &err) ? die("game", &err) : 0;
+	} else if (strcmp(argv[1], "allkinds") == 0) {
+		rc = allkinds(fd, 0);
+	} else if (strcmp(argv[1], "unknown") == 0) {
+		rc = allkinds(fd, 1);
+	} else if (strcmp(argv[1], "nested") == 0) {
+		rc = nested(fd);
+	} else {
+		fprintf(stderr, "mktrace: unknown kind '%s'\n", argv[1]);
+		rc = 2;
+	}
+	if (fd != 1)
+		close(fd);
+	return rc;
+}
