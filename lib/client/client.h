@@ -1,0 +1,123 @@
+/*
+ * client.h - internals of the client runtime (lib/client/), shared by its
+ * files. Nothing here is API; <profev.h> is.
+ *
+ * Each thread owns a ring. The owner writes records at pos and publishes pos
+ * with a release store; the flush thread (or the exit or crash flush) reads
+ * from tail up to pos, sends the bytes and publishes tail with a release
+ * store. pos never catches up with tail from behind: one 16-byte slot stays
+ * free, so pos == tail means empty.
+ */
+#ifndef PROFEV_CLIENT_H
+#define PROFEV_CLIENT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "../profev.h"
+#include "../wire.h"
+
+/* Files of the runtime share these names; in a static link they land in
+ * the program's namespace, so the linker sees them under profev__. */
+#define calib_mono0 profev__calib_mono0
+#define calib_rate profev__calib_rate
+#define calib_real0 profev__calib_real0
+#define calib_tick0 profev__calib_tick0
+#define categories_disable_all profev__categories_disable_all
+#define category_wanted profev__category_wanted
+#define cl profev__cl
+#define client_gettid profev__client_gettid
+#define client_init profev__client_init
+#define client_ticks profev__client_ticks
+#define clock_pair profev__clock_pair
+#define mono_ns profev__mono_ns
+#define all_rings profev__all_rings
+#define defs_append profev__defs_append
+#define defs_take profev__defs_take
+#define reg_lock profev__reg_lock
+#define ring_recycle profev__ring_recycle
+#define crash_install profev__crash_install
+#define flush_kick profev__flush_kick
+#define flush_pass profev__flush_pass
+#define flush_start profev__flush_start
+#define flush_stop profev__flush_stop
+#define flush_wait_space profev__flush_wait_space
+#define pipe_lock profev__pipe_lock
+#define pipe_unlock profev__pipe_unlock
+#define pipe_write_all profev__pipe_write_all
+
+#define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+enum ring_state {
+	RING_FREE = 0,   /* on the free list, no owner */
+	RING_ACTIVE = 1, /* owned by a live thread */
+	RING_EXITED = 2, /* owner gone: flush the rest, then free */
+};
+
+struct ring {
+	struct profev__ring pub;  /* pos, end: the owner's cache line */
+	unsigned char *base;
+	uint32_t size;
+	uint32_t tid;
+	uint64_t dropped;         /* --drop: events not yet reported as LOST */
+	char name[16];            /* thread name at registration */
+
+	uint32_t tail __attribute__((aligned(64))); /* consumer's offset */
+	int state;                /* enum ring_state */
+	int announced;            /* PFW_THREAD sent for this owner */
+	struct ring *next;        /* the list of every ring ever made */
+	struct ring *next_free;
+};
+
+/* Configuration and state of the runtime (init.c). */
+struct client {
+	int active;               /* recording: events may be produced */
+	int fd;                   /* the pipe to pfrec */
+	int drop;                 /* drop instead of waiting */
+	int tsc;                  /* ticks come from profev__ticks() inline */
+	uint32_t ring_bytes;
+	uint32_t age_us;          /* flush thread period */
+	uint32_t pid;
+	uint64_t lost_unreported; /* dropped after the final flush or in exited threads */
+};
+extern struct client cl;
+
+/* init.c */
+void client_init(void);
+int category_wanted(const char *name);
+void categories_disable_all(void);
+uint64_t client_ticks(void);
+uint64_t mono_ns(void);
+void clock_pair(uint64_t *tick, uint64_t *mono);
+/* Calibration at start, sent in PFW_HELLO. */
+extern uint64_t calib_tick0, calib_mono0;
+extern int64_t calib_real0;
+extern double calib_rate;
+
+/* ring.c */
+extern struct ring *all_rings;        /* every ring ever made, newest first */
+extern pthread_mutex_t reg_lock;      /* ring list and free list */
+void ring_recycle(struct ring *r);    /* flush thread: r was flushed to the end */
+void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
+		 const void *c, uint32_t clen);
+/* Take the queued definitions (STRING, CATEGORY messages); returns bytes. */
+size_t defs_take(unsigned char **buf, size_t *cap, int wait);
+
+/* flush.c */
+int flush_start(void);
+void flush_stop(void);                /* final pass, then the thread ends */
+void flush_kick(void);                /* wake the flush thread now */
+void flush_wait_space(struct ring *r); /* owner waits until the flush thread ran */
+int flush_pass(int from_signal);      /* send everything pending; 0 or -1 */
+int pipe_write_all(int fd, struct iovec *iov, int n);
+void crash_install(void);
+
+/* One pipe writer at a time; usable from a signal handler (bounded wait). */
+int pipe_lock(int from_signal);
+void pipe_unlock(void);
+
+uint32_t client_gettid(void);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * flush.c - the flush thread, which moves what threads wrote to the pipe,
+ * and the crash handlers, which do the same one last time before the
+ * program's own handler or the default action runs.
+ *
+ * Only the flush thread writes to the pipe while the program runs (it has
+ * every signal blocked, so a dead pfrec gives it EPIPE, never SIGPIPE); a
+ * crash handler may too, holding the same pipe lock. The flush thread wakes
+ * every age_us (2 ms), when a ring passes half full, when a thread exits
+ * and when a producer waits for room: a SIGKILL loses at most the last
+ * age_us of events.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "client.h"
+
+static pthread_t flusher;
+static int running;
+static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fl_cond;    /* wakes the flush thread */
+static pthread_cond_t space_cond; /* a pass finished */
+static int kicked, stopping, waiters;
+static uint64_t passes;
+static uint32_t pipe_owner;       /* tid holding the pipe, 0 if none */
+
+int pipe_lock(int from_signal)
+{
+	uint32_t me = client_gettid();
+	for (unsigned i = 0;; i++) {
+		uint32_t expect = 0;
+		if (__atomic_compare_exchange_n(&pipe_owner, &expect, me, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return 0;
+		/* A crash inside our own write: the stream may be mid-message. */
+		if (expect == me)
+			return -1;
+		if (from_signal && i > 2000)
+			return -1;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+void pipe_unlock(void)
+{
+	__atomic_store_n(&pipe_owner, 0, __ATOMIC_RELEASE);
+}
+
+int pipe_write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t k = writev(fd, iov, n > IOV_MAX ? IOV_MAX : n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd p = { fd, POLLOUT, 0 };
+				poll(&p, 1, 100);
+				continue;
+			}
+			return -1;
+		}
+		while (n > 0 && (size_t)k >= iov->iov_len) {
+			k -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
+		}
+	}
+	return 0;
+}
+
+static int send_msg(uint16_t type, uint32_t tid, const void *body, uint32_t len)
+{
+	struct pfw_header h = { PFW_MAGIC, type, 0, len, tid };
+	struct iovec iov[2] = { { &h, sizeof h }, { (void *)body, len } };
+	return pipe_write_all(cl.fd, iov, len ? 2 : 1);
+}
+
+#define BATCH 64
+struct pending {
+	struct ring *r;
+	int state;
+	uint32_t w, t;
+};
+/* Used under the pipe lock only. */
+static struct pending pend[BATCH];
+static struct pfw_header hdrs[BATCH * 3];
+static struct iovec iov[BATCH * 5 + 1];
+static unsigned char *dbuf;
+static size_t dcap;
+
+static int collect(struct ring **cursor)
+{
+	int np = 0;
+	struct ring *r = *cursor;
+	for (; r && np < BATCH; r = r->next) {
+		int st = ATOMIC_LOAD(&r->state);
+		if (st == RING_FREE)
+			continue;
+		uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->pub.pos) - r->base);
+		uint32_t t = ATOMIC_LOAD(&r->tail);
+		if (w == t && ATOMIC_LOAD(&r->announced) && st == RING_ACTIVE)
+			continue;
+		pend[np++] = (struct pending){ r, st, w, t };
+	}
+	*cursor = r;
+	return np;
+}
+
+int flush_pass(int from_signal)
+{
+	if (pipe_lock(from_signal) < 0)
+		return -1;
+	int rc = 0;
+	struct ring *cursor = ATOMIC_LOAD(&all_rings);
+	do {
+		int np = collect(&cursor);
+		/* Definitions are taken after the positions were read: any record
+		 * below those positions used an id queued before. */
+		size_t dn = defs_take(&dbuf, &dcap, from_signal);
+		int ni = 0, nh = 0;
+		if (dn)
+			iov[ni++] = (struct iovec){ dbuf, dn };
+		for (int i = 0; i < np; i++) {
+			struct pending *p = &pend[i];
+			struct ring *r = p->r;
+			if (!ATOMIC_LOAD(&r->announced)) {
+				uint32_t len = (uint32_t)strnlen(r->name, sizeof r->name);
+				hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_THREAD, 0, len, r->tid };
+				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
+				if (len)
+					iov[ni++] = (struct iovec){ r->name, len };
+			}
+			if (p->w != p->t) {
+				uint32_t len = p->w > p->t ? p->w - p->t : r->size - p->t + p->w;
+				hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_EVENTS, 0, len, r->tid };
+				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
+				if (p->w > p->t) {
+					iov[ni++] = (struct iovec){ r->base + p->t, p->w - p->t };
+				} else {
+					iov[ni++] = (struct iovec){ r->base + p->t, r->size - p->t };
+					iov[ni++] = (struct iovec){ r->base, p->w };
+				}
+			}
+			if (p->state == RING_EXITED) {
+				hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_THREAD_EXIT, 0, 0, r->tid };
+				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
+			}
+		}
+		if (ni && pipe_write_all(cl.fd, iov, ni) < 0) {
+			rc = -1;
+			break;
+		}
+		for (int i = 0; i < np; i++) {
+			struct ring *r = pend[i].r;
+			ATOMIC_STORE(&r->tail, pend[i].w);
+			ATOMIC_STORE(&r->announced, 1);
+			if (pend[i].state == RING_EXITED && !from_signal)
+				ring_recycle(r);
+		}
+	} while (cursor);
+	pipe_unlock();
+	return rc;
+}
+
+static void send_sync(void)
+{
+	struct pfw_sync s;
+	clock_pair(&s.tick, &s.mono);
+	if (pipe_lock(0) == 0) {
+		send_msg(PFW_SYNC, 0, &s, sizeof s);
+		pipe_unlock();
+	}
+}
+
+/* pfrec is gone: stop producing rather than wait for a reader forever. */
+static void broken(void)
+{
+	ATOMIC_STORE(&cl.active, 0);
+	categories_disable_all();
+}
+
+static void *flush_main(void *arg)
+{
+	(void)arg;
+	struct pfw_hello h = {
+		PFW_VERSION, cl.pid, cl.tsc ? (uint32_t)cl.tsc : PFW_CLOCK_MONOTONIC,
+		cl.drop ? PFW_HELLO_DROP : 0, calib_rate, calib_tick0, calib_mono0, calib_real0,
+		cl.ring_bytes, cl.age_us,
+	};
+	pipe_lock(0);
+	int ok = send_msg(PFW_HELLO, 0, &h, sizeof h) == 0;
+	pipe_unlock();
+	if (!ok)
+		broken();
+	uint64_t next_sync = mono_ns() + 20000000;
+	while (ok) {
+		int stop = __atomic_load_n(&stopping, __ATOMIC_ACQUIRE);
+		if (flush_pass(0) < 0) {
+			broken();
+			ok = 0;
+		}
+		uint64_t now = mono_ns();
+		if (ok && now >= next_sync) {
+			send_sync();
+			next_sync = now + 250000000;
+		}
+		pthread_mutex_lock(&fl_lock);
+		passes++;
+		if (waiters)
+			pthread_cond_broadcast(&space_cond);
+		if (stop || !ok) {
+			pthread_mutex_unlock(&fl_lock);
+			break;
+		}
+		if (!kicked && !stopping) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_nsec += (long)cl.age_us * 1000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&fl_cond, &fl_lock, &ts);
+		}
+		__atomic_store_n(&kicked, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&fl_lock);
+	}
+	if (ok) {
+		send_sync();
+		struct pfw_bye b = { __atomic_load_n(&cl.lost_unreported, __ATOMIC_RELAXED) };
+		for (struct ring *r = ATOMIC_LOAD(&all_rings); r; r = r->next)
+			if (ATOMIC_LOAD(&r->state) != RING_FREE)
+				b.lost += r->dropped;
+		pipe_lock(0);
+		send_msg(PFW_BYE, 0, &b, sizeof b);
+		pipe_unlock();
+	}
+	pthread_mutex_lock(&fl_lock);
+	passes++;
+	pthread_cond_broadcast(&space_cond);
+	pthread_mutex_unlock(&fl_lock);
+	return NULL;
+}
+
+int flush_start(void)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&fl_cond, &ca);
+	pthread_cond_init(&space_cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&flusher, NULL, flush_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -1;
+	pthread_setname_np(flusher, "profev-flush");
+	running = 1;
+	return 0;
+}
+
+void flush_stop(void)
+{
+	if (!running)
+		return;
+	pthread_mutex_lock(&fl_lock);
+	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
+	pthread_cond_signal(&fl_cond);
+	pthread_mutex_unlock(&fl_lock);
+	pthread_join(flusher, NULL);
+	running = 0;
+}
+
+void flush_kick(void)
+{
+	if (__atomic_load_n(&kicked, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&fl_lock);
+	__atomic_store_n(&kicked, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&fl_cond);
+	pthread_mutex_unlock(&fl_lock);
+}
+
+void flush_wait_space(struct ring *r)
+{
+	(void)r;
+	struct timespec ts;
+	pthread_mutex_lock(&fl_lock);
+	uint64_t seen = passes;
+	waiters++;
+	__atomic_store_n(&kicked, 1, __ATOMIC_RELAXED);
+	pthread_cond_signal(&fl_cond);
+	while (passes == seen && ATOMIC_LOAD(&cl.active)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 10000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&space_cond, &fl_lock, &ts);
+	}
+	waiters--;
+	pthread_mutex_unlock(&fl_lock);
+}
+
+/* ---- crash signals ---------------------------------------------------- */
+
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+#define NCRASH (int)(sizeof crash_sigs / sizeof crash_sigs[0])
+static struct sigaction old_actions[NCRASH];
+static int in_crash;
+
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno, i = 0;
+	while (i < NCRASH - 1 && crash_sigs[i] != sig)
+		i++;
+	if (ATOMIC_LOAD(&cl.active) && !__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQUIRE)) {
+		flush_pass(1);
+		__atomic_store_n(&in_crash, 0, __ATOMIC_RELEASE);
+	}
+	struct sigaction *o = &old_actions[i];
+	if (o->sa_flags & SA_SIGINFO) {
+		if (o->sa_sigaction) {
+			errno = saved;
+			o->sa_sigaction(sig, si, uc);
+			return;
+		}
+	} else if (o->sa_handler != SIG_DFL && o->sa_handler != SIG_IGN) {
+		errno = saved;
+		o->sa_handler(sig);
+		return;
+	}
+	/* Chain to the default action: a fault repeats when the instruction
+	 * restarts; a signal that was sent is sent again, and arrives as soon
+	 * as this handler returns. */
+	sigaction(sig, o, NULL);
+	if (si->si_code <= 0 || sig == SIGABRT)
+		raise(sig);
+	errno = saved;
+}
+
+void crash_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGPIPE);
+	for (int i = 0; i < NCRASH; i++)
+		sigaction(crash_sigs[i], &sa, &old_actions[i]);
+}

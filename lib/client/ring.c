@@ -1,0 +1,322 @@
+/*
+ * ring.c - per-thread buffers: registration, the slow path of the macros
+ * (new thread, buffer full, wrap, records other than 16 bytes) and the
+ * definitions queue (strings and categories, sent before any record that
+ * uses them).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "client.h"
+
+/* A thread without a ring points here: pos == end sends it to the slow path. */
+static struct profev__ring no_ring;
+PROFEV_API __thread struct profev__ring *profev__tls
+	__attribute__((tls_model("initial-exec"))) = &no_ring;
+
+struct ring *all_rings;
+pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ring *free_rings;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t next_string_id;
+
+/* Definitions queue; a spin lock so that a crash handler can take it too. */
+static int defs_busy;
+static unsigned char *defs_buf;
+static size_t defs_len, defs_cap;
+
+static int spin_lock(int *l, int bounded)
+{
+	for (unsigned i = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE); i++) {
+		if (bounded && i > 1000000)
+			return -1;
+		if (i > 64)
+			sched_yield();
+	}
+	return 0;
+}
+
+static void spin_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
+		 const void *c, uint32_t clen)
+{
+	struct pfw_header h = { PFW_MAGIC, type, 0, alen + blen + clen, 0 };
+	size_t need = sizeof h + h.len;
+	spin_lock(&defs_busy, 0);
+	if (defs_len + need > defs_cap) {
+		size_t cap = defs_cap ? defs_cap * 2 : 4096;
+		while (cap < defs_len + need)
+			cap *= 2;
+		unsigned char *nb = realloc(defs_buf, cap);
+		if (!nb) {
+			spin_unlock(&defs_busy);
+			return;
+		}
+		defs_buf = nb;
+		defs_cap = cap;
+	}
+	unsigned char *p = defs_buf + defs_len;
+	memcpy(p, &h, sizeof h);
+	p += sizeof h;
+	if (alen)
+		memcpy(p, a, alen);
+	if (blen)
+		memcpy(p + alen, b, blen);
+	if (clen)
+		memcpy(p + alen + blen, c, clen);
+	defs_len += need;
+	spin_unlock(&defs_busy);
+}
+
+size_t defs_take(unsigned char **buf, size_t *cap, int from_signal)
+{
+	if (spin_lock(&defs_busy, from_signal) < 0)
+		return 0;
+	unsigned char *b = defs_buf;
+	size_t c = defs_cap, n = defs_len;
+	defs_buf = *buf;
+	defs_cap = *cap;
+	defs_len = 0;
+	*buf = b;
+	*cap = c;
+	spin_unlock(&defs_busy);
+	return n;
+}
+
+uint64_t profev__site_register(struct profev_site *s)
+{
+	if (!ATOMIC_LOAD(&cl.active))
+		return 0;
+	pthread_mutex_lock(&site_lock);
+	uint64_t w = s->word;
+	if (!w) {
+		uint32_t id = ++next_string_id;
+		/* Queued before the word is published: whoever sees the word
+		 * writes records that the flush thread finds after the string. */
+		defs_append(PFW_STRING, &id, sizeof id, s->name, (uint32_t)strlen(s->name), NULL, 0);
+		w = pfw_word(s->type, s->category->index, id);
+		ATOMIC_STORE(&s->word, w);
+	}
+	pthread_mutex_unlock(&site_lock);
+	return w;
+}
+
+static void thread_exit(void *arg)
+{
+	struct ring *r = arg;
+	profev__tls = &no_ring;
+	ATOMIC_STORE(&r->state, RING_EXITED);
+	flush_kick();
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+static struct ring *ring_register(void)
+{
+	if (!ATOMIC_LOAD(&cl.active))
+		return NULL;
+	pthread_once(&key_once, make_key);
+	pthread_mutex_lock(&reg_lock);
+	struct ring *r = free_rings;
+	int fresh = !r;
+	if (r) {
+		free_rings = r->next_free;
+	} else {
+		r = aligned_alloc(64, (sizeof *r + 63) & ~(size_t)63);
+		unsigned char *base = aligned_alloc(64, cl.ring_bytes);
+		if (!r || !base) {
+			free(r);
+			free(base);
+			pthread_mutex_unlock(&reg_lock);
+			return NULL;
+		}
+		memset(r, 0, sizeof *r);
+		r->base = base;
+		r->size = cl.ring_bytes;
+		r->next = all_rings;
+	}
+	r->tid = client_gettid();
+	memset(r->name, 0, sizeof r->name);
+	pthread_getname_np(pthread_self(), r->name, sizeof r->name);
+	r->dropped = 0;
+	r->pub.end = NULL;
+	ATOMIC_STORE(&r->pub.pos, r->base);
+	ATOMIC_STORE(&r->tail, 0);
+	ATOMIC_STORE(&r->announced, 0);
+	ATOMIC_STORE(&r->state, RING_ACTIVE);
+	if (fresh)
+		ATOMIC_STORE(&all_rings, r);
+	pthread_mutex_unlock(&reg_lock);
+	pthread_setspecific(exit_key, r);
+	profev__tls = &r->pub;
+	return r;
+}
+
+/* Flush thread: every byte of an exited ring was sent; make it reusable. */
+void ring_recycle(struct ring *r)
+{
+	pthread_mutex_lock(&reg_lock);
+	__atomic_add_fetch(&cl.lost_unreported, r->dropped, __ATOMIC_RELAXED);
+	ATOMIC_STORE(&r->state, RING_FREE);
+	r->next_free = free_rings;
+	free_rings = r;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/*
+ * Room for n contiguous bytes at the owner's position, or NULL. Sets the
+ * fast path's end: at the limit tail allows, or earlier at the half-full
+ * mark so that the flush thread is woken before the ring fills.
+ */
+static unsigned char *reserve(struct ring *r, uint32_t n)
+{
+	uint32_t size = r->size;
+	uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->pub.pos) - r->base);
+	uint32_t t = ATOMIC_LOAD(&r->tail);
+	uint32_t lim;
+
+	if (w == size) {
+		w = 0;
+		ATOMIC_STORE(&r->pub.pos, r->base);
+	}
+	if (w >= t) {
+		lim = t == 0 ? size - 16 : size;
+		if (w + n > lim) {
+			if (t == 0)
+				goto full;
+			if (w < size) {
+				uint64_t *pad = (uint64_t *)(void *)(r->base + w);
+				pad[0] = 0;
+				pad[1] = pfw_word(PFW_R_PAD, 0, size - w);
+			}
+			w = 0;
+			ATOMIC_STORE(&r->pub.pos, r->base);
+			lim = t - 16;
+			if (n > lim)
+				goto full;
+		}
+	} else {
+		lim = t - 16;
+		if (w + n > lim)
+			goto full;
+	}
+	uint32_t used = (w - t) & (size - 1), half = size / 2;
+	if (used + n >= half)
+		flush_kick();
+	else if (lim > w + (half - used))
+		lim = w + (half - used);
+	r->pub.end = cl.tsc ? r->base + lim : NULL;
+	return r->base + w;
+full:
+	r->pub.end = NULL;
+	return NULL;
+}
+
+/* Room for a record of n bytes, after a LOST record if events were dropped.
+ * Waits for the flush thread unless --drop; NULL when the event is dropped. */
+static unsigned char *acquire(uint32_t n)
+{
+	struct ring *r = (struct ring *)(void *)profev__tls;
+	if (&r->pub == &no_ring && !(r = ring_register()))
+		return NULL;
+	for (;;) {
+		if (!ATOMIC_LOAD(&cl.active)) {
+			r->pub.end = NULL;
+			return NULL;
+		}
+		uint32_t lost = r->dropped ? PFW_REC_LONG : 0;
+		unsigned char *p = reserve(r, n + lost);
+		if (p) {
+			if (lost) {
+				uint64_t *q = (uint64_t *)(void *)p;
+				q[0] = client_ticks();
+				q[1] = pfw_word(PFW_R_LOST, 0, 0);
+				q[2] = r->dropped;
+				q[3] = 0;
+				r->dropped = 0;
+				p += PFW_REC_LONG;
+			}
+			return p;
+		}
+		if (cl.drop) {
+			r->dropped++;
+			flush_kick();
+			return NULL;
+		}
+		flush_wait_space(r);
+	}
+}
+
+static void publish(unsigned char *end)
+{
+	struct ring *r = (struct ring *)(void *)profev__tls;
+	ATOMIC_STORE(&r->pub.pos, end);
+}
+
+void profev__emit_slow(uint64_t word, uint64_t extra, unsigned size)
+{
+	unsigned char *p = acquire(size);
+	if (!p)
+		return;
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = client_ticks();
+	q[1] = word;
+	if (size == PFW_REC_LONG) {
+		q[2] = extra;
+		q[3] = 0;
+	}
+	publish(p + size);
+}
+
+static void emit_var(unsigned type, unsigned category, const void *data, size_t len)
+{
+	if (len > PFW_MAX_TEXT)
+		len = PFW_MAX_TEXT;
+	uint32_t size = pfw_var_size((uint32_t)len);
+	unsigned char *p = acquire(size);
+	if (!p)
+		return;
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = client_ticks();
+	q[1] = pfw_word(type, category, (uint32_t)len);
+	memcpy(p + PFW_REC_HEAD, data, len);
+	memset(p + PFW_REC_HEAD + len, 0, size - PFW_REC_HEAD - len);
+	publish(p + size);
+}
+
+uint64_t profev__zone_dyn(struct profev_category *c, const char *name, size_t len)
+{
+	emit_var(PFW_R_ZONE_DYN, c->index, name, len);
+	return c->end_word;
+}
+
+void profev__message(struct profev_category *c, const char *fmt, ...)
+{
+	char buf[PFW_MAX_TEXT + 1];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	emit_var(PFW_R_MESSAGE, c->index, buf, (size_t)n < PFW_MAX_TEXT ? (size_t)n : PFW_MAX_TEXT);
+}
+
+void profev_thread_name(const char *name)
+{
+	if (!name || !ATOMIC_LOAD(&cl.active))
+		return;
+	emit_var(PFW_R_THREAD_NAME, 0, name, strlen(name));
+}

@@ -1,0 +1,305 @@
+/*
+ * profev.h - instrument a program for profev (link with -lprofev-client).
+ *
+ * The macros record zones, instants, counters, messages and frame marks into
+ * a per-thread buffer; a flush thread inside the program sends them to pfrec
+ * over a pipe. Without pfrec (no PROFEV_FD in the environment) every macro
+ * costs one load and one predictable branch. With -DPROFEV_DISABLE every
+ * macro compiles to nothing and the program need not link the client.
+ * man profev(3) has the details; formats/wire.md describes the stream.
+ *
+ *   PROFEV_CATEGORY(render, "drawing");          // file scope, once per program
+ *   void draw(void) {
+ *       PROFEV_ZONE(render, "draw");             // ends with the scope
+ *       PROFEV_COUNTER(render, "triangles", n);
+ *   }
+ *
+ * Rules that matter:
+ *   - Each thread writes only its own buffer: no locks, no allocation on the
+ *     hot path. Zones nest per thread; a zone begun on one thread must end on
+ *     the same thread.
+ *   - Names given as string literals are sent once per call site, not per
+ *     event; the macros reject anything else at compile time. For a name
+ *     made at run time use PROFEV_ZONE_DYN (copied into the buffer).
+ *   - Categories are all enabled by default; pfrec --categories (the client
+ *     reads PROFEV_CATEGORIES) changes that when the program starts. A
+ *     disabled category costs one relaxed atomic load and a branch.
+ *   - By default no event is ever dropped: when the pipe cannot keep up, the
+ *     producing thread waits. pfrec --drop drops instead and the trace says
+ *     where and how many.
+ *
+ * The header compiles as C99 and later and as C++11 and later (GCC, Clang).
+ */
+#ifndef PROFEV_H
+#define PROFEV_H
+
+#define PROFEV__CAT2(a, b) a##b
+#define PROFEV__CAT(a, b) PROFEV__CAT2(a, b)
+
+#ifdef PROFEV_DISABLE
+
+/* Categories are still checked at compile time; nothing else remains. */
+#define PROFEV_CATEGORY(ident, description) extern char profev_cat_##ident
+#define PROFEV_CATEGORY_EXTERN(ident) extern char profev_cat_##ident
+#define PROFEV__USE(cat) ((void)sizeof(profev_cat_##cat))
+#define PROFEV_ZONE(cat, name) PROFEV__USE(cat)
+#define PROFEV_ZONE_BEGIN(cat, name) PROFEV__USE(cat)
+#define PROFEV_ZONE_END(cat) PROFEV__USE(cat)
+#define PROFEV_ZONE_DYN(cat, name, len) PROFEV__USE(cat)
+#define PROFEV_INSTANT(cat, name) PROFEV__USE(cat)
+#define PROFEV_COUNTER(cat, name, value) PROFEV__USE(cat)
+#define PROFEV_MESSAGE(cat, ...) PROFEV__USE(cat)
+#define PROFEV_FRAME_MARK() ((void)0)
+#define PROFEV_FRAME_MARK_NAMED(name) ((void)0)
+#define profev_thread_name(name) ((void)0)
+#define profev_active() 0
+
+#else /* !PROFEV_DISABLE */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROFEV_API __attribute__((visibility("default")))
+#define PROFEV__LIKELY(x) __builtin_expect(!!(x), 1)
+#define PROFEV__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PROFEV__INLINE static inline __attribute__((always_inline))
+
+/** A category. Define with PROFEV_CATEGORY; the fields are the runtime's. */
+struct profev_category {
+	unsigned char enabled;    /* read by every macro; set at start */
+	uint16_t index;           /* 1.. once registered; 0 = frame marks */
+	uint64_t end_word;        /* ZONE_END record word for this category */
+	const char *name;
+	const char *description;
+	struct profev_category *next;
+};
+
+/** One call site of a macro with a literal name. */
+struct profev_site {
+	uint64_t word;            /* record word, 0 until first use */
+	struct profev_category *category;
+	const char *name;
+	unsigned type;
+};
+
+/** The producer end of a thread's buffer (the runtime keeps the rest). */
+struct profev__ring {
+	unsigned char *pos;       /* next record; published with release */
+	unsigned char *end;       /* records may be written below this */
+};
+
+/* Record types the inline paths write (formats/wire.md). */
+enum {
+	PROFEV__R_FRAME = 1,
+	PROFEV__R_BEGIN = 2,
+	PROFEV__R_END = 3,
+	PROFEV__R_COUNTER = 4,
+	PROFEV__R_INSTANT = 5,
+};
+
+/* The runtime's side: not API, called by the macros below. */
+extern PROFEV_API __thread struct profev__ring *profev__tls
+	__attribute__((tls_model("initial-exec")));
+extern PROFEV_API struct profev_category profev__frames;
+PROFEV_API void profev__category_register(struct profev_category *c);
+PROFEV_API uint64_t profev__site_register(struct profev_site *s);
+PROFEV_API void profev__emit_slow(uint64_t word, uint64_t extra, unsigned size);
+PROFEV_API uint64_t profev__zone_dyn(struct profev_category *c, const char *name, size_t len);
+PROFEV_API void profev__message(struct profev_category *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+PROFEV_API uint64_t profev__ticks_slow(void);
+
+/**
+ * Name the calling thread in the trace (copied; at most 4080 bytes). May be
+ * called any number of times; each call is recorded where it happens.
+ */
+PROFEV_API void profev_thread_name(const char *name);
+
+/** 1 if this process is being recorded (started by pfrec), else 0. */
+PROFEV_API int profev_active(void);
+
+PROFEV__INLINE uint64_t profev__ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return profev__ticks_slow();
+#endif
+}
+
+PROFEV__INLINE int profev__on(struct profev_category *c)
+{
+	return __atomic_load_n(&c->enabled, __ATOMIC_RELAXED);
+}
+
+/* A 16-byte record: the fast path is a bound check, the clock and two stores. */
+PROFEV__INLINE void profev__emit(uint64_t word)
+{
+	struct profev__ring *r = profev__tls;
+	unsigned char *p = r->pos;
+	if (PROFEV__UNLIKELY((uintptr_t)p >= (uintptr_t)r->end)) {
+		profev__emit_slow(word, 0, 16);
+		return;
+	}
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = profev__ticks();
+	q[1] = word;
+	__atomic_store_n(&r->pos, p + 16, __ATOMIC_RELEASE);
+}
+
+PROFEV__INLINE void profev__emit32(uint64_t word, uint64_t extra)
+{
+	struct profev__ring *r = profev__tls;
+	unsigned char *p = r->pos;
+	if (PROFEV__UNLIKELY((uintptr_t)p + 32 > (uintptr_t)r->end)) {
+		profev__emit_slow(word, extra, 32);
+		return;
+	}
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = profev__ticks();
+	q[1] = word;
+	q[2] = extra;
+	q[3] = 0;
+	__atomic_store_n(&r->pos, p + 32, __ATOMIC_RELEASE);
+}
+
+PROFEV__INLINE uint64_t profev__word(struct profev_site *s)
+{
+	uint64_t w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+	if (PROFEV__UNLIKELY(!w))
+		w = profev__site_register(s);
+	return w;
+}
+
+/* Returns the word the matching end writes, 0 if nothing was begun. */
+PROFEV__INLINE uint64_t profev__begin(struct profev_category *c, struct profev_site *s)
+{
+	if (!profev__on(c))
+		return 0;
+	uint64_t w = profev__word(s);
+	if (PROFEV__UNLIKELY(!w))
+		return 0;
+	profev__emit(w);
+	return w ^ (PROFEV__R_BEGIN ^ PROFEV__R_END);
+}
+
+PROFEV__INLINE void profev__end(uint64_t end_word)
+{
+	if (end_word)
+		profev__emit(end_word);
+}
+
+PROFEV__INLINE void profev__point(struct profev_category *c, struct profev_site *s)
+{
+	if (profev__on(c)) {
+		uint64_t w = profev__word(s);
+		if (PROFEV__LIKELY(w != 0))
+			profev__emit(w);
+	}
+}
+
+PROFEV__INLINE void profev__counter(struct profev_category *c, struct profev_site *s, double v)
+{
+	if (profev__on(c)) {
+		uint64_t w = profev__word(s), bits;
+		__builtin_memcpy(&bits, &v, sizeof bits);
+		if (PROFEV__LIKELY(w != 0))
+			profev__emit32(w, bits);
+	}
+}
+
+PROFEV__INLINE void profev__zone_cleanup(uint64_t *end_word)
+{
+	profev__end(*end_word);
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+/* The C++ spelling of a scoped zone: a destructor instead of cleanup. */
+struct profev__scope {
+	uint64_t end_word;
+	~profev__scope() { profev__end(end_word); }
+};
+#define PROFEV__SCOPED(var, init) profev__scope var = { init }
+#else
+#define PROFEV__SCOPED(var, init) \
+	__attribute__((cleanup(profev__zone_cleanup))) uint64_t var = (init)
+#endif
+
+/* "" name "" only compiles for a string literal: that is what lets a name
+ * cross the pipe once per call site. */
+#define PROFEV__SITE(var, cat, name, type) \
+	static struct profev_site var = { 0, &profev_cat_##cat, "" name "", type }
+
+/** Define a category at file scope; use the identifier in the macros. */
+#define PROFEV_CATEGORY(ident, description) \
+	struct profev_category profev_cat_##ident = { \
+		0, 0, 0, #ident, "" description "", 0 }; \
+	__attribute__((constructor)) static void profev__catinit_##ident(void) \
+	{ profev__category_register(&profev_cat_##ident); } \
+	extern struct profev_category profev_cat_##ident
+
+/** Declare a category defined in another file. */
+#define PROFEV_CATEGORY_EXTERN(ident) extern struct profev_category profev_cat_##ident
+
+/** A zone from here to the end of the enclosing scope. */
+#define PROFEV_ZONE(cat, name) PROFEV__ZONE(cat, name, __COUNTER__)
+#define PROFEV__ZONE(cat, name, n) \
+	PROFEV__SITE(PROFEV__CAT(profev__site_, n), cat, name, PROFEV__R_BEGIN); \
+	PROFEV__SCOPED(PROFEV__CAT(profev__zone_, n), \
+		       profev__begin(&profev_cat_##cat, &PROFEV__CAT(profev__site_, n)))
+
+/** Begin a zone that PROFEV_ZONE_END(cat) on the same thread ends. */
+#define PROFEV_ZONE_BEGIN(cat, name) do { \
+	PROFEV__SITE(profev__site, cat, name, PROFEV__R_BEGIN); \
+	(void)profev__begin(&profev_cat_##cat, &profev__site); } while (0)
+
+/** End the innermost zone of this thread begun with PROFEV_ZONE_BEGIN. */
+#define PROFEV_ZONE_END(cat) do { \
+	if (profev__on(&profev_cat_##cat)) \
+		profev__emit(profev_cat_##cat.end_word); } while (0)
+
+/** A scoped zone whose name (len bytes, not necessarily NUL-terminated) is
+ *  made at run time; the name is copied, at most 4080 bytes. */
+#define PROFEV_ZONE_DYN(cat, name, len) PROFEV__ZONE_DYN(cat, name, len, __COUNTER__)
+#define PROFEV__ZONE_DYN(cat, name, len, n) \
+	PROFEV__SCOPED(PROFEV__CAT(profev__zone_, n), \
+		       profev__on(&profev_cat_##cat) \
+		       ? profev__zone_dyn(&profev_cat_##cat, (name), (len)) : 0)
+
+/** A point in time on this thread. */
+#define PROFEV_INSTANT(cat, name) do { \
+	PROFEV__SITE(profev__site, cat, name, PROFEV__R_INSTANT); \
+	profev__point(&profev_cat_##cat, &profev__site); } while (0)
+
+/** A counter's new value (converted to double). */
+#define PROFEV_COUNTER(cat, name, value) do { \
+	PROFEV__SITE(profev__site, cat, name, PROFEV__R_COUNTER); \
+	profev__counter(&profev_cat_##cat, &profev__site, (double)(value)); } while (0)
+
+/** A printf-style message (formatted in the program, at most 4080 bytes). */
+#define PROFEV_MESSAGE(cat, ...) do { \
+	if (profev__on(&profev_cat_##cat)) \
+		profev__message(&profev_cat_##cat, __VA_ARGS__); } while (0)
+
+/** The end of a frame of the default frame set. */
+#define PROFEV_FRAME_MARK() do { \
+	if (profev__on(&profev__frames)) \
+		profev__emit(PROFEV__R_FRAME); } while (0)
+
+/** The end of a frame of the named frame set. */
+#define PROFEV_FRAME_MARK_NAMED(name) do { \
+	static struct profev_site profev__site = { 0, &profev__frames, "" name "", PROFEV__R_FRAME }; \
+	profev__point(&profev__frames, &profev__site); } while (0)
+
+#endif /* PROFEV_DISABLE */
+#endif

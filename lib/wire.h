@@ -1,0 +1,114 @@
+/*
+ * wire.h - the stream between the client runtime and pfrec (formats/wire.md).
+ *
+ * Shared by lib/client/ (the writer side, inside the traced program) and
+ * lib/record.c (the reader side, in pfrec). Everything is little-endian and
+ * every message starts with the same 16-byte header; event records inside
+ * an EVENTS message are multiples of 16 bytes so that a thread's ring never
+ * has to split one.
+ */
+#ifndef PROFEV_WIRE_H
+#define PROFEV_WIRE_H
+
+#include <stdint.h>
+
+#define PFW_MAGIC 0x31574650u /* "PFW1" read as a little-endian u32 */
+#define PFW_VERSION 1u
+
+/** Message header: 16 bytes, then len bytes of body. */
+struct pfw_header {
+	uint32_t magic; /* PFW_MAGIC */
+	uint16_t type;  /* enum pfw_msg */
+	uint16_t flags; /* zero; readers ignore it */
+	uint32_t len;   /* body bytes after the header */
+	uint32_t tid;   /* thread the message is about, 0 if none */
+};
+
+/** Upper bound on a message body; a longer len is a corrupt stream. */
+#define PFW_MAX_BODY (64u << 20)
+
+enum pfw_msg {
+	PFW_HELLO = 1,       /* struct pfw_hello; always the first message */
+	PFW_STRING = 2,      /* u32 id, then the string's bytes */
+	PFW_CATEGORY = 3,    /* struct pfw_category, then name, then description */
+	PFW_THREAD = 4,      /* tid: a thread starts; body: its name (may be empty) */
+	PFW_EVENTS = 5,      /* tid: records of that thread, in order */
+	PFW_SYNC = 6,        /* struct pfw_sync: a later calibration point */
+	PFW_THREAD_EXIT = 7, /* tid: the thread ended; no more EVENTS for it */
+	PFW_BYE = 8,         /* struct pfw_bye; the program is exiting normally */
+};
+
+enum pfw_clock {
+	PFW_CLOCK_TSC = 1,       /* ticks are the x86 time-stamp counter */
+	PFW_CLOCK_MONOTONIC = 2, /* ticks are CLOCK_MONOTONIC nanoseconds */
+	PFW_CLOCK_CNTVCT = 3,    /* ticks are the arm64 virtual counter */
+};
+
+enum pfw_hello_flags {
+	PFW_HELLO_DROP = 1u << 0, /* client drops events when the pipe is slow */
+};
+
+struct pfw_hello {
+	uint32_t version;     /* PFW_VERSION */
+	uint32_t pid;
+	uint32_t clock;       /* enum pfw_clock */
+	uint32_t flags;       /* enum pfw_hello_flags */
+	double ticks_per_ns;  /* first estimate; PFW_SYNC refines it */
+	uint64_t tick0;       /* tick value at mono0 */
+	uint64_t mono0;       /* CLOCK_MONOTONIC ns */
+	int64_t real0;        /* CLOCK_REALTIME ns at the same moment */
+	uint32_t ring_bytes;  /* per-thread buffer size */
+	uint32_t age_us;      /* flush thread period: the most a SIGKILL loses */
+};
+
+struct pfw_category {
+	uint32_t index;    /* the value records carry in their category field */
+	uint32_t enabled;  /* 1 if enabled for this recording */
+	uint32_t name_len; /* name bytes follow, then the description */
+	uint32_t reserved;
+};
+
+struct pfw_sync {
+	uint64_t tick;
+	uint64_t mono; /* CLOCK_MONOTONIC ns read with tick */
+};
+
+struct pfw_bye {
+	uint64_t lost; /* events the client dropped and could not report */
+};
+
+/*
+ * Records of an EVENTS message. Every record starts with 16 bytes:
+ *   u64 ts   ticks (0 for PAD)
+ *   u64 word type | flags << 8 | category << 16 | arg << 32
+ * arg is a string id for fixed records and a byte length for variable ones.
+ */
+enum pfw_rec {
+	PFW_R_FRAME_MARK = 1,  /* arg: frame set name id, 0 = default */
+	PFW_R_ZONE_BEGIN = 2,  /* arg: name id */
+	PFW_R_ZONE_END = 3,    /* arg: name id or 0 (innermost open zone) */
+	PFW_R_COUNTER = 4,     /* arg: name id; + f64 value + 8 zero bytes */
+	PFW_R_INSTANT = 5,     /* arg: name id */
+	PFW_R_MESSAGE = 6,     /* arg: text length; text follows */
+	PFW_R_THREAD_NAME = 7, /* arg: name length; name follows */
+	PFW_R_LOST = 11,       /* + u64 count of events dropped before ts + 8 zero bytes */
+	PFW_R_ZONE_DYN = 16,   /* zone begin, arg: name length; name follows */
+	PFW_R_PAD = 255,       /* arg: bytes to skip, this header included */
+};
+
+#define PFW_REC_HEAD 16u
+#define PFW_REC_LONG 32u       /* COUNTER and LOST */
+#define PFW_MAX_TEXT 4080u     /* longest text of a variable record */
+
+/** Bytes taken by a variable record carrying len bytes. */
+static inline uint32_t pfw_var_size(uint32_t len)
+{
+	return PFW_REC_HEAD + ((len + 15u) & ~15u);
+}
+
+static inline uint64_t pfw_word(unsigned type, unsigned category, uint32_t arg)
+{
+	return (uint64_t)type | (uint64_t)category << 16 | (uint64_t)arg << 32;
+}
+
+#endif
