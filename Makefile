@@ -66,6 +66,7 @@ CLIENT_A    := $(BUILD)/libprofev-client.a
 CLIENT_SO   := $(BUILD)/libprofev-client.so.0
 CLIENT_LIBS := $(if $(CLIENT_SRC),$(CLIENT_A) $(CLIENT_SO))
 
+.SECONDARY:
 .PHONY: all lib commands examples tools test unit bench install uninstall clean help
 
 all: lib commands examples ## build libraries, commands and examples (default)

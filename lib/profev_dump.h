@@ -52,6 +52,7 @@ struct profev_stats {
 	uint64_t by_type[PROFEV_EV_TYPE_MAX + 1];
 	uint64_t first_ts, last_ts;
 	uint64_t chunks, event_chunks;
+	uint64_t unknown_chunks;     /**< chunks of kinds this reader skips */
 	uint64_t event_stored_bytes; /**< bytes of events chunks on disk */
 	uint64_t bytes;              /**< bytes read (the file size if whole) */
 	uint64_t lost_events;        /**< sum of LOST events' counts */

@@ -214,6 +214,8 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 	}
 	while ((rc = profev_reader_next_chunk(r, &ch)) > 0) {
 		c.s->chunks++;
+		if (!ch.raw)
+			c.s->unknown_chunks++;
 		if (ch.kind != PROFEV_CHUNK_EVENTS)
 			continue;
 		c.s->event_chunks++;
@@ -301,6 +303,9 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 	fprintf(out, "compression:  %.1fx against %zu-byte event records\n",
 		s->event_stored_bytes ? (double)s->events * sizeof(struct profev_event) / s->event_stored_bytes : 0.0,
 		sizeof(struct profev_event));
+	if (s->unknown_chunks)
+		fprintf(out, "skipped:      %" PRIu64 " chunks of kinds unknown to this reader\n",
+			s->unknown_chunks);
 	uint64_t lost = s->lost_events > m->lost_events ? s->lost_events : m->lost_events;
 	fprintf(out, "lost events:  %" PRIu64 "\n", lost);
 	if (s->unmatched_ends || s->unclosed_zones)
