@@ -1,10 +1,171 @@
-/* Placeholder until this command lands; replaced by its own issue's work. */
+/* pfsym: symbolize a trace's callstacks offline (lib/symtrace.c does the
+ * work). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cmd.h"
+#include "profev_sym.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: %s [--debug-dir DIR]... [-o OUT|-] [-q] TRACE|-\n"
+		"\n"
+		"Adds function, file and line (with inline chains) for every callstack\n"
+		"address of TRACE. Without -o a trace file is rewritten in place and\n"
+		"standard input goes to standard output.\n"
+		"\n"
+		"  -d, --debug-dir DIR   look for debug files in DIR (DIR/.build-id/xx/rest.debug,\n"
+		"                        DIR/<debuglink name>); repeatable, searched in order\n"
+		"  -o, --output OUT      write the symbolized trace to OUT ('-': standard output)\n"
+		"  -q, --quiet           do not print the per-module report\n"
+		"  -h, --help            show this help\n"
+		"      --version         show the version\n",
+		cmd_name);
+}
+
+static void print_report(const struct profev_symtrace_report *rep)
+{
+	for (unsigned i = 0; i < rep->nmodules; i++) {
+		const struct profev_symtrace_module *m = &rep->modules[i];
+		for (unsigned j = 0; j < m->nwarnings; j++)
+			cmd_warn("%s", m->warnings[j]);
+		if (!m->addresses)
+			continue;
+		char kept[64] = "";
+		if (m->kept)
+			snprintf(kept, sizeof(kept), ", %llu already symbolized",
+				 (unsigned long long)m->kept);
+		if (m->debug_file)
+			fprintf(stderr, "%s: '%s': %llu resolved, %llu unresolved%s, using '%s'\n",
+				cmd_name, m->path, (unsigned long long)m->resolved,
+				(unsigned long long)m->unresolved, kept, m->debug_file);
+		else if (m->resolved + m->unresolved)
+			fprintf(stderr, "%s: '%s': no debug info found, %llu unresolved%s\n",
+				cmd_name, m->path, (unsigned long long)m->unresolved, kept);
+		else
+			fprintf(stderr, "%s: '%s': all %llu addresses already symbolized\n",
+				cmd_name, m->path, (unsigned long long)m->kept);
+	}
+	if (rep->nomodule_frames)
+		fprintf(stderr, "%s: %llu frames outside every module left as addresses\n",
+			cmd_name, (unsigned long long)rep->nomodule_frames);
+}
 
 int cmd_sym(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cmd_error("not available in this build yet");
-	return EXIT_USAGE;
+	enum { OPT_VERSION = 256 };
+	static const struct option longopts[] = {
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	unsigned ndirs = 0;
+	const char *output = NULL;
+	int quiet = 0, c;
+	if (!dirs) {
+		cmd_error("out of memory");
+		return EXIT_TRACE;
+	}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":d:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dirs[ndirs++] = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			free(dirs);
+			return EXIT_OK;
+		case OPT_VERSION:
+			cmd_print_version();
+			free(dirs);
+			return EXIT_OK;
+		case ':':
+			free(dirs);
+			return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			free(dirs);
+			return cmd_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1) {
+		free(dirs);
+		return cmd_usage_error(optind == argc ? "no trace given" : "more than one trace given");
+	}
+	const char *input = argv[optind];
+	int in_place = !output && strcmp(input, "-") != 0;
+	if (!output)
+		output = "-";
+	if (!in_place && strcmp(output, "-") == 0 && isatty(STDOUT_FILENO)) {
+		free(dirs);
+		return cmd_usage_error("refusing to write a binary trace to a terminal; use -o");
+	}
+
+	FILE *in = cmd_open_input(input);
+	if (!in) {
+		free(dirs);
+		return EXIT_TRACE;
+	}
+	char tmp[PATH_MAX];
+	int out;
+	if (in_place) {
+		snprintf(tmp, sizeof(tmp), "%s.pfsym-XXXXXX", input);
+		out = mkstemp(tmp);
+		if (out < 0)
+			cmd_error("unable to create '%s': %s", tmp, strerror(errno));
+	} else {
+		out = cmd_open_output(output);
+	}
+	if (out < 0) {
+		cmd_close_input(in);
+		free(dirs);
+		return EXIT_TRACE;
+	}
+
+	struct profev_symtrace_opts opts;
+	memset(&opts, 0, sizeof(opts));
+	opts.debuginfo.debug_dirs = dirs;
+	opts.debuginfo.ndebug_dirs = ndirs;
+	struct profev_symtrace_report *rep = NULL;
+	struct profev_error err;
+	int rc = profev_symtrace(in, out, &opts, &rep, &err);
+	if (rep && !quiet)
+		print_report(rep);
+	profev_symtrace_report_free(rep);
+	if (rc < 0) {
+		if (strncmp(err.message, "output: ", 8) == 0)
+			cmd_error("'%s': %s", in_place ? tmp : cmd_display_name(output), err.message + 8);
+		else
+			cmd_trace_error(input, &err);
+	}
+	if (out != STDOUT_FILENO && close(out) != 0 && rc >= 0) {
+		cmd_error("unable to write '%s': %s", in_place ? tmp : output, strerror(errno));
+		rc = -1;
+	}
+	if (in_place) {
+		if (rc >= 0 && rename(tmp, input) != 0) {
+			cmd_error("unable to replace '%s': %s", input, strerror(errno));
+			rc = -1;
+		}
+		if (rc < 0)
+			unlink(tmp);
+	}
+	cmd_close_input(in);
+	free(dirs);
+	return rc < 0 ? EXIT_TRACE : EXIT_OK;
 }

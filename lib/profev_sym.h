@@ -42,10 +42,14 @@ struct profev_symbolizer;
  * compile units at once; each unit's line table and DIE ranges are loaded
  * the first time an address inside it is looked up, and kept.
  * A file without DWARF still answers from its symbol table.
+ * @param symbols_path file whose symbol table to use, NULL for path itself:
+ *        llvm-symbolizer takes symbols from the module even when DWARF comes
+ *        from a separate debug file, so pass the module when it is at hand.
  * @return a symbolizer, or NULL with *err filled (IO: cannot open;
  *         UNSUPPORTED: not an ELF file; CORRUPT: DWARF unreadable).
  */
-struct profev_symbolizer *profev_symbolizer_new(const char *path, struct profev_error *err);
+struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
+						struct profev_error *err);
 
 /** Whether the file has DWARF (.debug_info) as opposed to symbols only. */
 int profev_symbolizer_has_dwarf(const struct profev_symbolizer *s);
@@ -90,6 +94,9 @@ struct profev_debuginfo_opts {
 struct profev_debuginfo {
 	char *path;          /**< file to symbolize with, NULL if none found */
 	int has_dwarf;       /**< path holds DWARF (else symbol table only) */
+	char *symbols_path;  /**< the module file when it exists, is ELF with the
+	                          recorded build-id and another file holds the
+	                          DWARF: its symbol table is the one to use */
 	char **warnings;     /**< files refused ("'f': build-id ... does not
 	                          match the recorded ..."), lowercase, no period */
 	unsigned nwarnings;
@@ -133,6 +140,8 @@ struct profev_symtrace_opts {
 struct profev_symtrace_module {
 	const char *path;          /**< as recorded */
 	const char *debug_file;    /**< file used, NULL if none was found */
+	const char *symbols_file;  /**< module file whose symbol table was used,
+	                                NULL when debug_file's was */
 	uint64_t addresses;        /**< distinct offsets the stacks use */
 	uint64_t kept;             /**< already symbolized in the input */
 	uint64_t resolved;         /**< symbolized now */
@@ -158,7 +167,7 @@ struct profev_symtrace_report {
  *        (also on errors that come after debug info was searched; may be NULL).
  * @return 0; <0 with *err filled: input errors as the reader's (with
  *         offsets; a cut input gives PROFEV_E_NOEND and no output), output
- *         errors as the writer's.
+ *         errors as the writer's with "output: " before the message.
  */
 int profev_symtrace(FILE *in, int out, const struct profev_symtrace_opts *opts,
 		    struct profev_symtrace_report **report, struct profev_error *err);

@@ -288,8 +288,8 @@ struct profev_symbolizer {
 	void *demangler_handle;
 	cxa_demangle_fn demangler;
 	/* ELF */
-	int fd;
-	Elf *elf;
+	int fd, sfd;
+	Elf *elf, *selfp;   /* the debug file; the symbols file if another */
 	struct elfsym *syms;
 	size_t nsyms;
 	struct filesym *filesyms;
@@ -373,11 +373,11 @@ static int cmp_symsort(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int load_symtab(struct profev_symbolizer *s)
+static int load_symtab(struct profev_symbolizer *s, Elf *elf)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh;
-	while ((scn = elf_nextscn(s->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB && !symtab)
@@ -404,7 +404,7 @@ static int load_symtab(struct profev_symbolizer *s)
 		GElf_Sym sym;
 		if (!gelf_getsym(data, (int)i, &sym))
 			continue;
-		const char *name = elf_strptr(s->elf, sh.sh_link, sym.st_name);
+		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name)
 			name = "";
 		unsigned type = GELF_ST_TYPE(sym.st_info);
@@ -676,11 +676,11 @@ static void read_dieinfo(struct profev_symbolizer *s, Dwarf_Attribute *list, Dwa
 	}
 }
 
-static void free_attrs(Dwarf_Attribute *list, Dwarf_Signed n)
+static void free_attrs(struct profev_symbolizer *s, Dwarf_Attribute *list, Dwarf_Signed n)
 {
 	for (Dwarf_Signed i = 0; i < n; i++)
 		dwarf_dealloc_attribute(list[i]);
-	dwarf_dealloc(NULL, list, DW_DLA_LIST);
+	dwarf_dealloc(s->dbg, list, DW_DLA_LIST);
 }
 
 /* Ranges of a DIE as DWARFDie::getAddressRanges: low/high first, then
@@ -863,7 +863,7 @@ static int walk_die(struct profev_symbolizer *s, struct walk *w, Dwarf_Die die, 
 		struct cu *cu = w->cu;
 		if (grow((void **)&cu->subs, &cu->capsubs, cu->nsubs + 1, sizeof(*cu->subs))) {
 			if (rc == DW_DLV_OK)
-				free_attrs(list, n);
+				free_attrs(s, list, n);
 			return -1;
 		}
 		me = (int32_t)cu->nsubs++;
@@ -877,7 +877,7 @@ static int walk_die(struct profev_symbolizer *s, struct walk *w, Dwarf_Die die, 
 		sb->call_col = (uint32_t)d.call_col;
 		int bad = die_ranges(s, die, &d, w->version, w->base, &w->r);
 		if (rc == DW_DLV_OK)
-			free_attrs(list, n);
+			free_attrs(s, list, n);
 		if (bad)
 			return -1;
 		for (size_t i = 0; i < w->r.n; i++)
@@ -1129,7 +1129,7 @@ static int load_units(struct profev_symbolizer *s)
 			cu->comp_dir = arena_strdup(&s->arena, d.comp_dir);
 		int bad = die_ranges(s, cudie, &d, ver, d.has_low ? d.low : 0, &r);
 		if (rc == DW_DLV_OK)
-			free_attrs(list, n);
+			free_attrs(s, list, n);
 		if (bad)
 			goto nomem_die;
 		for (size_t i = 0; i < r.n; i++) {
@@ -1488,7 +1488,8 @@ static int has_section(Elf *elf, const char *want)
 	return 0;
 }
 
-struct profev_symbolizer *profev_symbolizer_new(const char *path, struct profev_error *err)
+struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
+						struct profev_error *err)
 {
 	struct profev_symbolizer *s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -1500,6 +1501,7 @@ struct profev_symbolizer *profev_symbolizer_new(const char *path, struct profev_
 		return NULL;
 	}
 	s->fd = -1;
+	s->sfd = -1;
 	s->seed = 2463534242u;
 	s->demangler_handle = open_demangler(&s->demangler);
 	elf_version(EV_CURRENT);
@@ -1513,7 +1515,19 @@ struct profev_symbolizer *profev_symbolizer_new(const char *path, struct profev_
 		fail(s, PROFEV_E_UNSUPPORTED, "'%s': not an ELF file", path);
 		goto out;
 	}
-	if (load_symtab(s))
+	if (symbols_path && strcmp(symbols_path, path) != 0) {
+		s->sfd = open(symbols_path, O_RDONLY | O_CLOEXEC);
+		if (s->sfd < 0) {
+			fail(s, PROFEV_E_IO, "unable to open '%s': %s", symbols_path, strerror(errno));
+			goto out;
+		}
+		s->selfp = elf_begin(s->sfd, ELF_C_READ_MMAP, NULL);
+		if (!s->selfp || elf_kind(s->selfp) != ELF_K_ELF) {
+			fail(s, PROFEV_E_UNSUPPORTED, "'%s': not an ELF file", symbols_path);
+			goto out;
+		}
+	}
+	if (load_symtab(s, s->selfp ? s->selfp : s->elf))
 		goto out;
 	if (has_section(s->elf, ".debug_info")) {
 		Dwarf_Error e = NULL;
@@ -1570,6 +1584,10 @@ void profev_symbolizer_free(struct profev_symbolizer *s)
 	free(s->filesyms);
 	if (s->dbg)
 		dwarf_finish(s->dbg, NULL);
+	if (s->selfp)
+		elf_end(s->selfp);
+	if (s->sfd >= 0)
+		close(s->sfd);
 	if (s->elf)
 		elf_end(s->elf);
 	if (s->fd >= 0)

@@ -67,8 +67,8 @@ static void fmt_frames(char *buf, size_t cap, const struct profev_symframe *f, i
  * on `ref`, and count the addresses whose answers differ (printing the
  * first few).
  */
-static int compare(const char *path, const char *ref, const uint64_t *addrs, size_t n,
-		   size_t *known)
+static int compare(const char *path, const char *syms, const char *ref, const uint64_t *addrs,
+		   size_t n, size_t *known)
 {
 	char list[512], out[512], cmd[2048];
 	snprintf(list, sizeof(list), "%s/addrs", tmpdir);
@@ -77,13 +77,13 @@ static int compare(const char *path, const char *ref, const uint64_t *addrs, siz
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "0x%llx\n", (unsigned long long)addrs[i]);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --inlines --demangle --obj='%s' < '%s' > '%s'",
+	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --inlines --demangle --obj=%s < '%s' > '%s'",
 		 ref, list, out);
 	if (run(cmd))
 		return -1;
 	FILE *in = fopen(out, "r");
 	struct profev_error err;
-	struct profev_symbolizer *s = profev_symbolizer_new(path, &err);
+	struct profev_symbolizer *s = profev_symbolizer_new(path, syms, &err);
 	CHECK(s != NULL);
 	if (!s || !in) {
 		if (in)
@@ -133,11 +133,15 @@ static uint64_t *sample(const char *path, unsigned stride, size_t *n)
 	return a;
 }
 
-static void check_module(const char *path, const char *ref, unsigned stride, const char *frames,
-			 unsigned module)
+/* ref: llvm-symbolizer's --obj and options, the module's name first */
+static void check_module(const char *path, const char *syms, const char *ref, unsigned stride,
+			 const char *frames, unsigned module)
 {
 	size_t n;
-	uint64_t *a = sample(ref, stride, &n);
+	char refpath[1024];
+	snprintf(refpath, sizeof(refpath), "%s", ref);
+	refpath[strcspn(refpath, " ")] = '\0';
+	uint64_t *a = sample(refpath, stride, &n);
 	/* the return addresses the fixture captured, looked up at offset - 1 */
 	FILE *f = fopen(frames, "r");
 	unsigned m, fl;
@@ -154,7 +158,7 @@ static void check_module(const char *path, const char *ref, unsigned stride, con
 		fclose(f);
 	CHECK(nframes > 0);
 	size_t known = 0;
-	int bad = compare(path, ref, a, n, &known);
+	int bad = compare(path, syms, ref, a, n, &known);
 	fprintf(stderr, "%s: %zu addresses (%zu captured), %zu known, %d differ\n", path, n,
 		nframes, known, bad);
 	CHECK_EQ(bad, 0);
@@ -192,7 +196,7 @@ static void check_errors(void)
 	struct profev_error err;
 	char path[512];
 	snprintf(path, sizeof(path), "%s/missing", tmpdir);
-	CHECK(profev_symbolizer_new(path, &err) == NULL);
+	CHECK(profev_symbolizer_new(path, NULL, &err) == NULL);
 	CHECK_EQ(err.code, PROFEV_E_IO);
 	CHECK(strstr(err.message, "missing") != NULL);
 	snprintf(path, sizeof(path), "%s/fx/notelf", tmpdir);
@@ -200,7 +204,7 @@ static void check_errors(void)
 	FILE *f = fopen(path, "w");
 	fputs("hello\n", f);
 	fclose(f);
-	CHECK(profev_symbolizer_new(path, &err) == NULL);
+	CHECK(profev_symbolizer_new(path, NULL, &err) == NULL);
 	CHECK_EQ(err.code, PROFEV_E_UNSUPPORTED);
 	CHECK(strstr(err.message, "not an ELF file") != NULL);
 }
@@ -214,7 +218,7 @@ int main(void)
 	check_demangle();
 	check_errors();
 
-	char cmd[4096], fx[512], p[1024], r[1024], frames[1024];
+	char cmd[4096], fx[512], p[1024], r[4096], frames[1024];
 	snprintf(fx, sizeof(fx), "%s/fx", tmpdir);
 	const char *root = getenv("PROFEV_ROOT");
 	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/build.sh' '%s'", root ? root : ".", fx);
@@ -225,7 +229,7 @@ int main(void)
 
 	/* the program: DWARF 5, C, inlined functions, a .cold part */
 	snprintf(p, sizeof(p), "%s/prog", fx);
-	check_module(p, p, 3, frames, 0);
+	check_module(p, NULL, p, 3, frames, 0);
 
 	/* the dlopen'ed C++ library: DWARF 4; its module index is the last one */
 	unsigned libmod = 0, m, fl;
@@ -237,7 +241,7 @@ int main(void)
 	if (f)
 		fclose(f);
 	snprintf(p, sizeof(p), "%s/libfix.so", fx);
-	check_module(p, p, 1, frames, libmod);
+	check_module(p, NULL, p, 1, frames, libmod);
 
 	/* the separate debug file answers as the unstripped program does */
 	snprintf(cmd, sizeof(cmd), "ls %s/dbg/.build-id/*/*.debug > %s/dbgname", fx, tmpdir);
@@ -249,16 +253,23 @@ int main(void)
 		fclose(f);
 	p[strcspn(p, "\n")] = '\0';
 	snprintf(r, sizeof(r), "%s/prog", fx);
-	check_module(p, r, 5, frames, 0);
+	check_module(p, NULL, r, 5, frames, 0);
+
+	/* DWARF from the debug file, symbols from the stripped module: as
+	 * llvm-symbolizer finding the debug file by build-id */
+	char stripped[1536];
+	snprintf(stripped, sizeof(stripped), "%s/prog.stripped", fx);
+	snprintf(r, sizeof(r), "%s --debug-file-directory=%s/dbg", stripped, fx);
+	check_module(p, stripped, r, 5, frames, 0);
 
 	struct profev_error err;
-	struct profev_symbolizer *s = profev_symbolizer_new(p, &err);
+	struct profev_symbolizer *s = profev_symbolizer_new(p, NULL, &err);
 	CHECK(s && profev_symbolizer_has_dwarf(s));
 	profev_symbolizer_free(s);
 
 	/* the stripped program has neither DWARF nor .symtab, only .dynsym */
 	snprintf(p, sizeof(p), "%s/prog.stripped", fx);
-	s = profev_symbolizer_new(p, &err);
+	s = profev_symbolizer_new(p, NULL, &err);
 	CHECK(s != NULL);
 	if (s) {
 		CHECK(!profev_symbolizer_has_dwarf(s));
