@@ -173,7 +173,7 @@ static void check_demangle(void)
 		{ "_Z3foov", "foo()" },
 		{ "_Z3foov.cold", "foo() (.cold)" },
 		{ "_Z3fooi.constprop.0.isra.0", "foo(int) (.constprop.0.isra.0)" },
-		{ "_ZN7fixture3BoxIiE5twiceEPFvvE", "fixture::Box<int>::twice(void (*)()) const" + 0 },
+		{ "_ZN7fixture3BoxIiE5twiceEPFvvE", "fixture::Box<int>::twice(void (*)())" },
 		{ "_Z1fIN1AIiEEEvT_", "void f<A<int>>(A<int>)" },
 		{ "_Z1fI1AIS0_IiEEEvv", "void f<A<A<int>>>()" },
 		{ "_Znot_mangled", "_Znot_mangled" },
@@ -181,12 +181,7 @@ static void check_demangle(void)
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		char *d = profev_demangle(t[i].in);
-		if (i == 4) {
-			/* no "const" in this mangling: only the plain form */
-			CHECK_STR(d, "fixture::Box<int>::twice(void (*)())");
-		} else {
-			CHECK_STR(d, t[i].out);
-		}
+		CHECK_STR(d, t[i].out);
 		free(d);
 	}
 }
@@ -199,7 +194,6 @@ static void check_errors(void)
 	CHECK(profev_symbolizer_new(path, NULL, &err) == NULL);
 	CHECK_EQ(err.code, PROFEV_E_IO);
 	CHECK(strstr(err.message, "missing") != NULL);
-	snprintf(path, sizeof(path), "%s/fx/notelf", tmpdir);
 	snprintf(path, sizeof(path), "%s/text", tmpdir);
 	FILE *f = fopen(path, "w");
 	fputs("hello\n", f);
