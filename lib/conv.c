@@ -698,6 +698,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		c->st.events_in++;
 		if (!l->based)
 			set_base(l, ev.ts, ev.tid);
+		c->now = ev.ts;
 		if (!l->in_part && (rc = part_open(l)))
 			break;
 		rc = on_event(l, &ev, &in);

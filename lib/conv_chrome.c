@@ -16,9 +16,74 @@
 #define FRAMES_TID 1000000000u  /* Linux TIDs stay below 2^22 */
 #define TITLE_MAX 96
 
+/* A string's quoted JSON form, kept in the arena: names repeat on every
+ * event, so each is escaped and checked for UTF-8 once. */
+struct jname {
+	uint32_t off, len; /* len 0: not made yet */
+};
+
 struct chrome {
 	int first;  /* no event written in this part yet */
+	struct jname *names; /* by string id */
+	size_t nnames;
+	char *arena;
+	size_t alen, acap;
 };
+
+static int jname_make(struct conv *c, uint32_t id)
+{
+	struct chrome *ch = c->fmt;
+	if (id >= ch->nnames) {
+		size_t n = ch->nnames ? ch->nnames : 256;
+		while (n <= id)
+			n *= 2;
+		struct jname *p = realloc(ch->names, n * sizeof(*p));
+		if (!p)
+			return PROFEV_E_NOMEM;
+		memset(p + ch->nnames, 0, (n - ch->nnames) * sizeof(*p));
+		ch->names = p;
+		ch->nnames = n;
+	}
+	const char *s = profev_reader_string(c->r, id);
+	size_t len = strlen(s), need = JSON_STRING_MAX(len);
+	if (ch->alen + need > ch->acap) {
+		size_t cap = ch->acap ? ch->acap : 4096;
+		while (cap < ch->alen + need)
+			cap *= 2;
+		char *a = realloc(ch->arena, cap);
+		if (!a || cap > UINT32_MAX)
+			return PROFEV_E_NOMEM;
+		ch->arena = a;
+		ch->acap = cap;
+	}
+	struct outbuf tmp = { 0 };
+	tmp.base = tmp.p = (uint8_t *)ch->arena + ch->alen;
+	tmp.end = (uint8_t *)ch->arena + ch->acap;
+	c->st.replaced_bytes += json_string(&tmp, s, len);
+	ch->names[id].off = (uint32_t)ch->alen;
+	ch->names[id].len = (uint32_t)(tmp.p - tmp.base);
+	ch->alen += ch->names[id].len;
+	return 0;
+}
+
+/* The quoted JSON string of string id. @return 0 or PROFEV_E_NOMEM. */
+static inline int jname(struct conv *c, uint32_t id, struct jname *out)
+{
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(id >= ch->nnames || !ch->names[id].len, 0)) {
+		int rc = jname_make(c, id);
+		if (rc)
+			return rc;
+	}
+	*out = ch->names[id];
+	return 0;
+}
+
+static inline void put_jname(struct conv *c, const struct jname *j)
+{
+	struct chrome *ch = c->fmt;
+	outbuf_put(&c->out, ch->arena + j->off, j->len);
+}
 
 static int ch_init(struct conv *c)
 {
@@ -28,7 +93,12 @@ static int ch_init(struct conv *c)
 
 static void ch_fini(struct conv *c)
 {
-	free(c->fmt);
+	struct chrome *ch = c->fmt;
+	if (!ch)
+		return;
+	free(ch->names);
+	free(ch->arena);
+	free(ch);
 }
 
 static uint32_t tid_of(const struct conv_thread *t)
@@ -140,28 +210,39 @@ static int ch_thread(struct conv *c, struct conv_thread *t)
 	return metadata(c, "thread_name", t->pid, t->tid, t->name, "");
 }
 
+/* Room for a zone's name and category, made ready in *n and *k. */
+static int zone_room(struct conv *c, const struct conv_thread *t, const struct conv_zone *z,
+		     struct jname *n, struct jname *k, size_t *room)
+{
+	int rc;
+	*room = 48;
+	if (t->kind == CONV_FRAMES)
+		return 0;
+	if ((rc = jname(c, z->name, n)))
+		return rc;
+	if (z->cat && (rc = jname(c, z->cat, k)))
+		return rc;
+	*room = n->len + (z->cat ? k->len : 0);
+	return 0;
+}
+
 /* Name and category of a zone, or the frame's title. */
-static void zone_names(struct conv *c, const struct conv_thread *t, const struct conv_zone *z)
+static void zone_names(struct conv *c, const struct conv_thread *t, const struct conv_zone *z,
+		       const struct jname *n, const struct jname *k)
 {
 	if (t->kind == CONV_FRAMES) {
 		char title[40];
-		int n = snprintf(title, sizeof(title), "Frame %" PRIu64, z->frame);
+		int len = snprintf(title, sizeof(title), "Frame %" PRIu64, z->frame);
 		outbuf_lit(&c->out, ",\"name\":");
-		json_string(&c->out, title, (size_t)n);
+		json_string(&c->out, title, (size_t)len);
 		return;
 	}
-	const char *name = profev_reader_string(c->r, z->name);
-	field_str(c, ",\"name\":", name, strlen(name));
+	outbuf_lit(&c->out, ",\"name\":");
+	put_jname(c, n);
 	if (z->cat) {
-		const char *cat = profev_reader_string(c->r, z->cat);
-		field_str(c, ",\"cat\":", cat, strlen(cat));
+		outbuf_lit(&c->out, ",\"cat\":");
+		put_jname(c, k);
 	}
-}
-
-static size_t zone_room(struct conv *c, const struct conv_zone *z)
-{
-	return JSON_STRING_MAX(strlen(profev_reader_string(c->r, z->name))) +
-	       JSON_STRING_MAX(strlen(profev_reader_string(c->r, z->cat)));
 }
 
 static void edge_args(struct conv *c, int edge)
@@ -178,10 +259,12 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 		z->aux = (uint64_t)edge; /* the X event, written at the end, says so */
 		return 0;
 	}
-	int rc = event_begin(c, zone_room(c, z), "B");
-	if (rc)
+	struct jname n, k;
+	size_t room;
+	int rc = zone_room(c, t, z, &n, &k, &room);
+	if (rc || (rc = event_begin(c, room, "B")))
 		return rc;
-	zone_names(c, t, z);
+	zone_names(c, t, z, &n, &k);
 	field_ts(c, ",\"ts\":", z->shown);
 	field_ids(c, t->pid, tid_of(t));
 	if (edge == CONV_EDGE_CUT)
@@ -203,9 +286,11 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 		event_end(c);
 		return 0;
 	}
-	if ((rc = event_begin(c, zone_room(c, z), "X")))
+	struct jname n, k;
+	size_t room;
+	if ((rc = zone_room(c, t, z, &n, &k, &room)) || (rc = event_begin(c, room, "X")))
 		return rc;
-	zone_names(c, t, z);
+	zone_names(c, t, z, &n, &k);
 	field_ts(c, ",\"ts\":", z->shown);
 	outbuf_lit(&c->out, ",\"dur\":");
 	json_us(&c->out, ts - z->shown);
@@ -277,10 +362,13 @@ static int ch_lost(struct conv *c, struct conv_thread *t, const struct profev_ev
 static int ch_counter(struct conv *c, const struct profev_event *ev,
 		      const struct profev_event_info *in)
 {
-	int rc = event_begin(c, JSON_STRING_MAX(strlen(in->name)), "C");
-	if (rc)
+	struct jname n;
+	(void)in;
+	int rc = jname(c, ev->name, &n);
+	if (rc || (rc = event_begin(c, n.len, "C")))
 		return rc;
-	field_str(c, ",\"name\":", in->name, strlen(in->name));
+	outbuf_lit(&c->out, ",\"name\":");
+	put_jname(c, &n);
 	field_ts(c, ",\"ts\":", c->now);
 	outbuf_lit(&c->out, ",\"pid\":");
 	json_u64(&c->out, c->pid);

@@ -99,20 +99,27 @@ struct pf {
 	struct idset names, cats, counters;
 };
 
-static int idset_add(struct idset *s, uint32_t id)
+static int idset_grow(struct idset *s, uint32_t id)
 {
 	size_t i = id >> 6;
-	if (i >= s->nw) {
-		size_t nw = s->nw ? s->nw : 64;
-		while (nw <= i)
-			nw *= 2;
-		uint64_t *w = realloc(s->w, nw * sizeof(*w));
-		if (!w)
-			return PROFEV_E_NOMEM;
-		memset(w + s->nw, 0, (nw - s->nw) * sizeof(*w));
-		s->w = w;
-		s->nw = nw;
-	}
+	size_t nw = s->nw ? s->nw : 64;
+	while (nw <= i)
+		nw *= 2;
+	uint64_t *w = realloc(s->w, nw * sizeof(*w));
+	if (!w)
+		return PROFEV_E_NOMEM;
+	memset(w + s->nw, 0, (nw - s->nw) * sizeof(*w));
+	s->w = w;
+	s->nw = nw;
+	return 0;
+}
+
+/* Add id: 1 if it is new, 0 if it was there, <0 on no memory. */
+static inline int idset_add(struct idset *s, uint32_t id)
+{
+	size_t i = id >> 6;
+	if (__builtin_expect(i >= s->nw, 0) && idset_grow(s, id))
+		return PROFEV_E_NOMEM;
 	uint64_t bit = 1ull << (id & 63);
 	if (s->w[i] & bit)
 		return 0;
@@ -143,12 +150,15 @@ static void pf_fini(struct conv *c)
 	free(p);
 }
 
-static size_t packet_begin(struct conv *c, uint64_t ts, unsigned flags)
+static inline size_t packet_begin(struct conv *c, uint64_t ts, unsigned flags)
 {
-	size_t m = pb_begin(&c->out, TRACE_PACKET);
-	pb_uint(&c->out, TP_TIMESTAMP, ts);
-	pb_uint(&c->out, TP_SEQUENCE_ID, SEQUENCE);
-	pb_uint(&c->out, TP_SEQUENCE_FLAGS, flags);
+	struct outbuf *o = &c->out;
+	size_t m = pb_begin(o, TRACE_PACKET);
+	pb_uint(o, TP_TIMESTAMP, ts);
+	/* trusted_packet_sequence_id = SEQUENCE, sequence_flags = flags: four
+	 * bytes, since both values and field numbers are below 16 */
+	uint8_t tail[4] = { TP_SEQUENCE_ID << 3, SEQUENCE, TP_SEQUENCE_FLAGS << 3, (uint8_t)flags };
+	outbuf_put(o, tail, 4);
 	return m;
 }
 

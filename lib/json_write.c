@@ -68,16 +68,29 @@ size_t json_chars(struct outbuf *o, const char *s, size_t n)
 	return bad;
 }
 
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void json_u64(struct outbuf *o, uint64_t v)
 {
 	char tmp[20];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*o->p++ = (uint8_t)tmp[--n];
+	char *p = tmp + sizeof(tmp);
+	/* two digits per division: numbers are on every event */
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	outbuf_put(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void json_us(struct outbuf *o, uint64_t ns)
@@ -86,15 +99,10 @@ void json_us(struct outbuf *o, uint64_t ns)
 	unsigned frac = (unsigned)(ns % 1000);
 	if (!frac)
 		return;
-	outbuf_byte(o, '.');
-	outbuf_byte(o, (uint8_t)('0' + frac / 100));
-	frac %= 100;
-	if (!frac)
-		return;
-	outbuf_byte(o, (uint8_t)('0' + frac / 10));
-	frac %= 10;
-	if (frac)
-		outbuf_byte(o, (uint8_t)('0' + frac));
+	char d[4] = { '.', (char)('0' + frac / 100), digits2[2 * (frac % 100)],
+		      digits2[2 * (frac % 100) + 1] };
+	/* trailing zeros go: 1234.5, not 1234.500 */
+	outbuf_put(o, d, frac % 10 ? 4 : frac % 100 ? 3 : 2);
 }
 
 void json_double(struct outbuf *o, double d)

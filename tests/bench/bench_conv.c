@@ -1,0 +1,183 @@
+/*
+ * bench_conv: events per second of each pfconv target, bytes per event of
+ * each output, and peak memory, on one core.
+ *
+ * usage: bench_conv [EVENTS [RUNS]]   (default 50000000 events, best of 3)
+ *
+ * The trace is a game-shaped synthetic one made by tools/mktrace (found
+ * beside this program's directory, or in $PROFEV_BUILD/tools), cached in
+ * $TMPDIR between runs. Each conversion runs in a child process pinned to
+ * the CPU it starts on, writing into a sink that only counts bytes, so the figures are
+ * the converter's (reading included) and not the disk's; the child's peak
+ * resident size is its whole footprint. A "read only" row gives the
+ * reader's own ceiling.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "profev_conv.h"
+
+struct result {
+	int rc;
+	double seconds;
+	uint64_t events, bytes;
+};
+
+static int count_bytes(void *ctx, const void *data, size_t len)
+{
+	(void)data;
+	*(uint64_t *)ctx += len;
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* In the child: convert (format 0: only read) and report. */
+static struct result convert(const char *path, int format)
+{
+	struct result res = { 0 };
+	FILE *f = fopen(path, "rb");
+	struct profev_error err;
+	struct profev_reader *r = f ? profev_reader_new(f, &err) : NULL;
+	if (!r) {
+		res.rc = -1;
+		return res;
+	}
+	double t0 = now();
+	if (format) {
+		struct profev_conv_opts o;
+		struct profev_conv_stats st;
+		struct profev_conv_sink sink = { NULL, count_bytes, NULL, &res.bytes };
+		profev_conv_opts_init(&o, format);
+		res.rc = profev_conv_run(r, &o, &sink, &st, &err);
+		res.events = st.events_in;
+	} else {
+		struct profev_event ev;
+		struct profev_event_info in;
+		int n;
+		while ((n = profev_reader_next_event(r, &ev, &in)) > 0)
+			res.events++;
+		res.rc = n;
+	}
+	res.seconds = now() - t0;
+	profev_reader_free(r);
+	fclose(f);
+	return res;
+}
+
+/* Run one conversion in a child kept on one CPU; peak RSS in KiB via wait4. */
+static int run_child(const char *path, int format, struct result *res, long *maxrss_kib)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		int cpu = sched_getcpu();
+		CPU_SET(cpu < 0 ? 0 : cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		struct result r = convert(path, format);
+		ssize_t w = write(fds[1], &r, sizeof(r));
+		_exit(w == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(fds[1]);
+	ssize_t got = read(fds[0], res, sizeof(*res));
+	close(fds[0]);
+	int status;
+	struct rusage ru;
+	if (wait4(pid, &status, 0, &ru) < 0 || got != (ssize_t)sizeof(*res) || status)
+		return -1;
+	*maxrss_kib = ru.ru_maxrss;
+	return 0;
+}
+
+static int make_trace(const char *argv0, const char *path, unsigned long long events)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && st.st_size > 0)
+		return 0;
+	char tool[2048];
+	const char *build = getenv("PROFEV_BUILD");
+	if (build) {
+		snprintf(tool, sizeof(tool), "%s/tools/mktrace", build);
+	} else {
+		const char *slash = strrchr(argv0, '/');
+		snprintf(tool, sizeof(tool), "%.*s/../tools/mktrace",
+			 slash ? (int)(slash - argv0) : 1, slash ? argv0 : ".");
+	}
+	char cmd[3 * 4096 + 64];
+	snprintf(cmd, sizeof(cmd), "'%s' game '%s.tmp' %llu 4 && mv '%s.tmp' '%s'", tool, path,
+		 events, path, path);
+	fprintf(stderr, "bench_conv: making a %llu-event trace with %s\n", events, tool);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long events = argc > 1 ? strtoull(argv[1], NULL, 10) : 50000000ull;
+	int runs = argc > 2 ? atoi(argv[2]) : 3;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/profev-bench-conv-%llu.pftr", tmp, events);
+	if (!events || runs < 1 || make_trace(argv[0], path, events)) {
+		fprintf(stderr, "bench_conv: no trace to convert\n");
+		return 1;
+	}
+	struct stat st;
+	stat(path, &st);
+
+	static const struct { const char *name; int format; double goal; } rows[] = {
+		{ "read only", 0, 0 },
+		{ "perfetto", PROFEV_CONV_PERFETTO, 25 },
+		{ "chrome", PROFEV_CONV_CHROME, 12 },
+		{ "folded", PROFEV_CONV_FOLDED, 0 },
+	};
+	printf("pfconv, %llu-event game trace (%.1f MiB), one core, best of %d\n", events,
+	       (double)st.st_size / (1 << 20), runs);
+	printf("%-10s %12s %9s %12s %11s %10s %8s\n", "target", "events", "seconds", "Mevents/s",
+	       "bytes/event", "output MiB", "peak MiB");
+	int fails = 0;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct result best = { 0 }, r;
+		long rss = 0, peak = 0;
+		for (int k = 0; k < runs; k++) {
+			if (run_child(path, rows[i].format, &r, &rss) || r.rc < 0) {
+				fprintf(stderr, "bench_conv: %s failed\n", rows[i].name);
+				fails++;
+				break;
+			}
+			if (!k || r.seconds < best.seconds)
+				best = r;
+			if (rss > peak)
+				peak = rss;
+		}
+		if (!best.events)
+			continue;
+		double rate = (double)best.events / best.seconds / 1e6;
+		printf("%-10s %12" PRIu64 " %9.3f %12.1f %11.1f %10.1f %8.1f", rows[i].name, best.events,
+		       best.seconds, rate, rows[i].format ? (double)best.bytes / (double)best.events : 0.0,
+		       (double)best.bytes / (1 << 20), (double)peak / 1024);
+		if (rows[i].goal)
+			printf("   (goal >= %.0f)", rows[i].goal);
+		printf("\n");
+	}
+	return fails ? 1 : 0;
+}

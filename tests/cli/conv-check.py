@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Check pfconv outputs for validity and meaning; print their counts as JSON.
+
+usage: conv-check.py perfetto|chrome|folded FILE...
+
+perfetto: decoded with protoc against formats/perfetto (a failure or an
+  unknown field fails); one packet sequence whose first packet clears the
+  incremental state and whose others need it; every track described and
+  every interned id defined before use; slices balanced and in time order
+  per track.
+chrome: parsed by Python's strict json (no NaN); B/E matched per thread in
+  order; X events properly nested per thread.
+folded: "frame;frame weight" lines with positive integer weights.
+
+Several FILEs are parts of one split conversion: each must be complete on
+its own; the counts are summed.
+"""
+import collections
+import decimal
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def fail(msg):
+    sys.stderr.write("conv-check: %s\n" % msg)
+    sys.exit(1)
+
+
+# ---- Perfetto ----
+
+def parse_text_format(text):
+    """protoc's text output -> nested dicts of lists."""
+    root = collections.defaultdict(list)
+    stack = [root]
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line == "}":
+            stack.pop()
+            continue
+        if line.endswith("{"):
+            key = line[:-1].strip()
+            node = collections.defaultdict(list)
+            stack[-1][key].append(node)
+            stack.append(node)
+            continue
+        key, _, value = line.partition(": ")
+        if value.startswith('"'):
+            value = value[1:-1]
+        stack[-1][key].append(value)
+    if len(stack) != 1:
+        fail("unbalanced protoc output")
+    return root
+
+
+def one(node, key, default=None):
+    v = node.get(key)
+    return v[0] if v else default
+
+
+def check_perfetto(path, counts):
+    root = os.environ.get("PROFEV_ROOT", ".")
+    protos = os.path.join(root, "formats", "perfetto")
+    with open(path, "rb") as f:
+        p = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I", protos,
+                            os.path.join(protos, "trace.proto")],
+                           stdin=f, capture_output=True)
+    if p.returncode != 0 or p.stderr:
+        fail("%s: protoc: %s" % (path, p.stderr.decode(errors="replace").strip()))
+    text = p.stdout.decode()
+    unknown = re.findall(r"^\s*(\d+)(:| \{)", text, re.M)
+    if unknown:
+        fail("%s: fields unknown to formats/perfetto: %s" % (path, sorted(set(u[0] for u in unknown))))
+    trace = parse_text_format(text)
+    tracks = {}          # uuid -> kind
+    names, cats = set(), set()
+    depth = collections.Counter()
+    last_ts = {}
+    for i, pk in enumerate(trace.get("packet", [])):
+        where = "%s: packet %d" % (path, i)
+        if one(pk, "trusted_packet_sequence_id") != "1":
+            fail(where + ": not on sequence 1")
+        flags = one(pk, "sequence_flags")
+        if flags != ("1" if i == 0 else "2"):
+            fail(where + ": sequence_flags %s" % flags)
+        if one(pk, "timestamp") is None:
+            fail(where + ": no timestamp")
+        ts = int(one(pk, "timestamp"))
+        for idata in pk.get("interned_data", []):
+            for e in idata.get("event_names", []):
+                names.add(one(e, "iid"))
+            for e in idata.get("event_categories", []):
+                cats.add(one(e, "iid"))
+        for td in pk.get("track_descriptor", []):
+            uuid = one(td, "uuid")
+            kind = "thread" if "thread" in td else "process" if "process" in td else \
+                "counter" if "counter" in td else "frames"
+            if kind == "thread":
+                th = td["thread"][0]
+                counts["threads"].add(one(th, "thread_name", "") + "/" + one(th, "tid"))
+            tracks[uuid] = kind
+        for te in pk.get("track_event", []):
+            uuid = one(te, "track_uuid")
+            if uuid not in tracks:
+                fail(where + ": event on undescribed track %s" % uuid)
+            if one(te, "name_iid") and one(te, "name_iid") not in names:
+                fail(where + ": name iid %s not defined" % one(te, "name_iid"))
+            for c in te.get("category_iids", []):
+                if c not in cats:
+                    fail(where + ": category iid %s not defined" % c)
+            # Counters get values from every thread, so only thread and frame
+            # tracks are in time order in the file (trace_processor sorts).
+            if tracks[uuid] != "counter" and ts < last_ts.get(uuid, 0):
+                fail(where + ": time goes back on track %s" % uuid)
+            last_ts[uuid] = ts
+            notes = [one(a, "name") for a in te.get("debug_annotations", [])]
+            t = one(te, "type")
+            if t == "TYPE_SLICE_BEGIN":
+                depth[uuid] += 1
+                if tracks[uuid] == "thread":
+                    counts["zones"] += 1
+                else:
+                    counts["frames"] += 1
+            elif t == "TYPE_SLICE_END":
+                depth[uuid] -= 1
+                if depth[uuid] < 0:
+                    fail(where + ": slice end without begin on track %s" % uuid)
+                counts["unclosed"] += "unclosed" in notes
+                counts["cut"] += "cut" in notes
+            elif t == "TYPE_INSTANT":
+                if "text" in notes:
+                    counts["messages"] += 1
+                elif one(te, "name") == "lost events":
+                    counts["lost"] += 1
+                else:
+                    counts["instants"] += 1
+            elif t == "TYPE_COUNTER":
+                if tracks[uuid] != "counter" or one(te, "double_counter_value") is None:
+                    fail(where + ": bad counter event")
+                counts["counters"] += 1
+            else:
+                fail(where + ": event type %s" % t)
+    for uuid, d in depth.items():
+        if d:
+            fail("%s: track %s left with %d open slices" % (path, uuid, d))
+
+
+# ---- Chrome ----
+
+def no_constants(name):
+    raise ValueError("not JSON: %s" % name)
+
+
+def check_chrome(path, counts):
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_float=decimal.Decimal,
+                         parse_constant=no_constants)
+    except (ValueError, UnicodeDecodeError) as e:
+        fail("%s: %s" % (path, e))
+    events = doc.get("traceEvents") if isinstance(doc, dict) else None
+    if not isinstance(events, list):
+        fail("%s: no traceEvents array" % path)
+    open_b = collections.defaultdict(list)
+    spans = collections.defaultdict(list)
+    for i, e in enumerate(events):
+        where = "%s: event %d" % (path, i)
+        ph = e.get("ph")
+        if ph not in ("B", "E", "X", "i", "C", "M"):
+            fail(where + ": ph %r" % ph)
+        if ph != "M" and not isinstance(e.get("ts"), (int, decimal.Decimal)):
+            fail(where + ": no ts")
+        key = (e.get("pid"), e.get("tid"))
+        frames = isinstance(e.get("tid"), int) and e["tid"] >= 1000000000
+        args = e.get("args", {})
+        if ph == "B":
+            open_b[key].append(e["ts"])
+        elif ph == "E":
+            if not open_b[key]:
+                fail(where + ": E without B on thread %s" % (key,))
+            b = open_b[key].pop()
+            if e["ts"] < b:
+                fail(where + ": E before its B")
+            spans[key].append((b, e["ts"] - b))
+        elif ph == "X":
+            if e["dur"] < 0:
+                fail(where + ": negative dur")
+            spans[key].append((e["ts"], e["dur"]))
+        if ph in ("B", "X"):
+            counts["frames" if frames else "zones"] += 1
+        if ph in ("E", "X"):
+            counts["unclosed"] += bool(args.get("unclosed"))
+            counts["cut"] += bool(args.get("cut"))
+        if ph == "i":
+            if "text" in args:
+                counts["messages"] += 1
+            elif e.get("name") == "lost events":
+                counts["lost"] += 1
+            else:
+                counts["instants"] += 1
+        if ph == "C":
+            counts["counters"] += 1
+        if ph == "M" and e.get("name") == "thread_name" and not frames:
+            counts["threads"].add(args["name"] + "/" + str(e["tid"]))
+    for key, st in open_b.items():
+        if st:
+            fail("%s: thread %s left with %d B events without E" % (path, key, len(st)))
+    # Nesting: sorted by start, then longest first, each span must end
+    # inside the spans still open around it.
+    for key, sp in spans.items():
+        sp.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for ts, dur in sp:
+            end = ts + dur
+            while stack and stack[-1] <= ts and not (stack[-1] == ts and dur == 0):
+                stack.pop()
+            if stack and end > stack[-1]:
+                fail("%s: zone at %s on thread %s overlaps its parent" % (path, ts, key))
+            stack.append(end)
+
+
+# ---- folded ----
+
+LINE = re.compile(r"^(?P<stack>[^\n]+) (?P<w>[0-9]+)$")
+
+
+def check_folded(path, counts):
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8")
+    seen = set()
+    for n, line in enumerate(text.split("\n")[:-1], 1):
+        m = LINE.match(line)
+        if not m or int(m.group("w")) <= 0:
+            fail("%s:%d: not a folded line: %r" % (path, n, line))
+        if "" in m.group("stack").split(";"):
+            fail("%s:%d: empty frame" % (path, n))
+        if m.group("stack") in seen:
+            fail("%s:%d: stack repeated" % (path, n))
+        seen.add(m.group("stack"))
+        counts["stacks"] += 1
+        counts["weight"] += int(m.group("w"))
+    if text and not text.endswith("\n"):
+        fail("%s: last line unterminated" % path)
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("perfetto", "chrome", "folded"):
+        fail("usage: conv-check.py perfetto|chrome|folded FILE...")
+    counts = collections.Counter()
+    counts["threads"] = set()
+    for path in sys.argv[2:]:
+        {"perfetto": check_perfetto, "chrome": check_chrome, "folded": check_folded}[sys.argv[1]](path, counts)
+    counts["threads"] = sorted(counts["threads"])
+    print(json.dumps(dict(counts), sort_keys=True))
+
+
+main()
