@@ -123,7 +123,7 @@ static int make_trace(const char *argv0, const char *path, unsigned long long ev
 		snprintf(tool, sizeof(tool), "%.*s/../tools/mktrace",
 			 slash ? (int)(slash - argv0) : 1, slash ? argv0 : ".");
 	}
-	char cmd[3 * 4096 + 64];
+	char cmd[2048 + 3 * 4096 + 64];
 	snprintf(cmd, sizeof(cmd), "'%s' game '%s.tmp' %llu 4 && mv '%s.tmp' '%s'", tool, path,
 		 events, path, path);
 	fprintf(stderr, "bench_conv: making a %llu-event trace with %s\n", events, tool);
