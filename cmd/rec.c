@@ -1,10 +1,202 @@
-/* Placeholder until this command lands; replaced by its own issue's work. */
+/* pfrec: run a program instrumented with <profev.h> and record its trace.
+ * The work is in lib/record.c; this file parses options, passes signals on
+ * and prints. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cmd.h"
+#include "profev_record.h"
+
+static struct profev_recorder *recorder;
+static int progress_shown;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N] [-q]\n"
+		"             [--] PROGRAM [ARGS...]\n\n"
+		"Run PROGRAM, which links the profev client, and record its trace.\n\n"
+		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin)\n"
+		"      --categories LIST  enable or disable categories: 'render,-audio'\n"
+		"      --drop             drop events rather than slow the program down\n"
+		"      --zstd-level N     trace compression level (default 3)\n"
+		"      --buffer SIZE      per-thread client buffer (default 1M)\n"
+		"  -q, --quiet            no progress line\n"
+		"  -h, --help             show this help\n"
+		"      --version          show the version\n\n"
+		"pfrec exits with the program's status (128+N if signal N killed it),\n"
+		"127 or 126 if it could not be started, 1 if the trace could not be\n"
+		"written, 2 on a usage error.\n");
+}
+
+/* Signals from the terminal reach the program's process group already;
+ * ones sent to pfrec alone (kill, a supervisor) are passed on. */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code != SI_KERNEL)
+		profev_recorder_signal(recorder, sig);
+}
+
+static void clear_progress(void)
+{
+	if (progress_shown) {
+		fputs("\r\033[K", stderr);
+		progress_shown = 0;
+	}
+}
+
+static void on_progress(void *ctx, const struct profev_record_stats *s)
+{
+	(void)ctx;
+	double secs = (double)s->elapsed_ns / 1e9;
+	fprintf(stderr, "\r%s: %llu events, %.1f MiB written, %.2fM events/s, %u threads\033[K",
+		cmd_name, (unsigned long long)s->events, (double)s->bytes / (1 << 20),
+		secs > 0 ? (double)s->events / secs / 1e6 : 0.0, s->threads);
+	progress_shown = 1;
+}
+
+static void on_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	clear_progress();
+	cmd_warn("%s", msg);
+}
 
 int cmd_rec(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cmd_error("not available in this build yet");
-	return EXIT_USAGE;
+	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "categories", required_argument, NULL, OPT_CATEGORIES },
+		{ "drop", no_argument, NULL, OPT_DROP },
+		{ "zstd-level", required_argument, NULL, OPT_ZSTD },
+		{ "buffer", required_argument, NULL, OPT_BUFFER },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct profev_record_opts o = { 0 };
+	const char *output = "trace.bin";
+	int quiet = 0, c;
+	o.child_stdout = -1;
+
+	opterr = 0;
+	optind = 1;
+	/* '+': options end at PROGRAM, whose own options stay its own. */
+	while ((c = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_CATEGORIES:
+			o.categories = optarg;
+			break;
+		case OPT_DROP:
+			o.drop = 1;
+			break;
+		case OPT_ZSTD: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < -7 || v > 22)
+				return cmd_usage_error("invalid zstd level '%s' (-7..22)", optarg);
+			o.zstd_level = (int)v;
+			break;
+		}
+		case OPT_BUFFER: {
+			unsigned long long b;
+			if (cmd_parse_size(optarg, &b) < 0 || b < (16u << 10) || b > (64u << 20))
+				return cmd_usage_error("invalid buffer size '%s' (16K..64M)", optarg);
+			o.buffer_bytes = (uint32_t)b;
+			break;
+		}
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case OPT_VERSION:
+			cmd_print_version();
+			return EXIT_OK;
+		default:
+			if (optopt && optopt < 256)
+				return cmd_usage_error("unknown option '-%c'", optopt);
+			return cmd_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("no program to record");
+	o.argv = argv + optind;
+
+	int to_stdout = strcmp(output, "-") == 0;
+	if (to_stdout && isatty(STDOUT_FILENO)) {
+		cmd_error("refusing to write a binary trace to a terminal; use -o FILE");
+		return EXIT_USAGE;
+	}
+	int fd = cmd_open_output(output);
+	if (fd < 0)
+		return EXIT_TRACE;
+	const char *shown = to_stdout ? "<stdout>" : output;
+	/* The trace owns stdout: the program's output goes to stderr. */
+	if (to_stdout)
+		o.child_stdout = STDERR_FILENO;
+	o.out_fd = fd;
+	o.warn = on_warn;
+	if (!quiet && isatty(STDERR_FILENO)) {
+		o.progress = on_progress;
+		o.progress_ns = 250000000;
+	}
+
+	struct profev_error err = { 0 };
+	recorder = profev_recorder_start(&o, &err);
+	if (!recorder) {
+		cmd_error("'%s': %s", shown, err.message[0] ? err.message : profev_strerror(err.code));
+		if (!to_stdout)
+			close(fd);
+		return EXIT_TRACE;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	static const int pass_on[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	for (size_t i = 0; i < sizeof pass_on / sizeof pass_on[0]; i++)
+		sigaction(pass_on[i], &sa, NULL);
+
+	struct profev_record_result res;
+	int rc = profev_recorder_run(recorder, &res);
+	clear_progress();
+	int status = res.status;
+	if (res.exit_kind == PROFEV_EXIT_NOSTART) {
+		cmd_error("unable to start '%s': %s", o.argv[0],
+			  res.exit_code == ENOENT ? "command not found" : strerror(res.exit_code));
+	} else if (!res.client && rc == 0) {
+		cmd_warn("'%s' did not connect to the profev client (not linked with "
+			 "-lprofev-client?); the trace has no events", o.argv[0]);
+	}
+	if (res.stats.lost)
+		cmd_warn("%llu events were dropped (--drop); the trace marks where",
+			 (unsigned long long)res.stats.lost);
+	if (rc < 0) {
+		cmd_trace_error(shown, profev_recorder_error(recorder));
+		status = EXIT_TRACE;
+	}
+	profev_recorder_free(recorder);
+	recorder = NULL;
+	if (!to_stdout && close(fd) < 0 && rc == 0) {
+		cmd_error("'%s': %s", shown, strerror(errno));
+		status = EXIT_TRACE;
+	}
+	if (!quiet && res.client && rc == 0 && isatty(STDERR_FILENO))
+		fprintf(stderr, "%s: %llu events, %u threads, %.1f MiB in '%s'\n", cmd_name,
+			(unsigned long long)res.stats.events, res.stats.threads,
+			(double)res.stats.bytes / (1 << 20), shown);
+	return status;
 }

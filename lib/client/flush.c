@@ -116,10 +116,33 @@ static int collect(struct ring **cursor)
 	return np;
 }
 
+static int hello_sent;
+
+/* Under the pipe lock: whoever writes first (usually the flush thread, but
+ * a crash can come sooner) starts the stream with PFW_HELLO. */
+static int send_hello(void)
+{
+	if (hello_sent)
+		return 0;
+	struct pfw_hello h = {
+		PFW_VERSION, cl.pid, cl.tsc ? (uint32_t)cl.tsc : PFW_CLOCK_MONOTONIC,
+		cl.drop ? PFW_HELLO_DROP : 0, calib_rate, calib_tick0, calib_mono0, calib_real0,
+		cl.ring_bytes, cl.age_us,
+	};
+	if (send_msg(PFW_HELLO, 0, &h, sizeof h) < 0)
+		return -1;
+	hello_sent = 1;
+	return 0;
+}
+
 int flush_pass(int from_signal)
 {
 	if (pipe_lock(from_signal) < 0)
 		return -1;
+	if (send_hello() < 0) {
+		pipe_unlock();
+		return -1;
+	}
 	int rc = 0;
 	struct ring *cursor = ATOMIC_LOAD(&all_rings);
 	do {
@@ -192,16 +215,7 @@ static void broken(void)
 static void *flush_main(void *arg)
 {
 	(void)arg;
-	struct pfw_hello h = {
-		PFW_VERSION, cl.pid, cl.tsc ? (uint32_t)cl.tsc : PFW_CLOCK_MONOTONIC,
-		cl.drop ? PFW_HELLO_DROP : 0, calib_rate, calib_tick0, calib_mono0, calib_real0,
-		cl.ring_bytes, cl.age_us,
-	};
-	pipe_lock(0);
-	int ok = send_msg(PFW_HELLO, 0, &h, sizeof h) == 0;
-	pipe_unlock();
-	if (!ok)
-		broken();
+	int ok = 1;
 	uint64_t next_sync = mono_ns() + 20000000;
 	while (ok) {
 		int stop = __atomic_load_n(&stopping, __ATOMIC_ACQUIRE);

@@ -1,0 +1,99 @@
+/*
+ * profev_record.h - run a program under the profev client and record its
+ * trace (pfrec's engine, in libprofev).
+ *
+ * The recorder starts the program with a pipe handed over as PROFEV_FD,
+ * decodes the client's stream (formats/wire.md) while the program runs,
+ * converts ticks to CLOCK_MONOTONIC nanoseconds and writes the trace with
+ * the profev_writer API. Its memory does not grow with the length of the
+ * recording: only with the number of live threads and distinct names.
+ *
+ * Like the rest of libprofev it never prints and never exits: warnings and
+ * progress reach the caller through callbacks, errors through the
+ * recorder's error record. One recorder must be driven from one thread;
+ * profev_recorder_signal() alone may also be called from a signal handler.
+ */
+#ifndef PROFEV_RECORD_H
+#define PROFEV_RECORD_H
+
+#include <stdint.h>
+#include "profev_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct profev_recorder;
+
+/** Running totals, handed to the progress callback and to the result. */
+struct profev_record_stats {
+	uint64_t events;      /**< events written to the trace */
+	uint64_t bytes;       /**< trace bytes written */
+	uint64_t wire_bytes;  /**< bytes read from the client */
+	uint64_t lost;        /**< events the client dropped (--drop) */
+	uint64_t elapsed_ns;  /**< since the program started */
+	uint32_t threads;     /**< threads seen */
+};
+
+struct profev_record_opts {
+	char *const *argv;        /**< program (searched in PATH) and arguments */
+	int out_fd;               /**< where the trace goes; stays the caller's */
+	const char *categories;   /**< PROFEV_CATEGORIES for the client, NULL = all */
+	int drop;                 /**< drop events instead of slowing the program */
+	int zstd_level;           /**< writer compression level, 0 = default */
+	uint32_t buffer_bytes;    /**< client per-thread buffer, 0 = its default */
+	int child_stdout;         /**< fd to give the program as stdout, -1 = inherit */
+	uint64_t progress_ns;     /**< progress callback period, 0 = never */
+	void (*progress)(void *ctx, const struct profev_record_stats *s);
+	void (*warn)(void *ctx, const char *message); /**< lowercase, no period */
+	void *ctx;
+};
+
+/** How the recording ended. */
+struct profev_record_result {
+	int exit_kind;            /**< enum profev_exit_kind */
+	int exit_code;            /**< status, signal or errno per exit_kind */
+	int status;               /**< as a shell reports it: status, 128+signal,
+	                               127 not found, 126 not executable */
+	int client;               /**< 1 if the program's client connected */
+	struct profev_record_stats stats;
+};
+
+/**
+ * Create the trace on opts->out_fd and start the program.
+ * A program that cannot be started is not an error here: the recorder is
+ * returned and profev_recorder_run() reports PROFEV_EXIT_NOSTART.
+ * @return a recorder, or NULL with *err filled (bad options, no memory,
+ *         pipe or fork failure, trace write failure).
+ */
+struct profev_recorder *profev_recorder_start(const struct profev_record_opts *opts,
+					      struct profev_error *err);
+
+/** Pid of the program, 0 if it was not started. */
+int profev_recorder_pid(const struct profev_recorder *r);
+
+/**
+ * Send sig to the program if it is still running. Async-signal-safe: this
+ * is how pfrec passes SIGINT and SIGTERM on.
+ */
+void profev_recorder_signal(struct profev_recorder *r, int sig);
+
+/**
+ * Record until the program has exited and its stream is closed, then finish
+ * the trace (exit status, end time and lost events in a last metadata
+ * chunk, then the end chunk). Call once.
+ * @return 0 with *res filled, or <0 when the trace could not be written or
+ *         the stream was unreadable (*res is still filled as far as known).
+ */
+int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *res);
+
+/** The recorder's last error; never NULL. */
+const struct profev_error *profev_recorder_error(const struct profev_recorder *r);
+
+/** Accepts NULL. Does not wait for the program. */
+void profev_recorder_free(struct profev_recorder *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,796 @@
+/*
+ * record.c - pfrec's engine: start the program with the client's pipe,
+ * decode the wire stream (formats/wire.md) as it arrives and write the
+ * trace. Memory is bounded by the read buffer, the live threads' zone
+ * stacks and the name tables: never by the length of the recording.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+#include "profev_record.h"
+#include "wire.h"
+
+#define READ_BUF (1u << 20)
+#define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
+#define MAX_DEF_BODY (1u << 20) /* longest non-EVENTS message */
+#define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
+
+struct thr {
+	uint32_t tid;
+	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
+	uint32_t depth;
+	uint32_t stack[MAX_DEPTH];  /* names of open zones */
+};
+
+struct profev_recorder {
+	struct profev_record_opts o;
+	struct profev_error err;
+	struct profev_writer *w;
+	pid_t pid;
+	volatile sig_atomic_t reaped;
+	int rfd, pidfd;
+	int nostart_errno;
+	int status;
+
+	/* stream decoding */
+	unsigned char *buf;
+	size_t len, off;            /* bytes in buf; bytes of buf consumed */
+	uint64_t wire_off;          /* stream offset of buf[0] */
+	int in_events;              /* inside an EVENTS body */
+	uint32_t body_left;         /* its bytes not yet decoded */
+	struct thr *cur;            /* its thread */
+	int bad;                    /* stream unreadable: read and discard */
+
+	/* the client */
+	int hello;
+	struct pfw_hello h;
+	double ns_per_tick;
+	uint64_t lost;
+	uint32_t *strings;          /* client string id -> writer id */
+	uint32_t nstrings;
+	uint32_t *cats;             /* category index -> writer id of its name */
+	uint32_t ncats;
+	struct thr **thr;
+	uint32_t nthr, capthr;
+	uint32_t threads_seen;
+
+	uint64_t mono_start, events;
+	uint64_t marks;             /* default frame marks so far */
+	uint64_t mark_ts[64];       /* the latest of them, by mark number % 64 */
+};
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void warn(struct profev_recorder *r, const char *fmt, ...)
+{
+	if (!r->o.warn)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	r->o.warn(r->o.ctx, msg);
+}
+
+/* The trace cannot be written: keep draining the program, report at the end. */
+static int writer_failed(struct profev_recorder *r)
+{
+	if (r->err.code == PROFEV_OK) {
+		const struct profev_error *we = profev_writer_error(r->w);
+		err_set(&r->err, we->code ? we->code : PROFEV_E_IO, "%s",
+			we->message[0] ? we->message : profev_strerror(we->code));
+	}
+	r->bad = 1;
+	return -1;
+}
+
+static void stream_corrupt(struct profev_recorder *r, const char *what)
+{
+	if (!r->bad)
+		warn(r, "client stream at byte %llu: %s; the rest of it is ignored",
+		     (unsigned long long)(r->wire_off + r->off), what);
+	r->bad = 1;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static struct thr *thread_find(struct profev_recorder *r, uint32_t tid)
+{
+	for (uint32_t i = 0; i < r->nthr; i++)
+		if (r->thr[i]->tid == tid)
+			return r->thr[i];
+	return NULL;
+}
+
+static struct thr *thread_get(struct profev_recorder *r, uint32_t tid, const char *name,
+			      size_t name_len)
+{
+	struct thr *t = thread_find(r, tid);
+	if (t && !name)
+		return t;
+	if (!t) {
+		if (r->nthr == r->capthr) {
+			uint32_t cap = r->capthr ? r->capthr * 2 : 16;
+			struct thr **n = realloc(r->thr, cap * sizeof *n);
+			if (!n)
+				return NULL;
+			r->thr = n;
+			r->capthr = cap;
+		}
+		if (!(t = calloc(1, sizeof *t)))
+			return NULL;
+		t->tid = tid;
+		r->thr[r->nthr++] = t;
+		r->threads_seen++;
+	}
+	char nm[PFW_MAX_TEXT + 1];
+	if (name) {
+		memcpy(nm, name, name_len);
+		nm[name_len] = 0;
+	}
+	if (profev_writer_thread(r->w, tid, r->h.pid, name && name_len ? nm : NULL) < 0) {
+		writer_failed(r);
+		return NULL;
+	}
+	return t;
+}
+
+static void thread_exit(struct profev_recorder *r, uint32_t tid)
+{
+	for (uint32_t i = 0; i < r->nthr; i++) {
+		if (r->thr[i]->tid == tid) {
+			free(r->thr[i]);
+			r->thr[i] = r->thr[--r->nthr];
+			return;
+		}
+	}
+}
+
+/* ---- definitions -------------------------------------------------------- */
+
+static int def_string(struct profev_recorder *r, uint32_t id, const char *s, size_t len)
+{
+	if (id == 0 || id > (1u << 28))
+		return -1;
+	if (id >= r->nstrings) {
+		uint32_t n = r->nstrings ? r->nstrings : 256;
+		while (n <= id)
+			n *= 2;
+		uint32_t *m = realloc(r->strings, n * sizeof *m);
+		if (!m)
+			return -1;
+		memset(m + r->nstrings, 0, (n - r->nstrings) * sizeof *m);
+		r->strings = m;
+		r->nstrings = n;
+	}
+	uint32_t wid = profev_writer_string(r->w, s, len);
+	if (!wid)
+		return writer_failed(r);
+	r->strings[id] = wid;
+	return 0;
+}
+
+static inline uint32_t map_string(const struct profev_recorder *r, uint32_t id)
+{
+	return id < r->nstrings ? r->strings[id] : 0;
+}
+
+static inline uint32_t map_cat(const struct profev_recorder *r, unsigned index)
+{
+	return index < r->ncats ? r->cats[index] : 0;
+}
+
+static int def_category(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	struct pfw_category c;
+	if (len < sizeof c)
+		return -1;
+	memcpy(&c, b, sizeof c);
+	if (c.index > UINT16_MAX || c.name_len > len - sizeof c)
+		return -1;
+	if (c.index >= r->ncats) {
+		uint32_t n = c.index + 16;
+		uint32_t *m = realloc(r->cats, n * sizeof *m);
+		if (!m)
+			return -1;
+		memset(m + r->ncats, 0, (n - r->ncats) * sizeof *m);
+		r->cats = m;
+		r->ncats = n;
+	}
+	uint32_t wid = profev_writer_string(r->w, (const char *)b + sizeof c, c.name_len);
+	if (!wid)
+		return writer_failed(r);
+	r->cats[c.index] = wid;
+	return 0;
+}
+
+static void set_rate(struct profev_recorder *r, double ticks_per_ns)
+{
+	if (ticks_per_ns > 0)
+		r->ns_per_tick = 1.0 / ticks_per_ns;
+}
+
+static int meta_clock(struct profev_recorder *r)
+{
+	struct profev_meta m = { 0 };
+	m.ticks_per_ns = 1.0 / r->ns_per_tick;
+	m.tick_base = r->h.tick0;
+	m.clock = r->h.clock == PFW_CLOCK_MONOTONIC ? "monotonic"
+		  : r->h.clock == PFW_CLOCK_TSC ? "tsc" : "cntvct";
+	if (profev_writer_meta(r->w, &m) < 0)
+		return writer_failed(r);
+	return 0;
+}
+
+static int on_hello(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	if (len < sizeof r->h)
+		return -1;
+	memcpy(&r->h, b, sizeof r->h);
+	if (r->h.version != PFW_VERSION) {
+		warn(r, "client speaks wire version %u, this pfrec %u", r->h.version, PFW_VERSION);
+		return -1;
+	}
+	r->hello = 1;
+	set_rate(r, r->h.ticks_per_ns);
+	return meta_clock(r);
+}
+
+static void on_sync(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	struct pfw_sync s;
+	if (len < sizeof s)
+		return;
+	memcpy(&s, b, sizeof s);
+	/* The longest baseline gives the best rate; later timestamps keep the
+	 * first point as origin so the conversion stays one line. */
+	if (s.mono > r->h.mono0 + 10000000 && s.tick > r->h.tick0)
+		set_rate(r, (double)(s.tick - r->h.tick0) / (double)(s.mono - r->h.mono0));
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
+{
+	int64_t d = (int64_t)(tick - r->h.tick0);
+	int64_t ns = (int64_t)r->h.mono0 + (int64_t)((double)d * r->ns_per_tick);
+	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
+	if (v < t->last_ns)
+		v = t->last_ns;
+	t->last_ns = v;
+	return v;
+}
+
+/*
+ * Frame number of an event: default frame marks before it. Threads arrive
+ * in batches, so a mark may come after events it precedes; the latest
+ * marks are kept to place those, a mark still in flight cannot be.
+ */
+static uint64_t frame_of(const struct profev_recorder *r, uint64_t ts)
+{
+	uint64_t n = r->marks;
+	while (n > 0 && r->marks - n < 64 && r->mark_ts[(n - 1) % 64] >= ts)
+		n--;
+	return n;
+}
+
+static int put(struct profev_recorder *r, struct profev_event *ev)
+{
+	ev->frame = frame_of(r, ev->ts);
+	if (ev->type == PROFEV_EV_FRAME_MARK && ev->name == 0)
+		r->mark_ts[r->marks++ % 64] = ev->ts;
+	if (profev_writer_event(r->w, ev) < 0)
+		return writer_failed(r);
+	r->events++;
+	return 0;
+}
+
+/*
+ * Decode the record at p (avail bytes available, all of this message).
+ * @return its size, 0 if it is not complete yet, -1 if it is malformed.
+ */
+static long record(struct profev_recorder *r, const unsigned char *p, uint32_t avail)
+{
+	if (avail < PFW_REC_HEAD)
+		return 0;
+	uint64_t tick, word;
+	memcpy(&tick, p, 8);
+	memcpy(&word, p + 8, 8);
+	unsigned type = word & 0xff, cat = (word >> 16) & 0xffff;
+	uint32_t arg = (uint32_t)(word >> 32);
+	struct thr *t = r->cur;
+	struct profev_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.tid = t->tid;
+
+	switch (type) {
+	case PFW_R_PAD:
+		if (arg < PFW_REC_HEAD || arg % 16)
+			return -1;
+		return arg <= avail ? (long)arg : 0;
+	case PFW_R_FRAME_MARK:
+	case PFW_R_ZONE_BEGIN:
+	case PFW_R_ZONE_END:
+	case PFW_R_INSTANT:
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = (uint8_t)type;
+		ev.name = arg ? map_string(r, arg) : 0;
+		if (type != PFW_R_FRAME_MARK)
+			ev.payload = map_cat(r, cat);
+		if (type == PFW_R_ZONE_BEGIN && t->depth++ < MAX_DEPTH)
+			t->stack[t->depth - 1] = ev.name;
+		if (type == PFW_R_ZONE_END && t->depth) {
+			if (t->depth-- <= MAX_DEPTH && !arg)
+				ev.name = t->stack[t->depth];
+		}
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD;
+	case PFW_R_COUNTER:
+	case PFW_R_LOST: {
+		if (avail < PFW_REC_LONG)
+			return 0;
+		uint64_t extra;
+		memcpy(&extra, p + 16, 8);
+		ev.ts = tick_ns(r, t, tick);
+		if (type == PFW_R_COUNTER) {
+			double v;
+			memcpy(&v, &extra, 8);
+			ev.type = PROFEV_EV_COUNTER;
+			ev.name = map_string(r, arg);
+			profev_event_set_double(&ev, v);
+		} else {
+			ev.type = PROFEV_EV_LOST;
+			ev.payload = extra;
+			r->lost += extra;
+		}
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_LONG;
+	}
+	case PFW_R_MESSAGE:
+	case PFW_R_THREAD_NAME:
+	case PFW_R_ZONE_DYN: {
+		if (arg > PFW_MAX_TEXT)
+			return -1;
+		uint32_t size = pfw_var_size(arg);
+		if (size > avail)
+			return 0;
+		const char *text = (const char *)p + PFW_REC_HEAD;
+		ev.ts = tick_ns(r, t, tick);
+		if (type == PFW_R_MESSAGE) {
+			ev.type = PROFEV_EV_MESSAGE;
+			ev.payload = map_cat(r, cat);
+			ev.frame = frame_of(r, ev.ts);
+			if (profev_writer_message(r->w, &ev, text, arg) < 0)
+				return writer_failed(r), -2;
+			r->events++;
+			return size;
+		}
+		uint32_t id = profev_writer_string(r->w, text, arg);
+		if (!id)
+			return writer_failed(r), -2;
+		if (type == PFW_R_THREAD_NAME) {
+			if (!thread_get(r, t->tid, text, arg))
+				return -2;
+			ev.type = PROFEV_EV_THREAD_NAME;
+		} else {
+			ev.type = PROFEV_EV_ZONE_BEGIN;
+			ev.payload = map_cat(r, cat);
+			if (t->depth++ < MAX_DEPTH)
+				t->stack[t->depth - 1] = id;
+		}
+		ev.name = id;
+		return put(r, &ev) < 0 ? -2 : (long)size;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* A whole non-EVENTS message. */
+static int message(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
+{
+	if (!r->hello && h->type != PFW_HELLO)
+		return -1;
+	switch (h->type) {
+	case PFW_HELLO:
+		return on_hello(r, b, h->len);
+	case PFW_STRING:
+		if (h->len < 4)
+			return -1;
+		uint32_t id;
+		memcpy(&id, b, 4);
+		return def_string(r, id, (const char *)b + 4, h->len - 4);
+	case PFW_CATEGORY:
+		return def_category(r, b, h->len);
+	case PFW_THREAD:
+		if (h->len > PFW_MAX_TEXT)
+			return -1;
+		return thread_get(r, h->tid, (const char *)b, h->len) ? 0 : -1;
+	case PFW_SYNC:
+		on_sync(r, b, h->len);
+		return 0;
+	case PFW_THREAD_EXIT:
+		thread_exit(r, h->tid);
+		return 0;
+	case PFW_BYE:
+		if (h->len >= sizeof(struct pfw_bye)) {
+			struct pfw_bye bye;
+			memcpy(&bye, b, sizeof bye);
+			r->lost += bye.lost;
+		}
+		return 0;
+	default:
+		return 0; /* unknown messages are skipped: newer clients may add some */
+	}
+}
+
+/* Decode what buf holds; leaves an incomplete message or record in it. */
+static void decode(struct profev_recorder *r)
+{
+	while (!r->bad) {
+		size_t avail = r->len - r->off;
+		unsigned char *p = r->buf + r->off;
+		if (r->in_events) {
+			if (r->body_left == 0) {
+				r->in_events = 0;
+				continue;
+			}
+			uint32_t a = avail < r->body_left ? (uint32_t)avail : r->body_left;
+			long n = record(r, p, a);
+			if (n == 0) {
+				if (a == r->body_left)
+					stream_corrupt(r, "record crosses the end of its message");
+				break;
+			}
+			if (n < 0) {
+				if (n == -1)
+					stream_corrupt(r, "malformed event record");
+				break;
+			}
+			r->off += (size_t)n;
+			r->body_left -= (uint32_t)n;
+			continue;
+		}
+		if (avail < sizeof(struct pfw_header))
+			break;
+		struct pfw_header h;
+		memcpy(&h, p, sizeof h);
+		if (h.magic != PFW_MAGIC || h.len > PFW_MAX_BODY) {
+			stream_corrupt(r, "bad message header");
+			break;
+		}
+		if (h.type == PFW_EVENTS) {
+			if (!r->hello || h.len % 16) {
+				stream_corrupt(r, "events before the client's hello");
+				break;
+			}
+			r->cur = thread_find(r, h.tid);
+			if (!r->cur && !(r->cur = thread_get(r, h.tid, NULL, 0)))
+				break;
+			r->off += sizeof h;
+			r->in_events = 1;
+			r->body_left = h.len;
+			continue;
+		}
+		if (h.len > MAX_DEF_BODY) {
+			stream_corrupt(r, "message too long");
+			break;
+		}
+		if (avail < sizeof h + h.len)
+			break;
+		if (message(r, &h, p + sizeof h) < 0) {
+			stream_corrupt(r, "malformed message");
+			break;
+		}
+		r->off += sizeof h + h.len;
+	}
+}
+
+/* ---- the program -------------------------------------------------------- */
+
+static void child_exec(const struct profev_record_opts *o, int wfd, int errfd)
+{
+	char num[16];
+	/* dup() gives a descriptor without close-on-exec: the one the program gets. */
+	int fd = dup(wfd);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (fd >= 0) {
+		snprintf(num, sizeof num, "%d", fd);
+		setenv("PROFEV_FD", num, 1);
+	}
+	if (o->categories)
+		setenv("PROFEV_CATEGORIES", o->categories, 1);
+	if (o->drop)
+		setenv("PROFEV_DROP", "1", 1);
+	if (o->buffer_bytes) {
+		snprintf(num, sizeof num, "%u", o->buffer_bytes);
+		setenv("PROFEV_BUFFER", num, 1);
+	}
+	if (o->child_stdout >= 0 && o->child_stdout != STDOUT_FILENO)
+		dup2(o->child_stdout, STDOUT_FILENO);
+	execvp(o->argv[0], o->argv);
+	int e = errno;
+	if (write(errfd, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int start_meta(struct profev_recorder *r)
+{
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	uint32_t argc = 0;
+	while (r->o.argv[argc])
+		argc++;
+	struct profev_meta m = { 0 };
+	m.program = r->o.argv[0];
+	m.argv = (const char *const *)r->o.argv;
+	m.argc = argc;
+	m.pid = (uint32_t)(r->pid > 0 ? r->pid : 0);
+	m.host = host;
+	m.wall_start_ns = (int64_t)now_ns(CLOCK_REALTIME);
+	m.mono_start_ns = r->mono_start;
+	m.recorder = "pfrec " PROFEV_VERSION_STRING;
+	return profev_writer_meta(r->w, &m);
+}
+
+struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o,
+					      struct profev_error *err)
+{
+	struct profev_error dummy;
+	if (!err)
+		err = &dummy;
+	if (!o || !o->argv || !o->argv[0] || o->out_fd < 0) {
+		err_set(err, PROFEV_E_ARG, "no program to record");
+		return NULL;
+	}
+	struct profev_recorder *r = calloc(1, sizeof *r);
+	if (!r || !(r->buf = malloc(READ_BUF))) {
+		free(r);
+		err_set(err, PROFEV_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	r->o = *o;
+	r->rfd = r->pidfd = -1;
+	r->ns_per_tick = 1.0;
+	struct profev_writer_opts wo = { o->zstd_level, 0 };
+	if (!(r->w = profev_writer_new(o->out_fd, &wo, err)))
+		goto fail;
+
+	int data[2], errp[2];
+	if (pipe2(data, O_CLOEXEC) < 0) {
+		err_set(err, PROFEV_E_IO, "unable to create a pipe: %s", strerror(errno));
+		goto fail;
+	}
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		err_set(err, PROFEV_E_IO, "unable to create a pipe: %s", strerror(errno));
+		close(data[0]);
+		close(data[1]);
+		goto fail;
+	}
+	/* A larger pipe lets the flush thread hand over more per wakeup. */
+	fcntl(data[0], F_SETPIPE_SZ, 1 << 20);
+	r->mono_start = now_ns(CLOCK_MONOTONIC);
+	r->pid = fork();
+	if (r->pid == 0) {
+		close(data[0]);
+		close(errp[0]);
+		child_exec(o, data[1], errp[1]);
+	}
+	int fork_errno = errno;
+	close(data[1]);
+	close(errp[1]);
+	r->rfd = data[0];
+	if (r->pid < 0) {
+		close(errp[0]);
+		err_set(err, PROFEV_E_IO, "unable to start a process: %s", strerror(fork_errno));
+		goto fail;
+	}
+	int e;
+	ssize_t n;
+	while ((n = read(errp[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(errp[0]);
+	if (n == (ssize_t)sizeof e) {
+		r->nostart_errno = e;
+		waitpid(r->pid, NULL, 0);
+		r->pid = 0;
+		r->reaped = 1;
+	}
+#ifdef SYS_pidfd_open
+	if (r->pid > 0)
+		r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+#endif
+	if (start_meta(r) < 0) {
+		*err = *profev_writer_error(r->w);
+		profev_recorder_signal(r, SIGKILL);
+		if (r->pid > 0)
+			waitpid(r->pid, NULL, 0);
+		goto fail;
+	}
+	return r;
+fail:
+	profev_recorder_free(r);
+	return NULL;
+}
+
+int profev_recorder_pid(const struct profev_recorder *r)
+{
+	return r && !r->reaped ? r->pid : 0;
+}
+
+void profev_recorder_signal(struct profev_recorder *r, int sig)
+{
+	if (r && r->pid > 0 && !r->reaped)
+		kill(r->pid, sig);
+}
+
+const struct profev_error *profev_recorder_error(const struct profev_recorder *r)
+{
+	return &r->err;
+}
+
+static void fill_stats(struct profev_recorder *r, struct profev_record_stats *s)
+{
+	struct profev_totals t;
+	profev_writer_totals(r->w, &t);
+	s->events = r->events;
+	s->bytes = t.bytes;
+	s->wire_bytes = r->wire_off + r->off;
+	s->lost = r->lost;
+	s->elapsed_ns = now_ns(CLOCK_MONOTONIC) - r->mono_start;
+	s->threads = r->threads_seen;
+}
+
+static int try_reap(struct profev_recorder *r, int block)
+{
+	if (r->reaped)
+		return 1;
+	pid_t p;
+	while ((p = waitpid(r->pid, &r->status, block ? 0 : WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (p == r->pid || (p < 0 && errno == ECHILD)) {
+		r->reaped = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Read what the pipe has; 0 at EOF, 1 if data or nothing yet. */
+static int read_some(struct profev_recorder *r)
+{
+	if (r->off > 0) {
+		memmove(r->buf, r->buf + r->off, r->len - r->off);
+		r->len -= r->off;
+		r->wire_off += r->off;
+		r->off = 0;
+	}
+	if (r->bad) {
+		r->wire_off += r->len;
+		r->len = 0;
+	}
+	ssize_t n = read(r->rfd, r->buf + r->len, READ_BUF - r->len);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	if (n == 0)
+		return 0;
+	r->len += (size_t)n;
+	decode(r);
+	return 1;
+}
+
+int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *res)
+{
+	memset(res, 0, sizeof *res);
+	uint64_t next_progress = now_ns(CLOCK_MONOTONIC) + r->o.progress_ns;
+	uint64_t exited_at = 0;
+	while (r->rfd >= 0) {
+		struct pollfd p[2] = { { r->rfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 } };
+		int np = r->pidfd >= 0 && !r->reaped ? 2 : 1;
+		int timeout = r->o.progress_ns ? (int)(r->o.progress_ns / 1000000) + 1 : 1000;
+		if (r->reaped || r->pidfd < 0)
+			timeout = 20;
+		int k = poll(p, (nfds_t)np, timeout);
+		if (k < 0 && errno != EINTR)
+			break;
+		if (k > 0 && p[0].revents) {
+			if (!read_some(r)) {
+				close(r->rfd);
+				r->rfd = -1;
+			}
+		}
+		if ((np == 2 && p[1].revents) || r->pidfd < 0)
+			try_reap(r, 0);
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (r->reaped && r->rfd >= 0) {
+			/* The program is gone but something it started holds the
+			 * pipe; do not wait for that process. */
+			if (!exited_at)
+				exited_at = now;
+			if (k > 0 && p[0].revents)
+				exited_at = now;
+			else if (now - exited_at > LINGER_NS) {
+				warn(r, "a process started by the program still holds the trace "
+					"stream; stopped reading it");
+				close(r->rfd);
+				r->rfd = -1;
+			}
+		}
+		if (r->o.progress && r->o.progress_ns && now >= next_progress) {
+			fill_stats(r, &res->stats);
+			r->o.progress(r->o.ctx, &res->stats);
+			next_progress = now + r->o.progress_ns;
+		}
+	}
+	if (r->in_events && r->body_left && !r->bad)
+		warn(r, "client stream ends inside a message; its last %u bytes are lost",
+		     r->body_left);
+	try_reap(r, 1);
+
+	struct profev_meta m = { 0 };
+	if (r->nostart_errno) {
+		res->exit_kind = PROFEV_EXIT_NOSTART;
+		res->exit_code = r->nostart_errno;
+		res->status = r->nostart_errno == ENOENT ? 127 : 126;
+	} else if (WIFSIGNALED(r->status)) {
+		res->exit_kind = PROFEV_EXIT_SIGNALED;
+		res->exit_code = WTERMSIG(r->status);
+		res->status = 128 + res->exit_code;
+	} else {
+		res->exit_kind = PROFEV_EXIT_EXITED;
+		res->exit_code = WEXITSTATUS(r->status);
+		res->status = res->exit_code;
+	}
+	res->client = r->hello;
+	m.exit_kind = res->exit_kind;
+	m.exit_code = res->exit_code;
+	m.end_ns = now_ns(CLOCK_MONOTONIC);
+	m.lost_events = r->lost;
+	if (r->hello) {
+		m.ticks_per_ns = 1.0 / r->ns_per_tick;
+		m.tick_base = r->h.tick0;
+	}
+	int rc = r->err.code ? r->err.code : 0;
+	if (!rc && (profev_writer_meta(r->w, &m) < 0 || profev_writer_close(r->w) < 0)) {
+		writer_failed(r);
+		rc = r->err.code;
+	}
+	fill_stats(r, &res->stats);
+	return rc;
+}
+
+void profev_recorder_free(struct profev_recorder *r)
+{
+	if (!r)
+		return;
+	profev_writer_free(r->w);
+	if (r->rfd >= 0)
+		close(r->rfd);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	for (uint32_t i = 0; i < r->nthr; i++)
+		free(r->thr[i]);
+	free(r->thr);
+	free(r->strings);
+	free(r->cats);
+	free(r->buf);
+	free(r);
+}

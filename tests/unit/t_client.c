@@ -1,0 +1,637 @@
+/* The client runtime end to end: this program records itself. Run with a
+ * scenario name as argument (by the recorder) it is the traced program;
+ * run without, it records each scenario with the recorder library and
+ * checks the trace through the reader. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "profev.h"
+#include "profev_record.h"
+#include "profev_trace.h"
+
+PROFEV_CATEGORY(render, "drawing");
+PROFEV_CATEGORY(audio, "sound");
+PROFEV_CATEGORY(physics, "simulation");
+
+#define MANY_THREADS 16
+static long many_zones = 1000000;
+
+/* ---- the traced side ---------------------------------------------------- */
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void nested(int depth)
+{
+	PROFEV_ZONE(render, "nested");
+	if (depth > 1)
+		nested(depth - 1);
+}
+
+static void *macros_thread(void *arg)
+{
+	(void)arg;
+	profev_thread_name("mixer");
+	for (int i = 0; i < 10; i++) {
+		PROFEV_ZONE(audio, "mix");
+		PROFEV_COUNTER(audio, "voices", i * 0.5);
+	}
+	return NULL;
+}
+
+static int child_macros(void)
+{
+	if (!profev_active())
+		return 90;
+	pthread_t t;
+	pthread_create(&t, NULL, macros_thread, NULL);
+	pthread_join(t, NULL);
+	profev_thread_name("main loop");
+	for (int f = 0; f < 3; f++) {
+		PROFEV_ZONE(render, "frame");
+		nested(4);
+		PROFEV_ZONE_BEGIN(physics, "step");
+		PROFEV_INSTANT(physics, "contact");
+		PROFEV_ZONE_END(physics);
+		char name[32];
+		int n = snprintf(name, sizeof name, "entity %dxxx", f);
+		{
+			PROFEV_ZONE_DYN(render, name, (size_t)n - 3);
+			PROFEV_MESSAGE(render, "frame %d of %s", f, "three");
+		}
+		PROFEV_COUNTER(render, "fps", 60.25 + f);
+		PROFEV_FRAME_MARK();
+	}
+	PROFEV_FRAME_MARK_NAMED("physics");
+	return 7;
+}
+
+static void *many_thread(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < many_zones; i++) {
+		PROFEV_ZONE_BEGIN(render, "z");
+		PROFEV_ZONE_END(render);
+	}
+	return NULL;
+}
+
+static int child_many(void)
+{
+	pthread_t t[MANY_THREADS];
+	for (int i = 0; i < MANY_THREADS; i++)
+		pthread_create(&t[i], NULL, many_thread, NULL);
+	for (int i = 0; i < MANY_THREADS; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+static int child_categories(void)
+{
+	for (int i = 0; i < 5; i++) {
+		PROFEV_INSTANT(render, "r");
+		PROFEV_INSTANT(audio, "a");
+		PROFEV_INSTANT(physics, "p");
+	}
+	return 0;
+}
+
+static void some_zones(int n)
+{
+	for (int i = 0; i < n; i++) {
+		PROFEV_ZONE(render, "before");
+	}
+}
+
+static int child_segv(void)
+{
+	some_zones(100);
+	volatile int *volatile p = NULL;
+	*p = 1;
+	return 0;
+}
+
+static int child_abort(void)
+{
+	some_zones(100);
+	abort();
+}
+
+static int child_kill(void)
+{
+	some_zones(1000);
+	/* Longer than the flush thread's age limit (2 ms). */
+	sleep_ms(50);
+	raise(SIGKILL);
+	return 0;
+}
+
+static void program_handler(int sig)
+{
+	(void)sig;
+	_exit(42);
+}
+
+/* Installed before the client's constructor runs: the client must chain to it. */
+__attribute__((constructor(101))) static void early_handler(void)
+{
+	const char *s = getenv("T_CLIENT_OWN_HANDLER");
+	if (s)
+		signal(SIGSEGV, program_handler);
+}
+
+static int child_chain(void)
+{
+	return child_segv();
+}
+
+static void *exit_thread(void *arg)
+{
+	(void)arg;
+	some_zones(10);
+	exit(5);
+}
+
+static int child_thread_exit(void)
+{
+	some_zones(10);
+	pthread_t t;
+	pthread_create(&t, NULL, exit_thread, NULL);
+	for (;;)
+		pause();
+	return 0;
+}
+
+static int child_fork(void)
+{
+	some_zones(5);
+	pid_t p = fork();
+	if (p == 0) {
+		/* Inherited state must not write into the parent's stream. */
+		PROFEV_INSTANT(render, "in forked child");
+		if (profev_active())
+			_exit(1);
+		execl("/proc/self/exe", "t_client", "grandchild", (char *)NULL);
+		_exit(2);
+	}
+	int st;
+	waitpid(p, &st, 0);
+	PROFEV_COUNTER(render, "child status", WIFEXITED(st) ? WEXITSTATUS(st) : 100);
+	some_zones(5);
+	return 0;
+}
+
+static int child_grandchild(void)
+{
+	PROFEV_INSTANT(render, "in exec'd child");
+	/* PROFEV_FD was taken out of the environment and the pipe closed on exec. */
+	return profev_active() || getenv("PROFEV_FD") ? 3 : 0;
+}
+
+static int child_drop(void)
+{
+	for (int i = 0; i < 200000; i++) {
+		PROFEV_ZONE(render, "burst");
+	}
+	return 0;
+}
+
+static int child_env(void)
+{
+	return getenv("PROFEV_FD") || getenv("PROFEV_CATEGORIES") ? 1 : 0;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(void);
+} children[] = {
+	{ "macros", child_macros }, { "many", child_many }, { "categories", child_categories },
+	{ "segv", child_segv }, { "abort", child_abort }, { "kill", child_kill },
+	{ "chain", child_chain }, { "thread-exit", child_thread_exit }, { "fork", child_fork },
+	{ "grandchild", child_grandchild }, { "drop", child_drop }, { "env", child_env },
+};
+
+/* ---- the recording side ------------------------------------------------- */
+
+struct rec {
+	struct profev_record_result res;
+	int rc;
+	char path[64];
+};
+
+static void record(struct rec *out, const char *scenario, const char *categories, int drop,
+		   uint32_t buffer)
+{
+	char *argv[] = { "/proc/self/exe", (char *)scenario, NULL };
+	strcpy(out->path, "/tmp/t_client.XXXXXX");
+	int fd = mkstemp(out->path);
+	CHECK(fd >= 0);
+	struct profev_record_opts o = { 0 };
+	o.argv = argv;
+	o.out_fd = fd;
+	o.categories = categories;
+	o.drop = drop;
+	o.buffer_bytes = buffer;
+	o.child_stdout = -1;
+	struct profev_error err;
+	struct profev_recorder *r = profev_recorder_start(&o, &err);
+	CHECK(r != NULL);
+	if (!r) {
+		fprintf(stderr, "start: %s\n", err.message);
+		out->rc = -1;
+		close(fd);
+		return;
+	}
+	out->rc = profev_recorder_run(r, &out->res);
+	if (out->rc)
+		fprintf(stderr, "%s: %s\n", scenario, profev_recorder_error(r)->message);
+	profev_recorder_free(r);
+	close(fd);
+}
+
+/* Events of a trace, reduced to what the checks compare. */
+struct ev {
+	struct profev_event e;
+	char name[48], cat[16], thread[16], text[48];
+};
+
+struct trace {
+	struct ev *ev;
+	size_t n, cap;
+	int complete;
+	struct profev_meta meta;
+	char clock[16];
+	uint64_t lost;
+	int keep;           /* store events (else only count per type) */
+	uint64_t by_type[16];
+	uint32_t tids[64];
+	uint64_t per_tid[64];
+	unsigned ntids;
+};
+
+static void load(struct trace *t, const char *path, int keep)
+{
+	memset(t, 0, sizeof *t);
+	t->keep = keep;
+	FILE *f = fopen(path, "rb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	struct profev_error err;
+	struct profev_reader *r = profev_reader_new(f, &err);
+	CHECK(r != NULL);
+	if (!r) {
+		fprintf(stderr, "%s: %s\n", path, err.message);
+		fclose(f);
+		return;
+	}
+	struct profev_event e;
+	struct profev_event_info in;
+	int rc;
+	uint64_t last_ts[64] = { 0 };
+	while ((rc = profev_reader_next_event(r, &e, &in)) == 1) {
+		if (e.type < 16)
+			t->by_type[e.type]++;
+		unsigned k = 0;
+		while (k < t->ntids && t->tids[k] != e.tid)
+			k++;
+		if (k == t->ntids && k < 64)
+			t->tids[t->ntids++] = e.tid;
+		if (k < 64) {
+			t->per_tid[k]++;
+			CHECK(e.ts >= last_ts[k]); /* monotonic per thread */
+			last_ts[k] = e.ts;
+		}
+		if (e.type == PROFEV_EV_LOST)
+			t->lost += e.payload;
+		if (!keep)
+			continue;
+		if (t->n == t->cap) {
+			t->cap = t->cap ? t->cap * 2 : 256;
+			t->ev = realloc(t->ev, t->cap * sizeof *t->ev);
+		}
+		struct ev *v = &t->ev[t->n++];
+		memset(v, 0, sizeof *v);
+		v->e = e;
+		snprintf(v->name, sizeof v->name, "%s", in.name);
+		snprintf(v->cat, sizeof v->cat, "%s", in.category);
+		snprintf(v->thread, sizeof v->thread, "%s", in.thread);
+		if (in.text)
+			snprintf(v->text, sizeof v->text, "%.*s", (int)in.text_len, in.text);
+	}
+	CHECK_EQ(rc, 0);
+	if (rc < 0)
+		fprintf(stderr, "%s: %s\n", path, profev_reader_error(r)->message);
+	t->complete = rc == 0;
+	t->meta = *profev_reader_meta(r);
+	if (t->meta.clock)
+		snprintf(t->clock, sizeof t->clock, "%s", t->meta.clock);
+	t->meta.clock = t->meta.program = t->meta.host = t->meta.recorder = NULL;
+	t->meta.argv = NULL;
+	profev_reader_free(r);
+	fclose(f);
+}
+
+static void unload(struct trace *t, struct rec *rc)
+{
+	free(t->ev);
+	unlink(rc->path);
+}
+
+static size_t count(const struct trace *t, int type, const char *name)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ev[i].e.type == type && (!name || strcmp(t->ev[i].name, name) == 0))
+			n++;
+	return n;
+}
+
+static const struct ev *find(const struct trace *t, int type, const char *name, size_t nth)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ev[i].e.type == type && (!name || strcmp(t->ev[i].name, name) == 0) && !nth--)
+			return &t->ev[i];
+	return NULL;
+}
+
+static void test_macros(void)
+{
+	struct rec rc;
+	struct trace t;
+	record(&rc, "macros", NULL, 0, 0);
+	CHECK_EQ(rc.rc, 0);
+	CHECK_EQ(rc.res.exit_kind, PROFEV_EXIT_EXITED);
+	CHECK_EQ(rc.res.exit_code, 7);
+	CHECK_EQ(rc.res.status, 7);
+	CHECK_EQ(rc.res.client, 1);
+	load(&t, rc.path, 1);
+	CHECK(t.complete);
+	CHECK_EQ(t.meta.exit_kind, PROFEV_EXIT_EXITED);
+	CHECK_EQ(t.meta.exit_code, 7);
+	CHECK(t.meta.ticks_per_ns > 0);
+	CHECK(t.clock[0] != 0);
+
+	/* Zones: 3 frames + 3*4 nested + 3 step + 3 dyn on main; 10 mix. */
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "frame"), 3);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "nested"), 12);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "step"), 3);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "mix"), 10);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "entity 0"), 1);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "entity 2"), 1);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, NULL), 31);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_END, NULL), 31);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_END, "step"), 3); /* named from the open zone */
+	CHECK_EQ(count(&t, PROFEV_EV_INSTANT, "contact"), 3);
+	CHECK_EQ(count(&t, PROFEV_EV_COUNTER, "voices"), 10);
+	CHECK_EQ(count(&t, PROFEV_EV_COUNTER, "fps"), 3);
+	CHECK_EQ(count(&t, PROFEV_EV_MESSAGE, NULL), 3);
+	CHECK_EQ(count(&t, PROFEV_EV_FRAME_MARK, ""), 3);
+	CHECK_EQ(count(&t, PROFEV_EV_FRAME_MARK, "physics"), 1);
+	CHECK_EQ(count(&t, PROFEV_EV_THREAD_NAME, "mixer"), 1);
+	CHECK_EQ(count(&t, PROFEV_EV_THREAD_NAME, "main loop"), 1);
+
+	const struct ev *e = find(&t, PROFEV_EV_COUNTER, "voices", 3);
+	CHECK(e && profev_event_double(&e->e) == 1.5);
+	CHECK(e && strcmp(e->thread, "mixer") == 0);
+	e = find(&t, PROFEV_EV_COUNTER, "fps", 2);
+	CHECK(e && profev_event_double(&e->e) == 62.25);
+	e = find(&t, PROFEV_EV_MESSAGE, NULL, 1);
+	CHECK(e && strcmp(e->text, "frame 1 of three") == 0);
+	CHECK(e && strcmp(e->cat, "render") == 0);
+	CHECK(e && strcmp(e->thread, "main loop") == 0);
+	e = find(&t, PROFEV_EV_ZONE_BEGIN, "step", 0);
+	CHECK(e && strcmp(e->cat, "physics") == 0);
+	e = find(&t, PROFEV_EV_ZONE_BEGIN, "mix", 0);
+	CHECK(e && strcmp(e->cat, "audio") == 0);
+	const struct ev *m0 = find(&t, PROFEV_EV_ZONE_BEGIN, "mix", 0);
+	const struct ev *f0 = find(&t, PROFEV_EV_ZONE_BEGIN, "frame", 0);
+	CHECK(m0 && f0 && m0->e.tid != f0->e.tid);
+	CHECK(f0 && (uint32_t)t.meta.pid == f0->e.tid);
+
+	/* Nesting: on each thread begins and ends pair up like brackets, and
+	 * an end carries the name of the zone it closes. */
+	char stack[2][16][48];
+	int depth[2] = { 0, 0 }, maxdepth = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct ev *v = &t.ev[i];
+		int th = v->e.tid == f0->e.tid ? 0 : 1;
+		if (v->e.type == PROFEV_EV_ZONE_BEGIN) {
+			CHECK(depth[th] < 16);
+			if (depth[th] < 16)
+				strcpy(stack[th][depth[th]++], v->name);
+			if (depth[th] > maxdepth)
+				maxdepth = depth[th];
+		} else if (v->e.type == PROFEV_EV_ZONE_END) {
+			CHECK(depth[th] > 0);
+			if (depth[th] > 0)
+				CHECK_STR(v->name, stack[th][--depth[th]]);
+		}
+	}
+	CHECK_EQ(depth[0], 0);
+	CHECK_EQ(depth[1], 0);
+	/* frame > nested x4 (a dynamic zone and step reach only depth 2) */
+	CHECK_EQ(maxdepth, 5);
+
+	/* Frame numbers: events of frame k follow k default marks. */
+	e = find(&t, PROFEV_EV_ZONE_BEGIN, "frame", 2);
+	CHECK(e && e->e.frame == 2);
+	e = find(&t, PROFEV_EV_FRAME_MARK, "", 1);
+	CHECK(e && e->e.frame == 1);
+	unload(&t, &rc);
+}
+
+static void test_many_threads(void)
+{
+	struct rec rc;
+	struct trace t;
+	record(&rc, "many", NULL, 0, 0);
+	CHECK_EQ(rc.rc, 0);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 0);
+	CHECK(t.complete);
+	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_BEGIN], (uint64_t)MANY_THREADS * many_zones);
+	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_END], (uint64_t)MANY_THREADS * many_zones);
+	CHECK_EQ(t.lost, 0);
+	CHECK_EQ(t.meta.lost_events, 0);
+	CHECK_EQ(t.ntids, MANY_THREADS);
+	for (unsigned i = 0; i < t.ntids; i++)
+		CHECK_EQ_U64(t.per_tid[i], 2 * (uint64_t)many_zones);
+	CHECK_EQ_U64(rc.res.stats.events, 2 * (uint64_t)MANY_THREADS * many_zones);
+	unload(&t, &rc);
+}
+
+static void test_categories(void)
+{
+	static const struct {
+		const char *list;
+		size_t r, a, p;
+	} cases[] = {
+		{ NULL, 5, 5, 5 },
+		{ "render,-audio", 5, 0, 0 },
+		{ "-audio", 5, 0, 5 },
+		{ "-*,physics", 0, 0, 5 },
+		{ "*,-render", 0, 5, 5 },
+		{ "nosuch", 0, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct rec rc;
+		struct trace t;
+		record(&rc, "categories", cases[i].list, 0, 0);
+		load(&t, rc.path, 1);
+		CHECK_EQ(count(&t, PROFEV_EV_INSTANT, "r"), cases[i].r);
+		CHECK_EQ(count(&t, PROFEV_EV_INSTANT, "a"), cases[i].a);
+		CHECK_EQ(count(&t, PROFEV_EV_INSTANT, "p"), cases[i].p);
+		unload(&t, &rc);
+	}
+}
+
+static void test_crashes(void)
+{
+	static const struct {
+		const char *name;
+		int kind, code, status;
+		size_t zones;
+	} cases[] = {
+		{ "segv", PROFEV_EXIT_SIGNALED, SIGSEGV, 128 + SIGSEGV, 100 },
+		{ "abort", PROFEV_EXIT_SIGNALED, SIGABRT, 128 + SIGABRT, 100 },
+		{ "kill", PROFEV_EXIT_SIGNALED, SIGKILL, 128 + SIGKILL, 1000 },
+		{ "chain", PROFEV_EXIT_EXITED, 42, 42, 100 },
+		{ "thread-exit", PROFEV_EXIT_EXITED, 5, 5, 20 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct rec rc;
+		struct trace t;
+		if (strcmp(cases[i].name, "chain") == 0)
+			setenv("T_CLIENT_OWN_HANDLER", "1", 1);
+		record(&rc, cases[i].name, NULL, 0, 0);
+		unsetenv("T_CLIENT_OWN_HANDLER");
+		CHECK_EQ(rc.rc, 0);
+		CHECK_EQ(rc.res.exit_kind, cases[i].kind);
+		CHECK_EQ(rc.res.exit_code, cases[i].code);
+		CHECK_EQ(rc.res.status, cases[i].status);
+		load(&t, rc.path, 1);
+		CHECK(t.complete);
+		if (count(&t, PROFEV_EV_ZONE_END, "before") != cases[i].zones)
+			fprintf(stderr, "case %s\n", cases[i].name);
+		CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "before"), cases[i].zones);
+		CHECK_EQ(count(&t, PROFEV_EV_ZONE_END, "before"), cases[i].zones);
+		CHECK_EQ(t.meta.exit_kind, cases[i].kind);
+		CHECK_EQ(t.meta.exit_code, cases[i].code);
+		unload(&t, &rc);
+	}
+}
+
+static void test_fork(void)
+{
+	struct rec rc;
+	struct trace t;
+	record(&rc, "fork", NULL, 0, 0);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 1);
+	CHECK(t.complete);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "before"), 10);
+	CHECK_EQ(count(&t, PROFEV_EV_INSTANT, NULL), 0);
+	const struct ev *e = find(&t, PROFEV_EV_COUNTER, "child status", 0);
+	CHECK(e && profev_event_double(&e->e) == 0);
+	CHECK_EQ(t.ntids, 1);
+	unload(&t, &rc);
+}
+
+static void test_drop(void)
+{
+	/* A 16 KiB buffer, so the burst outruns the flush thread now and then;
+	 * whatever was dropped is accounted for, in place. */
+	struct rec rc;
+	struct trace t;
+	record(&rc, "drop", NULL, 1, 16 << 10);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 0);
+	CHECK(t.complete);
+	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_BEGIN] + t.by_type[PROFEV_EV_ZONE_END] + t.lost
+		     + (t.meta.lost_events - t.lost), 400000);
+	CHECK_EQ_U64(rc.res.stats.lost, t.meta.lost_events);
+	fprintf(stderr, "drop: %llu of 400000 events dropped\n",
+		(unsigned long long)t.meta.lost_events);
+	unload(&t, &rc);
+}
+
+static void test_monotonic_clock(void)
+{
+	struct rec rc;
+	struct trace t;
+	setenv("PROFEV_CLOCK", "monotonic", 1);
+	record(&rc, "macros", NULL, 0, 0);
+	unsetenv("PROFEV_CLOCK");
+	CHECK_EQ(rc.res.status, 7);
+	load(&t, rc.path, 1);
+	CHECK_STR(t.clock, "monotonic");
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, NULL), 31);
+	CHECK_EQ(count(&t, PROFEV_EV_COUNTER, "voices"), 10);
+	unload(&t, &rc);
+}
+
+static void test_env_removed(void)
+{
+	struct rec rc;
+	record(&rc, "env", "render", 0, 0);
+	CHECK_EQ(rc.res.status, 0);
+	unlink(rc.path);
+}
+
+/* The timestamps are CLOCK_MONOTONIC: they fall between start and end. */
+static void test_clock(void)
+{
+	struct timespec a;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	uint64_t before = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+	struct rec rc;
+	struct trace t;
+	record(&rc, "kill", NULL, 0, 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	uint64_t after = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+	load(&t, rc.path, 1);
+	CHECK(t.n > 0);
+	if (t.n) {
+		CHECK(t.ev[0].e.ts > before);
+		CHECK(t.ev[t.n - 1].e.ts < after);
+		/* 1000 zones take well under the 50 ms sleep that follows. */
+		CHECK(t.ev[t.n - 1].e.ts - t.ev[0].e.ts < 50000000);
+	}
+	unload(&t, &rc);
+}
+
+int main(int argc, char **argv)
+{
+	const char *s = getenv("T_CLIENT_ZONES");
+	if (s)
+		many_zones = atol(s);
+	if (argc > 1) {
+		for (size_t i = 0; i < sizeof children / sizeof children[0]; i++)
+			if (strcmp(argv[1], children[i].name) == 0)
+				return children[i].run();
+		return 99;
+	}
+	test_macros();
+	test_categories();
+	test_crashes();
+	test_fork();
+	test_drop();
+	test_monotonic_clock();
+	test_env_removed();
+	test_clock();
+	test_many_threads();
+	return CHECK_DONE();
+}
