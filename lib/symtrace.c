@@ -5,9 +5,10 @@
  * pairs of its callstacks, remembering which chunk introduced each. Each
  * module with pairs still unsymbolized then has its debug info found and
  * loaded once, and every pair is resolved. Pass 2 copies every chunk
- * unchanged and, right after a chunk that introduced pairs, writes their
- * symbols, so a one-pass reader always has them before an event refers to
- * the stack. The cost grows with distinct addresses, not with events.
+ * unchanged (strings chunks first, see rewrite()) and, right after a chunk
+ * that introduced pairs, writes their symbols, so a one-pass reader always
+ * has them before an event refers to the stack. The DWARF work grows with
+ * distinct addresses, not with events; the copying is linear.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,9 +20,11 @@ struct entry {
 	uint32_t module;
 	uint32_t flags;        /* of the first frame seen with this pair */
 	uint64_t offset;
-	uint64_t chunk;        /* ordinal of the chunk that introduced it */
+	uint64_t chunk;        /* ordinal of the chunk to write it after */
 	struct profev_symframe *frames;
 	unsigned nframes;      /* 0: nothing to write */
+	int partial;           /* the input names it but has no file: replace
+	                          only with an answer that has one */
 };
 
 struct table {
@@ -90,7 +93,7 @@ static int table_add(struct table *t, uint32_t module, uint64_t offset, uint32_t
 		t->v = v;
 		t->cap = cap;
 	}
-	t->v[t->n] = (struct entry){ module, flags, offset, chunk, NULL, 0 };
+	t->v[t->n] = (struct entry){ module, flags, offset, chunk, NULL, 0, 0 };
 	t->slots[h] = (uint32_t)++t->n;
 	return 1;
 }
@@ -132,6 +135,7 @@ static FILE *rereadable(FILE *in, long long *start, struct profev_error *err)
 		return NULL;
 	}
 	*start = 0;
+	rewind(tmp);
 	return tmp;
 }
 
@@ -144,8 +148,11 @@ static int collect(FILE *f, struct table *t, struct report_priv *rep, struct pro
 	struct profev_chunk c;
 	uint64_t chunk = 0;
 	uint32_t seen_stacks = 0;
+	uint64_t last_symbols = 0;
 	int rc;
 	while ((rc = profev_reader_next_chunk(r, &c)) == 1) {
+		if (c.kind == PROFEV_CHUNK_SYMBOLS)
+			last_symbols = chunk;
 		uint32_t nstacks = profev_reader_stack_count(r);
 		for (uint32_t id = seen_stacks + 1; id <= nstacks; id++) {
 			unsigned n = 0;
@@ -197,7 +204,9 @@ static int collect(FILE *f, struct table *t, struct report_priv *rep, struct pro
 			rep->idlens[i] = m->build_id_len;
 		}
 	}
-	/* Pairs symbolized anywhere in the input are kept as they are. */
+	/* Pairs symbolized anywhere in the input are kept as they are, unless
+	 * they lack a file (symbol table only) and better debug info may be
+	 * here now; a replacement must then come after the input's symbols. */
 	for (size_t i = 0; i < t->n; i++) {
 		struct entry *e = &t->v[i];
 		if (e->module >= nmod) {
@@ -207,9 +216,19 @@ static int collect(FILE *f, struct table *t, struct report_priv *rep, struct pro
 		struct profev_symtrace_module *m = &rep->pub.modules[e->module];
 		m->addresses++;
 		unsigned n = 0;
-		if (profev_reader_symbol(r, e->module, e->offset, &n)) {
+		const struct profev_symframe *sf = profev_reader_symbol(r, e->module, e->offset, &n);
+		if (!sf)
+			continue;
+		int has_file = 0;
+		for (unsigned k = 0; k < n; k++)
+			has_file |= sf[k].file != NULL;
+		if (has_file) {
 			m->kept++;
 			e->module = UINT32_MAX; /* nothing to do */
+		} else {
+			e->partial = 1;
+			if (e->chunk < last_symbols)
+				e->chunk = last_symbols;
 		}
 	}
 	rc = 0;
@@ -296,6 +315,15 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 					return n;
 				}
 			}
+			if (e->partial) {
+				int has_file = 0;
+				for (int k = 0; k < n; k++)
+					has_file |= fr[k].file != NULL;
+				if (!has_file) {
+					pm->kept++;
+					continue;
+				}
+			}
 			if (n == 0) {
 				pm->unresolved++;
 				continue;
@@ -313,43 +341,59 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 	return 0;
 }
 
-/* Pass 2: every chunk copied, symbols after the chunk that needs them. */
-static int rewrite(FILE *f, int out, struct table *t, const struct profev_symtrace_opts *o,
-		   struct profev_error *err)
+/*
+ * Pass 2: every chunk copied, symbols after the chunk that needs them.
+ * String ids are implicit and sequential, so a string pfsym interns in the
+ * middle would take the id of the input's next string. Hence the input's
+ * strings chunks are all copied first (a definition moved earlier is still
+ * one a reader has before use), then the other chunks in their order.
+ */
+static int rewrite(FILE *f, long long start, int out, struct table *t,
+		   const struct profev_symtrace_opts *o, struct profev_error *err)
 {
 	qsort(t->v, t->n, sizeof(*t->v), cmp_entry_chunk);
-	struct profev_reader *r = profev_reader_new(f, err);
-	if (!r)
-		return err ? err->code : PROFEV_E_IO;
 	struct profev_writer *w = profev_writer_new(out, &o->writer, err);
-	if (!w) {
-		profev_reader_free(r);
+	if (!w)
 		return err ? err->code : PROFEV_E_IO;
-	}
+	struct profev_reader *r = NULL;
 	struct profev_chunk c;
-	uint64_t chunk = 0;
-	size_t next = 0;
-	int rc;
-	while ((rc = profev_reader_next_chunk(r, &c)) == 1) {
-		if ((rc = profev_writer_copy_chunk(w, &c)) < 0)
-			goto werr;
-		int added = 0;
-		for (; next < t->n && t->v[next].chunk == chunk; next++) {
-			struct entry *e = &t->v[next];
-			if (!e->nframes)
-				continue;
-			if ((rc = profev_writer_symbol(w, e->module, e->offset, e->frames, e->nframes)) < 0)
-				goto werr;
-			added = 1;
+	int rc = 0;
+	for (int round = 0; round < 2; round++) {
+		if (fseeko(f, (off_t)start, SEEK_SET) != 0) {
+			set_err(err, PROFEV_E_IO, "unable to read the input again: %s", strerror(errno));
+			rc = PROFEV_E_IO;
+			goto out;
 		}
-		if (added && (rc = profev_writer_flush(w)) < 0)
-			goto werr;
-		chunk++;
-	}
-	if (rc < 0) {
-		if (err)
-			*err = *profev_reader_error(r);
-		goto out;
+		profev_reader_free(r);
+		if (!(r = profev_reader_new(f, err))) {
+			rc = err ? err->code : PROFEV_E_IO;
+			goto out;
+		}
+		uint64_t chunk = 0;
+		size_t next = 0;
+		while ((rc = profev_reader_next_chunk(r, &c)) == 1) {
+			int strings = c.kind == PROFEV_CHUNK_STRINGS;
+			if (strings == (round == 0) && (rc = profev_writer_copy_chunk(w, &c)) < 0)
+				goto werr;
+			int added = 0;
+			for (; round == 1 && next < t->n && t->v[next].chunk == chunk; next++) {
+				struct entry *e = &t->v[next];
+				if (!e->nframes)
+					continue;
+				rc = profev_writer_symbol(w, e->module, e->offset, e->frames, e->nframes);
+				if (rc < 0)
+					goto werr;
+				added = 1;
+			}
+			if (added && (rc = profev_writer_flush(w)) < 0)
+				goto werr;
+			chunk++;
+		}
+		if (rc < 0) {
+			if (err)
+				*err = *profev_reader_error(r);
+			goto out;
+		}
 	}
 	if ((rc = profev_writer_close(w)) < 0)
 		goto werr;
@@ -361,8 +405,7 @@ werr:
 		*err = *profev_writer_error(w);
 		char msg[sizeof(err->message)];
 		memcpy(msg, err->message, sizeof(msg));
-		msg[sizeof(msg) - 9] = '\0';
-		snprintf(err->message, sizeof(err->message), "output: %s", msg);
+		snprintf(err->message, sizeof(err->message), "output: %.240s", msg);
 	}
 out:
 	profev_writer_free(w);
@@ -412,14 +455,8 @@ int profev_symtrace(FILE *in, int out, const struct profev_symtrace_opts *opts,
 		rc = collect(f, &t, rep, err);
 	if (!rc)
 		rc = resolve(&t, rep, opts, err);
-	if (!rc) {
-		if (fseeko(f, (off_t)start, SEEK_SET) != 0) {
-			set_err(err, PROFEV_E_IO, "unable to read the input again: %s", strerror(errno));
-			rc = PROFEV_E_IO;
-		} else {
-			rc = rewrite(f, out, &t, opts, err);
-		}
-	}
+	if (!rc)
+		rc = rewrite(f, start, out, &t, opts, err);
 	if (f && f != in)
 		fclose(f);
 	for (size_t i = 0; i < t.n; i++)
