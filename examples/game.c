@@ -1,0 +1,214 @@
+/*
+ * game.c - a small multi-threaded game loop instrumented with <profev.h>.
+ *
+ *   make && build/pfrec build/examples/game && build/pfdump --stats trace.bin
+ *
+ * The main thread runs frames: input, a simulation step split across worker
+ * threads, then rendering on its own thread; audio mixes on another thread
+ * at its own pace. Every frame ends with a frame mark; counters follow the
+ * entity count and frame time, messages note level changes.
+ * usage: game [FRAMES]   (default 120)
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <profev.h>
+
+PROFEV_CATEGORY(game, "game logic");
+PROFEV_CATEGORY(physics, "simulation");
+PROFEV_CATEGORY(render, "drawing");
+PROFEV_CATEGORY(audio, "sound mixing");
+
+#define WORKERS 3
+#define MAX_ENTITIES 4096
+
+struct entity {
+	float x, y, vx, vy;
+};
+
+static struct entity entities[MAX_ENTITIES];
+static int nentities = 512;
+static int frame;
+
+/* A fork-join barrier: the main thread hands a frame to the workers. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t go = PTHREAD_COND_INITIALIZER, done = PTHREAD_COND_INITIALIZER;
+static int job_frame = -1, jobs_left, quit;
+static int render_frame = -1, rendered = -1;
+
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+	nanosleep(&ts, NULL);
+}
+
+static void simulate(int first, int last)
+{
+	PROFEV_ZONE(physics, "integrate");
+	for (int i = first; i < last; i++) {
+		struct entity *e = &entities[i];
+		e->vy -= 0.01f;
+		e->x += e->vx;
+		e->y += e->vy;
+		if (e->y < 0) {
+			e->y = -e->y;
+			e->vy = -e->vy * 0.9f;
+		}
+	}
+	{
+		PROFEV_ZONE(physics, "collide");
+		float acc = 0;
+		for (int i = first; i < last; i++)
+			for (int j = 0; j < 64; j++)
+				acc += sqrtf(fabsf(entities[i].x - entities[(i + j) % nentities].x));
+		if (acc < 0)
+			puts("impossible");
+	}
+}
+
+static void *worker(void *arg)
+{
+	int id = (int)(long)arg, seen = -1;
+	char name[16];
+	snprintf(name, sizeof name, "worker %d", id);
+	profev_thread_name(name);
+	for (;;) {
+		pthread_mutex_lock(&lock);
+		while (job_frame == seen && !quit)
+			pthread_cond_wait(&go, &lock);
+		if (quit) {
+			pthread_mutex_unlock(&lock);
+			return NULL;
+		}
+		seen = job_frame;
+		int n = nentities;
+		pthread_mutex_unlock(&lock);
+		{
+			PROFEV_ZONE(physics, "job");
+			simulate(n * id / WORKERS, n * (id + 1) / WORKERS);
+		}
+		pthread_mutex_lock(&lock);
+		if (--jobs_left == 0)
+			pthread_cond_broadcast(&done);
+		pthread_mutex_unlock(&lock);
+	}
+}
+
+static void *renderer(void *arg)
+{
+	(void)arg;
+	profev_thread_name("render");
+	for (;;) {
+		pthread_mutex_lock(&lock);
+		while (render_frame == rendered && !quit)
+			pthread_cond_wait(&go, &lock);
+		if (quit) {
+			pthread_mutex_unlock(&lock);
+			return NULL;
+		}
+		int f = render_frame, n = nentities;
+		pthread_mutex_unlock(&lock);
+		{
+			PROFEV_ZONE(render, "draw frame");
+			{
+				PROFEV_ZONE(render, "cull");
+				sleep_us(300);
+			}
+			for (int pass = 0; pass < 3; pass++) {
+				static const char *const passes[] = { "shadows", "opaque", "post" };
+				PROFEV_ZONE_DYN(render, passes[pass], strlen(passes[pass]));
+				sleep_us(200 + n / 8);
+			}
+			PROFEV_COUNTER(render, "draw calls", n / 4 + 17);
+		}
+		pthread_mutex_lock(&lock);
+		rendered = f;
+		pthread_cond_broadcast(&done);
+		pthread_mutex_unlock(&lock);
+	}
+}
+
+static void *mixer(void *arg)
+{
+	(void)arg;
+	profev_thread_name("audio");
+	double phase = 0;
+	while (!__atomic_load_n(&quit, __ATOMIC_RELAXED)) {
+		{
+			PROFEV_ZONE(audio, "mix");
+			float buf[256];
+			for (int i = 0; i < 256; i++, phase += 0.05)
+				buf[i] = (float)sin(phase);
+			PROFEV_COUNTER(audio, "level", fabs(buf[0]));
+		}
+		sleep_us(2000);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int frames = argc > 1 ? atoi(argv[1]) : 120;
+	pthread_t w[WORKERS], r, a;
+	profev_thread_name("main");
+	for (int i = 0; i < MAX_ENTITIES; i++)
+		entities[i] = (struct entity){ (float)(i % 97), (float)(i % 13) + 1, 0.1f, 0.0f };
+	for (long i = 0; i < WORKERS; i++)
+		pthread_create(&w[i], NULL, worker, (void *)i);
+	pthread_create(&r, NULL, renderer, NULL);
+	pthread_create(&a, NULL, mixer, NULL);
+
+	PROFEV_MESSAGE(game, "level %d: %d entities", 1, nentities);
+	for (frame = 0; frame < frames; frame++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		{
+			PROFEV_ZONE(game, "frame");
+			{
+				PROFEV_ZONE(game, "input");
+				sleep_us(100);
+			}
+			PROFEV_ZONE_BEGIN(physics, "simulate");
+			pthread_mutex_lock(&lock);
+			job_frame = frame;
+			jobs_left = WORKERS;
+			pthread_cond_broadcast(&go);
+			while (jobs_left > 0)
+				pthread_cond_wait(&done, &lock);
+			pthread_mutex_unlock(&lock);
+			PROFEV_ZONE_END(physics);
+
+			PROFEV_ZONE(render, "wait for render");
+			pthread_mutex_lock(&lock);
+			while (rendered != render_frame)
+				pthread_cond_wait(&done, &lock);
+			render_frame = frame;
+			pthread_cond_broadcast(&go);
+			pthread_mutex_unlock(&lock);
+		}
+		if (frame % 40 == 39 && nentities * 2 <= MAX_ENTITIES) {
+			nentities *= 2;
+			PROFEV_MESSAGE(game, "level %d: %d entities", frame / 40 + 2, nentities);
+			PROFEV_INSTANT(game, "level up");
+		}
+		PROFEV_COUNTER(game, "entities", nentities);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		PROFEV_COUNTER(game, "frame ms", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+		PROFEV_FRAME_MARK();
+	}
+	pthread_mutex_lock(&lock);
+	while (rendered != render_frame)
+		pthread_cond_wait(&done, &lock);
+	__atomic_store_n(&quit, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&go);
+	pthread_mutex_unlock(&lock);
+	for (int i = 0; i < WORKERS; i++)
+		pthread_join(w[i], NULL);
+	pthread_join(r, NULL);
+	pthread_join(a, NULL);
+	printf("%d frames, %d entities\n", frames, nentities);
+	return 0;
+}
