@@ -247,7 +247,7 @@ struct profev_writer;
 struct profev_chunk;
 
 struct profev_writer_opts {
-	int zstd_level;          /**< 0 = default (3); negative = faster */
+	int zstd_level;          /**< 0 = default (1); negative = faster */
 	uint32_t chunk_events;   /**< events per chunk, 0 = default (65536) */
 };
 

@@ -540,9 +540,9 @@ static int parse_image(struct profev_reader *r, struct cursor *c)
 static int parse_events(struct profev_reader *r, const uint8_t *body, size_t len, uint32_t count,
 			const char **why)
 {
-	/* Every event takes at least 8 body bytes, which bounds the allocation
-	 * a hostile count can ask for. */
-	if ((uint64_t)count * 8 > len) {
+	/* Every event takes at least one body byte (its time), which bounds
+	 * the allocation a hostile count can ask for. */
+	if ((uint64_t)count > len) {
 		*why = "event count larger than the body can hold";
 		return PROFEV_E_CORRUPT;
 	}

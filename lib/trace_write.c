@@ -8,7 +8,7 @@
 #include <zstd.h>
 #include "internal.h"
 
-#define DEFAULT_LEVEL 3
+#define DEFAULT_LEVEL 1
 #define DEFAULT_CHUNK_EVENTS 65536u
 /* Pending definitions are written once they reach this size, so a writer's
  * memory does not grow with a long recording. */

@@ -8,7 +8,7 @@ contains err.txt "not a profev trace"
 expect_exit 1 pfdump "$GOLDEN/bad-version.bin"
 contains err.txt "format version 7.0 is not supported"
 expect_exit 1 pfdump "$GOLDEN/bad-checksum.bin"
-contains err.txt "at offset 200: checksum mismatch"
+contains err.txt "chunk 0 at offset 16: checksum mismatch"
 head -c 100000 /dev/urandom > garbage.bin
 expect_exit 1 pfdump garbage.bin
 contains err.txt "'garbage.bin': not a profev trace"

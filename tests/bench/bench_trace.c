@@ -1,0 +1,133 @@
+/* bench_trace: write and read back N synthetic game-shaped events (nested
+ * zones on 8 threads, counters, frame marks, jittered durations) on one
+ * core, against a baseline measured in the same run: the same records
+ * stored the naive way, raw 40-byte structs through zstd at the same level.
+ *
+ *   bench_trace [EVENTS] [FILE]      defaults: 50000000, /tmp/profev-bench.bin */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+#include "profev_trace.h"
+#include "synth.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 50000000ull;
+	const char *path = argc > 2 ? argv[2] : "/tmp/profev-bench.bin";
+	struct profev_event *ev = malloc(n * sizeof(*ev));
+	if (!ev) {
+		fprintf(stderr, "bench_trace: out of memory for %llu events\n", (unsigned long long)n);
+		return 1;
+	}
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	struct profev_error err;
+	struct profev_writer_opts wopts = { .zstd_level = getenv("LEVEL") ? atoi(getenv("LEVEL")) : 0 };
+	struct profev_writer *w = profev_writer_new(fd, &wopts, &err);
+	struct synth s;
+	if (fd < 0 || !w || synth_init(&s, w, 8, 1)) {
+		fprintf(stderr, "bench_trace: cannot start writing '%s'\n", path);
+		return 1;
+	}
+	for (uint64_t done = 0; done < n;) {
+		uint32_t k = n - done < 1000000 ? (uint32_t)(n - done) : 1000000;
+		synth_fill(&s, ev + done, k);
+		done += k;
+	}
+
+	/* profev writer */
+	double t0 = now(), c0 = cpu_now();
+	int rc = 0;
+	for (uint64_t i = 0; i < n && !rc; i++)
+		rc = profev_writer_event(w, &ev[i]);
+	rc |= profev_writer_close(w);
+	double write_s = now() - t0, write_cpu = cpu_now() - c0;
+	profev_writer_free(w);
+	off_t size = lseek(fd, 0, SEEK_END);
+	close(fd);
+	if (rc) {
+		fprintf(stderr, "bench_trace: write failed\n");
+		return 1;
+	}
+
+	/* profev reader: whole chunks, then event by event with names resolved */
+	FILE *f = fopen(path, "rb");
+	struct profev_reader *r = profev_reader_new(f, &err);
+	struct profev_chunk c;
+	uint64_t read_n = 0, check = 0;
+	t0 = now();
+	c0 = cpu_now();
+	while (r && profev_reader_next_chunk(r, &c) > 0) {
+		for (uint32_t i = 0; i < c.nevents; i++)
+			check += c.events[i].ts;
+		read_n += c.nevents;
+	}
+	double read_s = now() - t0, read_cpu = cpu_now() - c0;
+	profev_reader_free(r);
+	rewind(f);
+	r = profev_reader_new(f, &err);
+	struct profev_event e;
+	struct profev_event_info info;
+	uint64_t read2 = 0;
+	t0 = now();
+	while (r && profev_reader_next_event(r, &e, &info) > 0)
+		read2 += info.name[0] != 0;
+	double read_ev_s = now() - t0;
+	profev_reader_free(r);
+	fclose(f);
+	unlink(path);
+
+	/* baseline: raw records through zstd level 3, 64K events a frame */
+	size_t chunk = 65536, bound = ZSTD_compressBound(chunk * sizeof(*ev));
+	void *z = malloc(bound);
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	uint64_t zbytes = 0;
+	t0 = now();
+	for (uint64_t i = 0; i < n; i += chunk) {
+		size_t k = n - i < chunk ? n - i : chunk;
+		zbytes += ZSTD_compressCCtx(cctx, z, bound, ev + i, k * sizeof(*ev), 3);
+	}
+	double base_s = now() - t0;
+	ZSTD_freeCCtx(cctx);
+	free(z);
+	free(ev);
+
+	if (read_n != n) {
+		fprintf(stderr, "bench_trace: read %llu of %llu events\n", (unsigned long long)read_n,
+			(unsigned long long)n);
+		return 1;
+	}
+	printf("trace format: %llu game-shaped events, 8 threads, one core (checksum %llx, %llu named)\n\n",
+	       (unsigned long long)n, (unsigned long long)(check & 0xffff), (unsigned long long)read2);
+	printf("| %-34s | %14s | %12s | %10s |\n", "what", "events/s", "bytes/event", "vs baseline");
+	printf("|%s|%s|%s|%s|\n", "------------------------------------", "----------------",
+	       "--------------", "------------");
+	printf("| %-34s | %12.1f M | %12.3f | %9.2fx |\n", "baseline: raw records + zstd -3", n / base_s / 1e6,
+	       (double)zbytes / n, 1.0);
+	printf("| %-34s | %12.1f M | %12.3f | %9.2fx |\n", "profev write (wall)", n / write_s / 1e6,
+	       (double)size / n, base_s / write_s);
+	printf("| %-34s | %12.1f M | %12s | %10s |\n", "profev write (cpu)", n / write_cpu / 1e6, "", "");
+	printf("| %-34s | %12.1f M | %12s | %10s |\n", "profev read, chunks (wall)", n / read_s / 1e6, "", "");
+	printf("| %-34s | %12.1f M | %12s | %10s |\n", "profev read, chunks (cpu)", n / read_cpu / 1e6, "", "");
+	printf("| %-34s | %12.1f M | %12s | %10s |\n", "profev read, next_event + names", n / read_ev_s / 1e6, "", "");
+	printf("\nsize: profev %.3f bytes/event, %.1fx smaller than the baseline's %.3f\n", (double)size / n,
+	       (double)zbytes / size, (double)zbytes / n);
+	printf("goals: write >= 50 M/s, read >= 100 M/s, <= 1 byte/event\n");
+	return 0;
+}
