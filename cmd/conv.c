@@ -296,7 +296,7 @@ int cmd_conv(int argc, char **argv)
 
 	FILE *in = cmd_open_input(input);
 	if (!in) {
-		rc = EXIT_TRACE;
+		rc = EXIT_USAGE; /* as pfdump: an unreadable file is the caller's */
 		goto out;
 	}
 	struct stat st;
@@ -330,14 +330,11 @@ int cmd_conv(int argc, char **argv)
 			cmd_error("unable to write '%s': %s", o.part_path ? o.part_path : output,
 				  strerror(o.err));
 		rc = EXIT_TRACE;
-	} else if (crc < 0 && stats.events_in == 0 && crc != PROFEV_E_NOEND && crc != PROFEV_E_TRUNCATED &&
-		   crc != PROFEV_E_CHECKSUM && crc != PROFEV_E_CORRUPT) {
-		cmd_trace_error(input, &err);
-		rc = EXIT_TRACE;
 	} else if (crc < 0) {
 		cmd_trace_error(input, &err);
-		cmd_error("'%s': stopped after %" PRIu64 " events; what came before is converted",
-			  cmd_display_name(input), stats.events_in);
+		if (stats.events_in)
+			cmd_error("'%s': stopped after %" PRIu64 " events; those are converted",
+				  cmd_display_name(input), stats.events_in);
 		rc = EXIT_TRACE;
 	}
 	free(o.part_path);

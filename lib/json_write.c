@@ -1,6 +1,7 @@
 /* JSON text writer (json_write.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "json_write.h"
 #include "utf8.h"
 
@@ -120,7 +121,15 @@ void json_double(struct outbuf *o, double d)
 		json_u64(o, (uint64_t)v);
 		return;
 	}
-	/* %.17g round-trips every double; its exponent form is valid JSON. */
-	int n = snprintf((char *)o->p, JSON_NUMBER_MAX, "%.17g", d);
-	o->p += n;
+	/* The shortest of %.15g..%.17g that reads back the same (17 digits
+	 * always do): 59.94, not 59.939999999999998. The exponent form is
+	 * valid JSON. */
+	char tmp[JSON_NUMBER_MAX];
+	int n = 0;
+	for (int prec = 15; prec <= 17; prec++) {
+		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	outbuf_put(o, tmp, (size_t)n);
 }

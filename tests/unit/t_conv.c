@@ -778,8 +778,31 @@ static void test_args(void)
 	CHECK_STR(profev_conv_format_name(PROFEV_CONV_FOLDED), "folded");
 }
 
-int main(void)
+/* For tests/cli/308-conv-utf8.sh: a trace whose names and message are not
+ * UTF-8 and hold quotes, controls, ';' and newlines. */
+static int write_odd_names(const char *path)
 {
+	FILE *f = fopen(path, "wb");
+	struct profev_error err;
+	struct tw t = { f, f ? profev_writer_new(fileno(f), NULL, &err) : NULL };
+	if (!t.w)
+		return 1;
+	CHECK_EQ(profev_writer_thread(t.w, 5, 5, "th\xff"), 0);
+	zb(&t, 10, 5, "bad\xc3(;\n", "c\x80");
+	ze(&t, 20, 5);
+	zb(&t, 30, 5, "q\"\x01\\", "ok");
+	ze(&t, 50, 5);
+	message(&t, 60, 5, "m\xfe\"\x01\nline\xed\xa0\x80");
+	CHECK_EQ(profev_writer_close(t.w), 0);
+	profev_writer_free(t.w);
+	fclose(f);
+	return CHECK_DONE();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--write-odd-names") == 0)
+		return write_odd_names(argv[2]);
 	test_folded();
 	test_chrome();
 	test_perfetto();

@@ -82,7 +82,10 @@ int main(void)
 	CHECK_STR(dbl(0.5), "0.5");
 	CHECK_STR(dbl(NAN), "null");
 	CHECK_STR(dbl(INFINITY), "null");
+	CHECK_STR(dbl(59.94), "59.94");
+	CHECK_STR(dbl(0.1), "0.1");
 	CHECK(strtod(dbl(0.1), NULL) == 0.1);
+	CHECK(strtod(dbl(1.0 / 3), NULL) == 1.0 / 3);
 	CHECK(strtod(dbl(1e300), NULL) == 1e300);
 	CHECK(strtod(dbl(-2.5e-300), NULL) == -2.5e-300);
 	outbuf_free(&o);

@@ -1,0 +1,35 @@
+# pfconv to chrome: strict JSON with B/E matched and X nested per thread, the
+# same events as the Perfetto output, and X events smaller than B/E pairs.
+. "$PROFEV_ROOT/tests/cli/lib.sh"
+mkdir -p t301 && cd t301 || exit 1 # tests share one scratch directory
+CHECK="python3 $PROFEV_ROOT/tests/cli/conv-check.py"
+"$MKTRACE" game game.bin 200000 4 || fail "mktrace"
+
+expect_exit 0 pfconv to chrome game.bin
+[ -s game.json ] || fail "no game.json"
+$CHECK chrome game.json > x.json || fail "invalid chrome output"
+expect_exit 0 pfconv to chrome --begin-end game.bin -o be.json
+$CHECK chrome be.json > be-counts.json || fail "invalid B/E output"
+grep -q '"ph":"B"' be.json || fail "no B events in --begin-end output"
+! grep -q '"ph":"X"' be.json || fail "X events in --begin-end output"
+cmp -s x.json be-counts.json || fail "X and B/E outputs differ: $(cat x.json) / $(cat be-counts.json)"
+[ "$(wc -c < game.json)" -lt "$(wc -c < be.json)" ] || fail "X output is not smaller"
+
+expect_exit 0 pfconv to perfetto game.bin
+$CHECK perfetto game.pftrace > p.json || fail "invalid perfetto output"
+cmp -s x.json p.json || fail "chrome and perfetto differ: $(cat x.json) / $(cat p.json)"
+
+# Timestamps: microseconds from the start, nanoseconds as decimals.
+grep -q '"ts":[0-9]*\.[0-9]' game.json || fail "no fractional timestamps"
+python3 - <<'PY' || fail "bad timestamps"
+import json
+ev = json.load(open("game.json"))["traceEvents"]
+ts = [e["ts"] for e in ev if "ts" in e]
+assert min(ts) >= 0, min(ts)
+for e in ev:
+    if "ts" in e:
+        assert round(e["ts"] * 1000) == round(e["ts"] * 1000, 6), e
+PY
+# Process and thread names as metadata events.
+contains game.json '"name":"process_name","pid":1000,"tid":0,"args":{"name":"game"}'
+contains game.json '"name":"thread_name","pid":1000,"tid":1000,"args":{"name":"main"}'
