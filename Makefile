@@ -67,7 +67,7 @@ CLIENT_SO   := $(BUILD)/libprofev-client.so.0
 CLIENT_LIBS := $(if $(CLIENT_SRC),$(CLIENT_A) $(CLIENT_SO))
 
 .SECONDARY:
-.PHONY: all lib commands examples tools test unit bench install uninstall clean help
+.PHONY: all lib commands examples tools test unit bench deps demo tsan-test install uninstall clean help
 
 all: lib commands examples ## build libraries, commands and examples (default)
 
@@ -129,10 +129,29 @@ $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -O3 -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
+# Debian packages the build, the tests and the benchmarks need.
+DEB_PACKAGES := gcc make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
+                libiberty-dev python3 protobuf-compiler llvm elfutils binutils groff-base valgrind
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+deps: ## install the missing Debian build and test dependencies (apt-get)
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+	  | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	else echo "all build dependencies are installed"; fi
+
+demo: all ## record the bundled example game with pfrec and show pfdump --stats
+	$(BUILD)/pfrec -o $(BUILD)/game.bin -- $(BUILD)/examples/game
+	$(BUILD)/pfdump --stats $(BUILD)/game.bin
+
 unit: $(UNIT_BIN) ## build the unit tests
 
 test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed"
 	$(Q)sh tests/run.sh $(BUILD)
+
+tsan-test: all unit tools ## run the client's tests (use with SAN=thread)
+	$(Q)sh tests/run.sh $(BUILD) t_client
 
 bench: all tools $(BENCH_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)
@@ -169,4 +188,4 @@ clean: ## remove build outputs
 	rm -rf build build-*
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12

@@ -1,0 +1,15 @@
+#!/bin/sh
+# make bench: every benchmark prints its table with a baseline measured in
+# the same run. Shared, noisy machines make absolute times vary; compare the
+# ratios. usage: tests/bench/run.sh BUILD
+BUILD=${1:-build}
+EVENTS=${PROFEV_BENCH_EVENTS:-50000000}
+TMP=${TMPDIR:-/tmp}
+status=0
+
+section() { printf '\n== %s\n\n' "$1"; }
+
+section "trace format: write, read, size ($EVENTS events)"
+"$BUILD/bench/bench_trace" "$EVENTS" "$TMP/profev-bench-$$.bin" || status=1
+
+exit $status
