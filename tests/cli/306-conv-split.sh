@@ -7,7 +7,7 @@ CHECK="python3 $PROFEV_ROOT/tests/cli/conv-check.py"
 for f in perfetto chrome; do
 	ext=$([ $f = perfetto ] && echo pftrace || echo json)
 	expect_exit 0 pfconv to $f game.bin -o whole.$ext
-	$CHECK $f whole.$ext > whole.json || fail "invalid whole $f output"
+	$CHECK $f whole.$ext > whole.counts || fail "invalid whole $f output"
 	expect_exit 0 pfconv to $f --split-size 512K game.bin
 	n=$(ls game.[0-9][0-9][0-9].$ext | wc -l)
 	[ "$n" -ge 3 ] || fail "$f: $n parts"
@@ -16,11 +16,11 @@ for f in perfetto chrome; do
 		[ "$(wc -c < $p)" -le 524288 ] || fail "$p is over 512K"
 		$CHECK $f $p > /dev/null || fail "$p is not complete on its own"
 	done
-	$CHECK $f game.[0-9][0-9][0-9].$ext > parts.json || fail "$f parts"
+	$CHECK $f game.[0-9][0-9][0-9].$ext > parts.counts || fail "$f parts"
 	python3 - "$n" <<'PY' || fail "$f: parts do not add up to the whole"
 import json, sys
 n = int(sys.argv[1])
-whole, parts = json.load(open("whole.json")), json.load(open("parts.json"))
+whole, parts = json.load(open("whole.counts")), json.load(open("parts.counts"))
 # each cut adds a piece to every zone open across it
 pieces = lambda c: c["zones"] + c.get("frames", 0)
 assert pieces(parts) == pieces(whole) + parts["cut"] - whole["cut"], (whole, parts)
