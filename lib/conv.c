@@ -696,6 +696,14 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 			break;
 		}
 		c->st.events_in++;
+		/* The reader resolves unknown string ids to "", but targets index
+		 * tables by id: a hostile id must not size them. */
+		uint32_t nstr = profev_reader_string_count(r);
+		if (ev.name > nstr)
+			ev.name = 0;
+		if (ev.payload > nstr && (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
+					  ev.type == PROFEV_EV_INSTANT || ev.type == PROFEV_EV_MESSAGE))
+			ev.payload = 0;
 		if (!l->based)
 			set_base(l, ev.ts, ev.tid);
 		c->now = ev.ts;

@@ -756,6 +756,45 @@ static void test_bad_utf8(void)
 	}
 }
 
+/* String ids the trace never defined (a hostile or damaged trace) read as
+ * unnamed: no table is sized by them. */
+static void test_undefined_ids(void)
+{
+	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME, PROFEV_CONV_FOLDED };
+	for (int i = 0; i < 3; i++) {
+		struct tw t = tw_new();
+		struct profev_event e = { .ts = 10, .tid = 5, .type = PROFEV_EV_ZONE_BEGIN,
+					  .name = 0xfffffff0u, .payload = 0xfffffff1u };
+		if (profev_writer_event(t.w, &e) != 0) {
+			/* the writer refuses them: nothing to test in this build */
+			profev_writer_free(t.w);
+			fclose(t.f);
+			return;
+		}
+		e.ts = 20;
+		e.type = PROFEV_EV_ZONE_END;
+		CHECK_EQ(profev_writer_event(t.w, &e), 0);
+		e.type = PROFEV_EV_COUNTER;
+		CHECK_EQ(profev_writer_event(t.w, &e), 0);
+		struct profev_conv_opts o;
+		struct profev_conv_stats st;
+		struct mem m;
+		profev_conv_opts_init(&o, formats[i]);
+		int rc = run(tw_read(&t, 0), &o, &m, &st);
+		CHECK(rc == 0 || rc == PROFEV_E_CORRUPT);
+		if (rc == 0 && formats[i] == PROFEV_CONV_PERFETTO) {
+			struct pf_seen s;
+			pf_check(m.part[0], m.len[0], &s);
+			CHECK_EQ(s.errors, 0);
+			CHECK_EQ(s.begins, 1);
+		}
+		if (rc == 0 && formats[i] == PROFEV_CONV_FOLDED)
+			CHECK_STR(m.part[0], "thread 5;(unnamed) 10\n");
+		mem_free(&m);
+		fclose(t.f);
+	}
+}
+
 static void test_args(void)
 {
 	struct tw t = tw_new();
@@ -813,6 +852,7 @@ int main(int argc, char **argv)
 	test_cut();
 	test_depth();
 	test_bad_utf8();
+	test_undefined_ids();
 	test_args();
 	return CHECK_DONE();
 }
