@@ -30,6 +30,25 @@ struct chrome {
 	size_t alen, acap;
 };
 
+/* An outbuf over the arena's free room, of at least need bytes. */
+static int arena_room(struct chrome *ch, size_t need, struct outbuf *tmp)
+{
+	if (ch->alen + need > ch->acap) {
+		size_t cap = ch->acap ? ch->acap : 4096;
+		while (cap < ch->alen + need)
+			cap *= 2;
+		char *a = realloc(ch->arena, cap);
+		if (!a || cap > UINT32_MAX)
+			return PROFEV_E_NOMEM;
+		ch->arena = a;
+		ch->acap = cap;
+	}
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->base = tmp->p = (uint8_t *)ch->arena + ch->alen;
+	tmp->end = (uint8_t *)ch->arena + ch->acap;
+	return 0;
+}
+
 static int jname_make(struct conv *c, uint32_t id)
 {
 	struct chrome *ch = c->fmt;
@@ -45,20 +64,11 @@ static int jname_make(struct conv *c, uint32_t id)
 		ch->nnames = n;
 	}
 	const char *s = profev_reader_string(c->r, id);
-	size_t len = strlen(s), need = JSON_STRING_MAX(len);
-	if (ch->alen + need > ch->acap) {
-		size_t cap = ch->acap ? ch->acap : 4096;
-		while (cap < ch->alen + need)
-			cap *= 2;
-		char *a = realloc(ch->arena, cap);
-		if (!a || cap > UINT32_MAX)
-			return PROFEV_E_NOMEM;
-		ch->arena = a;
-		ch->acap = cap;
-	}
-	struct outbuf tmp = { 0 };
-	tmp.base = tmp.p = (uint8_t *)ch->arena + ch->alen;
-	tmp.end = (uint8_t *)ch->arena + ch->acap;
+	size_t len = strlen(s);
+	struct outbuf tmp;
+	int rc = arena_room(ch, JSON_STRING_MAX(len), &tmp);
+	if (rc)
+		return rc;
 	c->st.replaced_bytes += json_string(&tmp, s, len);
 	ch->names[id].off = (uint32_t)ch->alen;
 	ch->names[id].len = (uint32_t)(tmp.p - tmp.base);
@@ -146,6 +156,28 @@ static void field_ids(struct conv *c, uint32_t pid, uint32_t tid)
 	json_u64(&c->out, pid);
 	outbuf_lit(&c->out, ",\"tid\":");
 	json_u64(&c->out, tid);
+}
+
+/* ,"pid":P,"tid":T of a track, made once into the arena: t->aux holds its
+ * offset << 8 | length. */
+static int put_ids(struct conv *c, struct conv_thread *t)
+{
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(!t->aux, 0)) {
+		struct outbuf tmp;
+		int rc = arena_room(ch, 48, &tmp);
+		if (rc)
+			return rc;
+		outbuf_lit(&tmp, ",\"pid\":");
+		json_u64(&tmp, t->pid);
+		outbuf_lit(&tmp, ",\"tid\":");
+		json_u64(&tmp, tid_of(t));
+		size_t len = (size_t)(tmp.p - tmp.base);
+		t->aux = (uint64_t)ch->alen << 8 | len;
+		ch->alen += len;
+	}
+	outbuf_put(&c->out, ch->arena + (t->aux >> 8), t->aux & 0xff);
+	return 0;
 }
 
 static void event_end(struct conv *c)
@@ -266,7 +298,8 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 		return rc;
 	zone_names(c, t, z, &n, &k);
 	field_ts(c, ",\"ts\":", z->shown);
-	field_ids(c, t->pid, tid_of(t));
+	if ((rc = put_ids(c, t)))
+		return rc;
 	if (edge == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
 	event_end(c);
@@ -281,7 +314,8 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 		if ((rc = event_begin(c, 0, "E")))
 			return rc;
 		field_ts(c, ",\"ts\":", ts);
-		field_ids(c, t->pid, tid_of(t));
+		if ((rc = put_ids(c, t)))
+			return rc;
 		edge_args(c, edge);
 		event_end(c);
 		return 0;
@@ -294,7 +328,8 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	field_ts(c, ",\"ts\":", z->shown);
 	outbuf_lit(&c->out, ",\"dur\":");
 	json_us(&c->out, ts - z->shown);
-	field_ids(c, t->pid, tid_of(t));
+	if ((rc = put_ids(c, t)))
+		return rc;
 	if (edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
 	else if (edge == CONV_EDGE_CUT && z->aux == CONV_EDGE_CUT)
@@ -320,7 +355,8 @@ static int instant_head(struct conv *c, struct conv_thread *t, size_t room, cons
 	if (cl)
 		field_str(c, ",\"cat\":", cs, cl);
 	field_ts(c, ",\"ts\":", c->now);
-	field_ids(c, t->pid, tid_of(t));
+	if ((rc = put_ids(c, t)))
+		return rc;
 	return 0;
 }
 

@@ -334,7 +334,72 @@ static void annotation_bool(struct outbuf *o, const char *name)
 	pb_end(o, a);
 }
 
+static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
+
+static inline int idset_has(const struct idset *s, uint32_t id)
+{
+	size_t i = id >> 6;
+	return i < s->nw && (s->w[i] >> (id & 63) & 1);
+}
+
+/*
+ * The common zone packets, written byte by byte: names already interned,
+ * no annotation. Every field is known to fit one-byte lengths (at most 3
+ * tags + 2 varints of 10 bytes + 2 of 5 + 8 fixed bytes), so the generic
+ * pb_begin()/pb_end() bookkeeping is skipped; these two packets are most
+ * of a trace.
+ */
+#define FAST_PACKET_MAX 64
+
+static inline uint8_t *fast_head(uint8_t *p, uint64_t ts, uint8_t **plen, uint8_t **telen)
+{
+	*p++ = TRACE_PACKET << 3 | PB_WT_LEN;
+	*plen = p++;
+	*p++ = TP_TIMESTAMP << 3 | PB_WT_VARINT;
+	p = pb_put_varint(p, ts);
+	*p++ = TP_SEQUENCE_ID << 3 | PB_WT_VARINT;
+	*p++ = SEQUENCE;
+	*p++ = TP_SEQUENCE_FLAGS << 3 | PB_WT_VARINT;
+	*p++ = SEQ_NEEDS_INCREMENTAL_STATE;
+	*p++ = TP_TRACK_EVENT << 3 | PB_WT_LEN;
+	*telen = p++;
+	return p;
+}
+
+static inline void fast_tail(struct outbuf *o, uint8_t *p, uint8_t *plen, uint8_t *telen)
+{
+	*telen = (uint8_t)(p - telen - 1);
+	*plen = (uint8_t)(p - plen - 1);
+	o->p = p;
+}
+
 static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+{
+	struct pf *pf = c->fmt;
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL && t->kind == CONV_THREAD &&
+			     idset_has(&pf->names, z->name) && (!z->cat || idset_has(&pf->cats, z->cat)) &&
+			     !outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
+		uint8_t *plen, *telen;
+		uint8_t *p = fast_head(c->out.p, z->shown, &plen, &telen);
+		*p++ = TE_TYPE << 3 | PB_WT_VARINT;
+		*p++ = TYPE_SLICE_BEGIN;
+		*p++ = TE_TRACK_UUID << 3 | PB_WT_VARINT;
+		p = pb_put_varint(p, UUID_THREAD(t->tid));
+		if (z->name) {
+			*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
+			p = pb_put_varint(p, z->name);
+		}
+		if (z->cat) {
+			*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
+			p = pb_put_varint(p, z->cat);
+		}
+		fast_tail(&c->out, p, plen, telen);
+		return 0;
+	}
+	return zone_begin_slow(c, t, z, edge);
+}
+
+static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
 	struct outbuf *o = &c->out;
 	int newn, newc, rc;
@@ -375,6 +440,16 @@ static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	int rc = outbuf_reserve(o, PACKET_MAX);
 	if (rc)
 		return rc;
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL, 1)) {
+		uint8_t *plen, *telen;
+		uint8_t *p = fast_head(o->p, ts, &plen, &telen);
+		*p++ = TE_TYPE << 3 | PB_WT_VARINT;
+		*p++ = TYPE_SLICE_END;
+		*p++ = TE_TRACK_UUID << 3 | PB_WT_VARINT;
+		p = pb_put_varint(p, track_uuid(t));
+		fast_tail(o, p, plen, telen);
+		return 0;
+	}
 	size_t pk = packet_begin(c, ts, SEQ_NEEDS_INCREMENTAL_STATE);
 	size_t te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_SLICE_END);

@@ -121,6 +121,34 @@ void json_double(struct outbuf *o, double d)
 		json_u64(o, (uint64_t)v);
 		return;
 	}
+	/* Counters are mostly short decimals: when d is k / 10^n exactly as
+	 * the division rounds it, the decimal k / 10^n reads back as d, so it
+	 * can be written without printf. */
+	static const double scale[] = { 10, 100, 1000, 10000, 100000, 1000000 };
+	double a = fabs(d);
+	if (a < 1e9) {
+		for (int n = 0; n < 6; n++) {
+			double k = nearbyint(a * scale[n]);
+			if (k / scale[n] != a)
+				continue;
+			uint64_t ik = (uint64_t)k, div = (uint64_t)scale[n];
+			if (d < 0)
+				outbuf_byte(o, '-');
+			json_u64(o, ik / div);
+			char frac[8];
+			uint64_t f = ik % div;
+			int len = n + 1;
+			for (int i = len - 1; i >= 0; i--, f /= 10)
+				frac[i] = (char)('0' + f % 10);
+			while (len > 0 && frac[len - 1] == '0')
+				len--;
+			if (len) {
+				outbuf_byte(o, '.');
+				outbuf_put(o, frac, (size_t)len);
+			}
+			return;
+		}
+	}
 	/* The shortest of %.15g..%.17g that reads back the same (17 digits
 	 * always do): 59.94, not 59.939999999999998. The exponent form is
 	 * valid JSON. */

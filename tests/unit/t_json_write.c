@@ -86,6 +86,18 @@ int main(void)
 	CHECK_STR(dbl(0.1), "0.1");
 	CHECK(strtod(dbl(0.1), NULL) == 0.1);
 	CHECK(strtod(dbl(1.0 / 3), NULL) == 1.0 / 3);
+	CHECK_STR(dbl(-0.25), "-0.25");
+	CHECK_STR(dbl(16.667), "16.667");
+	CHECK_STR(dbl(0.000001), "0.000001");
+	CHECK_STR(dbl(123456789.5), "123456789.5");
+	/* every short decimal, and values around them, read back exactly */
+	int wrong = 0;
+	for (int i = -20000; i <= 20000; i++) {
+		double vals[] = { i / 1000.0, i / 7.0, i * 0.1, i * 1e-6, i * 1234.5678 };
+		for (int k = 0; k < 5; k++)
+			wrong += strtod(dbl(vals[k]), NULL) != vals[k];
+	}
+	CHECK_EQ(wrong, 0);
 	CHECK(strtod(dbl(1e300), NULL) == 1e300);
 	CHECK(strtod(dbl(-2.5e-300), NULL) == -2.5e-300);
 	outbuf_free(&o);
