@@ -687,6 +687,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		rc = c->ops->init(c);
 
 	int trace_rc = 0;
+	uint32_t nstr = 0;
 	struct profev_event ev;
 	struct profev_event_info in;
 	while (!rc) {
@@ -698,7 +699,8 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		c->st.events_in++;
 		/* The reader resolves unknown string ids to "", but targets index
 		 * tables by id: a hostile id must not size them. */
-		uint32_t nstr = profev_reader_string_count(r);
+		if (ev.name > nstr || ev.payload > nstr)
+			nstr = profev_reader_string_count(r); /* strings came since */
 		if (ev.name > nstr)
 			ev.name = 0;
 		if (ev.payload > nstr && (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||

@@ -76,9 +76,11 @@ static const char digits2[] =
 
 void json_u64(struct outbuf *o, uint64_t v)
 {
-	char tmp[20];
-	char *p = tmp + sizeof(tmp);
-	/* two digits per division: numbers are on every event */
+	/* Digits are made right-aligned at tmp + 20, then 20 bytes are copied
+	 * whatever the length: a fixed-size copy the compiler inlines, where a
+	 * variable one calls memcpy. Callers reserve JSON_NUMBER_MAX anyway. */
+	char tmp[40];
+	char *end = tmp + 20, *p = end;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
@@ -91,7 +93,8 @@ void json_u64(struct outbuf *o, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	outbuf_put(o, p, (size_t)(tmp + sizeof(tmp) - p));
+	memcpy(o->p, p, 20);
+	o->p += end - p;
 }
 
 void json_us(struct outbuf *o, uint64_t ns)
@@ -102,8 +105,10 @@ void json_us(struct outbuf *o, uint64_t ns)
 		return;
 	char d[4] = { '.', (char)('0' + frac / 100), digits2[2 * (frac % 100)],
 		      digits2[2 * (frac % 100) + 1] };
-	/* trailing zeros go: 1234.5, not 1234.500 */
-	outbuf_put(o, d, frac % 10 ? 4 : frac % 100 ? 3 : 2);
+	/* trailing zeros go: 1234.5, not 1234.500 (all four bytes are copied,
+	 * a fixed-size copy, and the end moves back) */
+	memcpy(o->p, d, 4);
+	o->p += frac % 10 ? 4 : frac % 100 ? 3 : 2;
 }
 
 void json_double(struct outbuf *o, double d)
