@@ -34,6 +34,7 @@ static const char usage_text[] =
 
 struct out {
 	const char *path;     /* -o, or the default name; "-" for stdout */
+	const char *ext;      /* the format's extension, for part names */
 	int split;            /* name parts */
 	int fd;
 	char *part_path;      /* the file being written */
@@ -65,13 +66,11 @@ static char *part_name(const struct out *o, unsigned part, const char *ext)
 	return s;
 }
 
-static const char *cur_ext;
-
 static int out_open(void *ctx, unsigned part)
 {
 	struct out *o = ctx;
 	free(o->part_path);
-	o->part_path = part_name(o, part, cur_ext);
+	o->part_path = part_name(o, part, o->ext);
 	if (!o->part_path) {
 		o->err = ENOMEM;
 		return -1;
@@ -313,10 +312,9 @@ int cmd_conv(int argc, char **argv)
 		goto out;
 	}
 
-	struct out o = { .path = output, .split = opts.split_size != 0, .fd = -1 };
+	struct out o = { .path = output, .ext = ext, .split = opts.split_size != 0, .fd = -1 };
 	struct profev_conv_sink sink = { out_open, out_write, out_close, &o };
 	struct profev_conv_stats stats;
-	cur_ext = ext;
 	opts.warn = on_warn;
 	opts.progress = on_progress;
 	opts.cb_ctx = &ui;
