@@ -16,6 +16,11 @@ CC=${CC:-cc}
 CXX=${CXX:-c++}
 mkdir -p "$OUT"
 LIBS="$BUILD/libprofev.a -lzstd -lxxhash -lelf -ldwarf -lz -lm"
+# a sanitizer build's library needs the sanitizer runtimes linked in
+SAN=
+nm "$BUILD/libprofev.a" 2>/dev/null | grep -q __asan_ && SAN=address
+nm "$BUILD/libprofev.a" 2>/dev/null | grep -q __ubsan_ && SAN=${SAN:+$SAN,}undefined
+[ -n "$SAN" ] && LIBS="$LIBS -fsanitize=$SAN"
 
 $CXX -g -O2 -gdwarf-4 -fPIC -shared -o "$OUT/libfix.so" "$ROOT/tests/sym/fixlib.cc"
 $CC -g -O2 -I"$ROOT/lib" -o "$OUT/prog" "$ROOT/tests/sym/prog.c" $LIBS -ldl

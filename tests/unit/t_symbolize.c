@@ -216,7 +216,10 @@ int main(void)
 	snprintf(fx, sizeof(fx), "%s/fx", tmpdir);
 	const char *root = getenv("PROFEV_ROOT");
 	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/build.sh' '%s'", root ? root : ".", fx);
-	CHECK_EQ(run(cmd), 0);
+	if (run(cmd) != 0) {
+		CHECK(!"fixtures built");
+		return CHECK_DONE();
+	}
 	snprintf(frames, sizeof(frames), "%s/frames.txt", fx);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && ./prog t.bin ./libfix.so frames.txt 2>/dev/null", fx);
 	CHECK_EQ(run(cmd), 0);

@@ -213,7 +213,10 @@ int main(void)
 	snprintf(fx, sizeof(fx), "%s/fx", tmpdir);
 	const char *root = getenv("PROFEV_ROOT");
 	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/build.sh' '%s'", root ? root : ".", fx);
-	CHECK_EQ(run(cmd), 0);
+	if (run(cmd) != 0) {
+		CHECK(!"fixtures built");
+		return CHECK_DONE();
+	}
 	snprintf(cmd, sizeof(cmd), "cd '%s' && ./prog.stripped t.bin ./libfix.so frames.txt", fx);
 	CHECK_EQ(run(cmd), 0);
 	/* module paths are as the program saw them: ./libfix.so is relative */
