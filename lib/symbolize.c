@@ -112,48 +112,90 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
 /*
- * libiberty and libstdc++ share one Itanium demangler (cp-demangle.c); it
- * prints clone suffixes as " [clone .cold]" where LLVM prints " (.cold)"
- * with every suffix in one group, and closes nested templates "> >" where
- * LLVM writes ">>". Rewrite those two so the names match llvm-symbolizer.
+ * libiberty and libstdc++ share one Itanium demangler (cp-demangle.c) whose
+ * spelling differs from LLVM's in a few places; rewrite those so the names
+ * match llvm-symbolizer's:
+ *   " [clone .cold] [clone .1]"  ->  " (.cold.1)"   (LLVM: one group)
+ *   "{lambda(int)#1}"            ->  "'lambda'(int)", #2 -> "'lambda0'(...)"
+ *   "{unnamed type#1}"           ->  "'unnamed'",     #2 -> "'unnamed0'"
+ *   "operator< <T>"              ->  "operator<<T>" (also for operator<<)
+ * Known remaining difference: LLVM 14 prints a return type before local
+ * classes of function templates ("void f<int>()::L::L()").
  */
 static char *llvm_style(char *s)
 {
-	char *clone = strstr(s, " [clone ");
-	if (clone) {
-		size_t n = strlen(s);
-		char *out = malloc(n + 4);
-		if (!out) {
-			free(s);
-			return NULL;
-		}
-		size_t o = (size_t)(clone - s);
-		memcpy(out, s, o);
-		memcpy(out + o, " (", 2);
-		o += 2;
-		const char *p = clone;
-		while (strncmp(p, " [clone ", 8) == 0) {
-			p += 8;
-			const char *end = strchr(p, ']');
-			if (!end)
-				break;
-			memcpy(out + o, p, (size_t)(end - p));
-			o += (size_t)(end - p);
-			p = end + 1;
-		}
-		out[o++] = ')';
-		strcpy(out + o, p);
+	size_t n = strlen(s);
+	char *out = malloc(n + 16);
+	if (!out) {
 		free(s);
-		s = out;
+		return NULL;
 	}
-	char *w = s;
-	for (const char *r = s; *r; r++) {
-		if (r[0] == ' ' && r > s && r[-1] == '>' && r[1] == '>')
+	size_t o = 0;
+	const char *p = s;
+	int in_clone = 0;
+	while (*p) {
+		if (strncmp(p, " [clone ", 8) == 0 && strchr(p + 8, ']')) {
+			const char *end = strchr(p + 8, ']');
+			if (!in_clone) {
+				memcpy(out + o, " (", 2);
+				o += 2;
+				in_clone = 1;
+			}
+			memcpy(out + o, p + 8, (size_t)(end - p - 8));
+			o += (size_t)(end - p - 8);
+			p = end + 1;
 			continue;
-		*w++ = *r;
+		}
+		if (in_clone) {
+			out[o++] = ')';
+			in_clone = 0;
+		}
+		int lambda = strncmp(p, "{lambda(", 8) == 0;
+		int unnamed = strncmp(p, "{unnamed type#", 14) == 0;
+		if (lambda || unnamed) {
+			/* find the matching "#N}" of this brace */
+			int depth = 0;
+			const char *q = p, *hash = NULL;
+			for (; *q; q++) {
+				if (*q == '{')
+					depth++;
+				else if (*q == '}' && --depth == 0)
+					break;
+				else if (*q == '#' && depth == 1)
+					hash = q;
+			}
+			if (*q == '}' && hash) {
+				long k = strtol(hash + 1, NULL, 10);
+				const char *word = lambda ? "'lambda" : "'unnamed";
+				o += (size_t)sprintf(out + o, "%s", word);
+				if (k > 1)
+					o += (size_t)sprintf(out + o, "%ld", k - 2);
+				out[o++] = '\'';
+				if (lambda) {
+					/* the parameter list, "(int)" */
+					memcpy(out + o, p + 7, (size_t)(hash - p - 7));
+					o += (size_t)(hash - p - 7);
+				}
+				p = q + 1;
+				continue;
+			}
+		}
+		if (strncmp(p, "operator<", 9) == 0) {
+			size_t k = p[9] == '<' ? 10 : 9;
+			if (p[k] == ' ' && p[k + 1] == '<') {
+				memcpy(out + o, p, k);
+				o += k;
+				p += k + 1;
+				continue;
+			}
+		}
+		out[o++] = *p++;
 	}
-	*w = '\0';
-	return s;
+	if (in_clone)
+		out[o++] = ')';
+	out[o] = '\0';
+	free(s);
+	return out;
 }
 
 static char *demangle_with(cxa_demangle_fn cxa, const char *name)
