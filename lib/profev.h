@@ -38,20 +38,28 @@
 
 #ifdef PROFEV_DISABLE
 
-/* Categories are still checked at compile time; nothing else remains. */
+/* Categories are still checked at compile time and arguments still count
+ * as used (no warnings), but nothing is evaluated and nothing remains. */
 #define PROFEV_CATEGORY(ident, description) extern char profev_cat_##ident
 #define PROFEV_CATEGORY_EXTERN(ident) extern char profev_cat_##ident
 #define PROFEV__USE(cat) ((void)sizeof(profev_cat_##cat))
 #define PROFEV_ZONE(cat, name) PROFEV__USE(cat)
 #define PROFEV_ZONE_BEGIN(cat, name) PROFEV__USE(cat)
 #define PROFEV_ZONE_END(cat) PROFEV__USE(cat)
-#define PROFEV_ZONE_DYN(cat, name, len) PROFEV__USE(cat)
+#define PROFEV_ZONE_DYN(cat, name, len) \
+	(PROFEV__USE(cat), (void)sizeof(name), (void)sizeof(len))
 #define PROFEV_INSTANT(cat, name) PROFEV__USE(cat)
-#define PROFEV_COUNTER(cat, name, value) PROFEV__USE(cat)
-#define PROFEV_MESSAGE(cat, ...) PROFEV__USE(cat)
+#define PROFEV_COUNTER(cat, name, value) (PROFEV__USE(cat), (void)sizeof(value))
+/* Never called: it lets the compiler check the format and see the arguments. */
+static inline __attribute__((format(printf, 1, 2))) int profev__nop(const char *fmt, ...)
+{
+	(void)fmt;
+	return 0;
+}
+#define PROFEV_MESSAGE(cat, ...) (PROFEV__USE(cat), (void)sizeof(profev__nop(__VA_ARGS__)))
 #define PROFEV_FRAME_MARK() ((void)0)
 #define PROFEV_FRAME_MARK_NAMED(name) ((void)0)
-#define profev_thread_name(name) ((void)0)
+#define profev_thread_name(name) ((void)sizeof(name))
 #define profev_active() 0
 
 #else /* !PROFEV_DISABLE */
@@ -232,7 +240,7 @@ struct profev__scope {
 #define PROFEV__SCOPED(var, init) profev__scope var = { init }
 #else
 #define PROFEV__SCOPED(var, init) \
-	__attribute__((cleanup(profev__zone_cleanup))) uint64_t var = (init)
+	__attribute__((cleanup(profev__zone_cleanup), unused)) uint64_t var = (init)
 #endif
 
 /* "" name "" only compiles for a string literal: that is what lets a name

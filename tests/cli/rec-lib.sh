@@ -1,0 +1,18 @@
+# Sourced by the pfrec CLI tests (1NN-rec-*.sh) after lib.sh: builds small
+# instrumented programs against the client in the build directory.
+CLIENT_A="$PROFEV_BUILD/libprofev-client.a"
+GAME="$PROFEV_BUILD/examples/game"
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+
+# build_prog NAME: compiles NAME.c from stdin into ./NAME with the client.
+build_prog() {
+	cat >"$1.c"
+	$CC -std=gnu99 -O1 -Wall -Wextra -Werror -I"$PROFEV_ROOT/lib" -o "$1" "$1.c" \
+		"$CLIENT_A" -pthread || fail "cannot build $1"
+}
+
+# count_type TRACE TYPE: events of TYPE (zone_begin, counter...) in TRACE.
+count_type() {
+	pfdump --jsonl "$1" | grep -c "\"type\":\"$2\"" || true
+}
