@@ -398,8 +398,22 @@ static int pop(struct loop *l, struct conv_thread *t, uint64_t ts, int edge)
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
-static struct conv_thread *thread_of(struct loop *l, const struct profev_event *ev,
-				     const struct profev_event_info *in)
+static struct conv_thread *thread_slow(struct loop *l, const struct profev_event *ev,
+				       const struct profev_event_info *in);
+
+/* The thread of an event: events come in runs per thread, so the last one
+ * is checked inline first. */
+static inline struct conv_thread *thread_of(struct loop *l, const struct profev_event *ev,
+					    const struct profev_event_info *in)
+{
+	struct conv_thread *t = l->last;
+	if (__builtin_expect(t && t->key == ev->tid && in->thread == t->name_src, 1))
+		return t;
+	return thread_slow(l, ev, in);
+}
+
+static struct conv_thread *thread_slow(struct loop *l, const struct profev_event *ev,
+				       const struct profev_event_info *in)
 {
 	struct conv_thread *t = find_track(l, ev->tid);
 	if (!t)
