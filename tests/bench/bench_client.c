@@ -1,0 +1,280 @@
+/*
+ * bench_client - cost of the instrumentation, with the bare loop beside it.
+ *
+ *   bench_client [SUSTAINED_ZONES]      run everything, print the table
+ *
+ * The bare loop reads the TSC twice and stores two 40-byte records into a
+ * thread-local ring: what a zone pair cannot go below. The traced cases run
+ * this same program again under the recorder (libprofev's pfrec engine, in
+ * this process), so pfrec's cost is measured where it runs; the peak RSS of
+ * this process while recording is the recorder's memory. Instructions per
+ * zone pair come from callgrind when valgrind is installed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "profev.h"
+#include "profev_record.h"
+
+PROFEV_CATEGORY(hot, "measured zones");
+PROFEV_CATEGORY(cold, "a category the benchmark disables");
+
+/* Zone pairs per burst: 512 KiB of records, a quarter of the 2 MiB buffer,
+ * so neither waits for the flush thread. */
+#define BURST 16384
+#define HOT_BUFFER (2u << 20)
+#define ROUNDS 40
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the bare loop ---- */
+struct bare_rec {
+	uint64_t ts, a, b, c;
+	uint32_t d, e;
+};
+_Static_assert(sizeof(struct bare_rec) == 40, "40-byte records");
+#define BARE_N 8192
+static __thread struct bare_rec bare_ring[BARE_N];
+static __thread unsigned bare_pos;
+
+__attribute__((noinline)) static void bare_pairs(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct bare_rec *r = &bare_ring[bare_pos++ & (BARE_N - 1)];
+		r->ts = __builtin_ia32_rdtsc();
+		r->a = 2;
+		r = &bare_ring[bare_pos++ & (BARE_N - 1)];
+		r->ts = __builtin_ia32_rdtsc();
+		r->a = 3;
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) static void zone_pairs(long n)
+{
+	for (long i = 0; i < n; i++) {
+		PROFEV_ZONE(hot, "z");
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) static void cold_pairs(long n)
+{
+	for (long i = 0; i < n; i++) {
+		PROFEV_ZONE(cold, "z");
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) static void empty_loop(long n)
+{
+	for (long i = 0; i < n; i++)
+		__asm__ __volatile__("" ::: "memory");
+}
+
+/* Best of ROUNDS bursts, in ns per iteration; the flush thread gets time
+ * between bursts so each one starts with empty buffers. */
+static double best(void (*f)(long), long n)
+{
+	double b = 1e9;
+	for (int i = 0; i < ROUNDS; i++) {
+		double t0 = now();
+		f(n);
+		double t = (now() - t0) * 1e9 / (double)n;
+		if (t < b)
+			b = t;
+		struct timespec pause = { 0, 5000000 };
+		nanosleep(&pause, NULL);
+	}
+	return b;
+}
+
+/* ---- traced modes (run under the recorder) ---- */
+
+static int mode_hot(void)
+{
+	double bare = best(bare_pairs, BURST);
+	double zone = best(zone_pairs, BURST);
+	printf("  %-44s %8.2f ns  %5.2fx  (bare loop %.2f ns)\n",
+	       "zone pair, burst in the buffer", zone, zone / bare, bare);
+	double empty = best(empty_loop, BURST * 100);
+	double cold = best(cold_pairs, BURST * 100);
+	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "zone in a disabled category",
+	       cold - empty, empty);
+	return 0;
+}
+
+static long sustained_zones = 30000000;
+
+static int mode_sustained(void)
+{
+	double bare = best(bare_pairs, BURST);
+	double t0 = now();
+	zone_pairs(sustained_zones);
+	double t = (now() - t0) * 1e9 / (double)sustained_zones;
+	printf("  %-44s %8.2f ns  %5.2fx  (bare loop %.2f ns)\n",
+	       "zone pair, sustained, in the traced loop", t, t / bare, bare);
+	fflush(stdout);
+	return 0;
+}
+
+static int mode_callgrind(void)
+{
+	zone_pairs(100000);
+	bare_pairs(100000);
+	return 0;
+}
+
+/* ---- the driver ---- */
+
+static const char *self_path(void)
+{
+	static char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n < 0)
+		return "/proc/self/exe";
+	buf[n] = 0;
+	return buf;
+}
+
+static int record(char **argv, const char *categories, uint32_t buffer, const char *out,
+		  struct profev_record_result *res, int quiet_child)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	struct profev_record_opts o = { 0 };
+	o.argv = argv;
+	o.out_fd = fd;
+	o.categories = categories;
+	o.buffer_bytes = buffer;
+	o.child_stdout = quiet_child ? open("/dev/null", O_WRONLY) : -1;
+	struct profev_error err;
+	struct profev_recorder *r = profev_recorder_start(&o, &err);
+	if (!r) {
+		fprintf(stderr, "bench_client: %s\n", err.message);
+		close(fd);
+		return -1;
+	}
+	int rc = profev_recorder_run(r, res);
+	if (rc < 0)
+		fprintf(stderr, "bench_client: %s\n", profev_recorder_error(r)->message);
+	profev_recorder_free(r);
+	if (o.child_stdout >= 0)
+		close(o.child_stdout);
+	close(fd);
+	return rc;
+}
+
+static unsigned long long callgrind_ir(const char *file, const char *fn)
+{
+	/* The function's own cost plus what it calls (the slow path), from
+	 * callgrind_annotate's inclusive listing. */
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes %s 2>/dev/null", file);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	char line[1024];
+	unsigned long long ir = 0;
+	while (fgets(line, sizeof line, p)) {
+		if (!strstr(line, fn))
+			continue;
+		char *s = line, *d = line;
+		for (; *s && *s != ' ' && *s != '('; s++)
+			if (*s != ',')
+				*d++ = *s;
+		*d = 0;
+		ir = strtoull(line, NULL, 10);
+		break;
+	}
+	pclose(p);
+	return ir;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2)
+		sustained_zones = atol(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "hot") == 0)
+		return mode_hot();
+	if (argc > 1 && strcmp(argv[1], "sustained") == 0)
+		return mode_sustained();
+	if (argc > 1 && strcmp(argv[1], "callgrind") == 0)
+		return mode_callgrind();
+	if (argc > 1)
+		sustained_zones = atol(argv[1]);
+
+	const char *self = self_path();
+	char tmp[256];
+	snprintf(tmp, sizeof tmp, "%s/profev-bench-client-%d.bin",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	struct profev_record_result res;
+
+	printf("client hot path (best of %d bursts of %d pairs)\n", ROUNDS, BURST);
+	double bare = best(bare_pairs, BURST);
+	double empty = best(empty_loop, BURST * 100);
+	double off = best(zone_pairs, BURST * 100);
+	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "zone, program not started by pfrec",
+	       off - empty, empty);
+	printf("  %-44s %8.2f ns\n", "bare loop: 2 TSC reads + 2 40-byte stores", bare);
+	fflush(stdout);
+	char *hot_argv[] = { (char *)self, "hot", NULL };
+	if (record(hot_argv, "-cold", HOT_BUFFER, tmp, &res, 0) < 0)
+		return 1;
+	fflush(stdout);
+
+	if (access("/usr/bin/valgrind", X_OK) == 0) {
+		char out[300], toggle[64];
+		snprintf(out, sizeof out, "--callgrind-out-file=%s.cg", tmp);
+		snprintf(toggle, sizeof toggle, "--toggle-collect=zone_pairs");
+		char *cg_argv[] = { "valgrind", "--tool=callgrind", out, toggle,
+				    "--toggle-collect=bare_pairs", (char *)self, "callgrind", NULL };
+		if (record(cg_argv, NULL, 16u << 20, tmp, &res, 1) == 0 && res.status == 0) {
+			snprintf(out, sizeof out, "%s.cg", tmp);
+			unsigned long long z = callgrind_ir(out, "zone_pairs");
+			unsigned long long b = callgrind_ir(out, "bare_pairs");
+			printf("  %-44s %8.1f     (bare loop %.1f)\n",
+			       "instructions per zone pair (callgrind)", z / 100000.0, b / 100000.0);
+			unlink(out);
+		}
+	}
+
+	printf("\nsustained: %ld zone pairs under the recorder, 16 MiB buffer\n", sustained_zones);
+	fflush(stdout);
+	char zones[32];
+	snprintf(zones, sizeof zones, "%ld", sustained_zones);
+	char *sus_argv[] = { (char *)self, "sustained", zones, NULL };
+	double t0 = now();
+	if (record(sus_argv, NULL, 16u << 20, tmp, &res, 0) < 0)
+		return 1;
+	double wall = now() - t0;
+	struct stat st;
+	stat(tmp, &st);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	uint64_t events = res.stats.events;
+	printf("  %-44s %8.2f ns  (program start to trace closed)\n", "zone pair, end to end",
+	       wall * 1e9 / (double)sustained_zones);
+	printf("  %-44s %8.1f M/s\n", "events reaching the trace file", events / wall / 1e6);
+	printf("  %-44s %8llu     (expected %ld)\n", "events in the trace",
+	       (unsigned long long)events, 2 * sustained_zones);
+	printf("  %-44s %8llu\n", "events lost", (unsigned long long)res.stats.lost);
+	printf("  %-44s %8.4f bytes\n", "trace size per event",
+	       events ? (double)st.st_size / (double)events : 0.0);
+	printf("  %-44s %8.1f MiB\n", "recorder peak RSS", ru.ru_maxrss / 1024.0);
+	unlink(tmp);
+	return events == 2 * (uint64_t)sustained_zones && res.stats.lost == 0 ? 0 : 1;
+}
