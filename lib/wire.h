@@ -61,6 +61,8 @@ struct pfw_hello {
 	uint32_t age_us;      /* flush thread period: the most a SIGKILL loses */
 };
 
+_Static_assert(sizeof(struct pfw_hello) == 56, "formats/wire.md: HELLO is 56 bytes");
+
 struct pfw_category {
 	uint32_t index;    /* the value records carry in their category field */
 	uint32_t enabled;  /* 1 if enabled for this recording */
