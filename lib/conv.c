@@ -431,7 +431,8 @@ static struct conv_thread *thread_slow(struct loop *l, const struct profev_event
 			if (!t->selected && name_matches(l, t)) {
 				/* Selected from here on: what is open shows from now. */
 				t->selected = 1;
-				if (t->phase == 1 && open_all(l, t, t->last_ts))
+				if (t->phase == 1 &&
+				    open_all(l, t, ev->ts > t->last_ts ? ev->ts : t->last_ts))
 					return NULL;
 			}
 		}

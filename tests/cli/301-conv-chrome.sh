@@ -15,6 +15,22 @@ grep -q '"ph":"B"' be.json || fail "no B events in --begin-end output"
 cmp -s x.json be-counts.json || fail "X and B/E outputs differ: $(cat x.json) / $(cat be-counts.json)"
 [ "$(wc -c < game.json)" -lt "$(wc -c < be.json)" ] || fail "X output is not smaller"
 
+# Counts as pfdump --stats gives them.
+expect_exit 0 pfdump --stats game.bin
+python3 - out.txt <<'PY' || fail "counts differ from pfdump --stats"
+import json, sys
+by_type = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 2 and f[1].isdigit():
+        by_type[f[0]] = int(f[1])
+c = json.load(open("x.json"))
+for mine, theirs in (("zones", "zone_begin"), ("counters", "counter"), ("instants", "instant"),
+                     ("messages", "message"), ("frames", "frame")):
+    if c.get(mine, 0) != by_type.get(theirs, 0):
+        sys.exit("%s: %d, pfdump says %s %d" % (mine, c.get(mine, 0), theirs, by_type.get(theirs, 0)))
+PY
+
 expect_exit 0 pfconv to perfetto game.bin
 $CHECK perfetto game.pftrace > p.json || fail "invalid perfetto output"
 cmp -s x.json p.json || fail "chrome and perfetto differ: $(cat x.json) / $(cat p.json)"

@@ -617,6 +617,31 @@ static void test_thread_filter(void)
 	}
 }
 
+/* A thread filtered by a name it only takes later: its zones count from
+ * then on; one open at the rename shows from the rename. */
+static void test_filter_rename(void)
+{
+	struct tw t = tw_new();
+	zb(&t, 10, 5, "before", NULL);
+	ze(&t, 20, 5);
+	zb(&t, 30, 5, "spans", NULL);
+	ev(&t, PROFEV_EV_THREAD_NAME, 40, 5, "late", 0);
+	zb(&t, 50, 5, "after", NULL);
+	ze(&t, 60, 5);
+	ze(&t, 70, 5);
+	zb(&t, 80, 6, "other", NULL);
+	ze(&t, 90, 6);
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
+	o.thread = "late";
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK_STR(m.part[0] ? m.part[0] : "", "late (5);spans 20\nlate (5);spans;after 10\n");
+	mem_free(&m);
+	fclose(t.f);
+}
+
 /* Split: every part is a complete trace, zones open at a cut are closed
  * there and reopened, and no zone is lost. */
 static void test_split(void)
@@ -848,6 +873,7 @@ int main(int argc, char **argv)
 	test_unbalanced();
 	test_window();
 	test_thread_filter();
+	test_filter_rename();
 	test_split();
 	test_cut();
 	test_depth();
