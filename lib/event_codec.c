@@ -1,34 +1,45 @@
-/* The EVENTS chunk body (formats/trace.md, "Events chunk").
+/* The EVENTS chunk body (formats/trace.md, "Events chunk body").
  *
  * Events are split into columns so zstd sees long runs of alike bytes, and
  * most fields are predicted from what came before on the same thread, so
- * that the common case stores nothing at all:
+ * that the common case stores only a small time residual:
  *   - threads come in runs (a recorder receives per-thread batches);
  *   - an event's type, name and time delta are predicted from what followed
  *     the thread's previous event (its type and name) the last time it was
  *     seen: game loops repeat the same sequence of zones every frame, so
  *     mostly only the jitter of the durations is left to store;
  *   - a category is predicted from the last category seen with that name;
- *   - frame numbers, callstack ids and flags are mostly unchanged or zero.
- * Predicted-or-zero columns are sparse: (gap, value) pairs for the entries
- * that are not zero. Encoder and decoder run the same predictors, reset at
- * every chunk, so each chunk decodes on its own. */
+ *   - flags are predicted like the type; the frame number stays; callstack
+ *     ids are zero.
+ * An event that differs from its predictions in any of these is an
+ * exception: one sparse column says which events are exceptions and which
+ * fields differ, and their values follow in one dense column. The decoder's
+ * common path is thus one comparison, a varint and the record's store.
+ * Encoder and decoder run the same predictors, reset at every chunk, so each
+ * chunk decodes on its own. */
 #include <stdlib.h>
 #include "internal.h"
 
 enum {
-	COL_TYPE,    /* sparse: 0 if predicted, else type + 1 */
+	COL_EXCEPT,  /* (gap, field mask) pairs: the events that break a prediction */
 	COL_RUNS,    /* (thread index, run length) pairs */
-	COL_TS,      /* dense: zigzag (delta per thread - predicted delta) */
-	COL_NAME,    /* sparse: 0 if predicted, else name + 1 */
-	COL_CAT,     /* sparse: 0 if predicted, else category + 1 (category types) */
-	COL_VALUE,   /* dense: payload of other types, not doubles */
-	COL_DOUBLE,  /* dense: 8 bytes little-endian per DOUBLE payload */
-	COL_FRAME,   /* sparse: zigzag frame delta per thread */
-	COL_ADDR,    /* dense: zigzag address delta per thread, memory events */
-	COL_STACK,   /* sparse: callstack id */
-	COL_FLAGS,   /* sparse: flags */
+	COL_TS,      /* zigzag (delta per thread - predicted delta), every event */
+	COL_FIELDS,  /* the exceptions' values, in mask bit order */
+	COL_VALUE,   /* payload of types without a category, not doubles */
+	COL_DOUBLE,  /* 8 bytes little-endian per DOUBLE payload */
+	COL_ADDR,    /* zigzag address delta per thread, memory events */
 	COL_TEXT,    /* length-prefixed message texts */
+};
+
+/* Exception mask bits. */
+enum {
+	X_TYPE = 1,      /* type != predicted: varint type */
+	X_NAME = 2,      /* name != predicted: varint name */
+	X_CATEGORY = 4,  /* category != predicted: varint payload */
+	X_FRAME = 8,     /* frame changed: zigzag delta */
+	X_STACK = 16,    /* stack id: varint */
+	X_FLAGS = 32,    /* flags != predicted: varint flags */
+	X_ALL = 63,
 };
 
 #define PRED_BITS 12
@@ -47,6 +58,7 @@ struct follow {
 	uint64_t delta;   /* time from it to the next event */
 	uint32_t name;
 	uint8_t type;
+	uint8_t flags;
 };
 
 struct predictors {
@@ -81,20 +93,6 @@ static inline uint32_t cat_slot(uint32_t name)
 }
 
 /* ---- encoding ---- */
-
-struct sparse_out {
-	uint8_t *p;
-	uint64_t last; /* index after the previous non-zero entry */
-};
-
-static inline void sparse_put(struct sparse_out *s, uint64_t index, uint64_t value)
-{
-	if (value) {
-		s->p = put_varint(s->p, index - s->last);
-		s->p = put_varint(s->p, value);
-		s->last = index + 1;
-	}
-}
 
 struct thread_map {
 	struct thread_state *states;
@@ -153,7 +151,7 @@ int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 		  struct buf cols[EVENT_COLUMNS])
 {
 	/* Worst case bytes per event and column, so the loop needs no checks. */
-	static const size_t worst[EVENT_COLUMNS] = { 12, 10, 10, 15, 20, 10, 8, 20, 10, 15, 12, 0 };
+	static const size_t worst[EVENT_COLUMNS] = { 11, 10, 10, 45, 10, 8, 10, 0 };
 	uint64_t base_ts = n ? ev[0].ts : 0;
 	struct thread_map map = { 0 };
 	struct predictors *pred = calloc(1, sizeof(*pred));
@@ -170,14 +168,11 @@ int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 			goto out;
 	}
 
-	uint8_t *runs_p = cols[COL_RUNS].data, *ts_p = cols[COL_TS].data;
-	struct sparse_out type_s = { cols[COL_TYPE].data, 0 };
+	uint8_t *except_p = cols[COL_EXCEPT].data, *runs_p = cols[COL_RUNS].data;
+	uint8_t *ts_p = cols[COL_TS].data, *fields_p = cols[COL_FIELDS].data;
 	uint8_t *value_p = cols[COL_VALUE].data, *double_p = cols[COL_DOUBLE].data;
 	uint8_t *addr_p = cols[COL_ADDR].data;
-	struct sparse_out name_s = { cols[COL_NAME].data, 0 }, cat_s = { cols[COL_CAT].data, 0 };
-	struct sparse_out frame_s = { cols[COL_FRAME].data, 0 }, stack_s = { cols[COL_STACK].data, 0 };
-	struct sparse_out flags_s = { cols[COL_FLAGS].data, 0 };
-	uint32_t run_index = UINT32_MAX, run_len = 0, ntext = 0;
+	uint32_t run_index = UINT32_MAX, run_len = 0, ntext = 0, last_except = 0;
 	uint32_t last_tid = 0;
 	struct thread_state *st = NULL;
 
@@ -203,49 +198,64 @@ int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 		uint8_t type = e->type;
 		struct follow *f = &pred->next[follow_slot(st->key)];
 		uint64_t delta = e->ts - st->ts;
-		sparse_put(&type_s, i, f->type == type ? 0 : (uint64_t)type + 1);
-		sparse_put(&name_s, i, f->name == e->name ? 0 : (uint64_t)e->name + 1);
+		unsigned mask = (f->type != type ? X_TYPE : 0) | (f->name != e->name ? X_NAME : 0);
 		ts_p = put_varint(ts_p, zigzag((int64_t)(delta - f->delta)));
-		*f = (struct follow){ delta, e->name, type };
+		unsigned predicted_flags = f->flags;
+		*f = (struct follow){ delta, e->name, type, e->flags };
 		st->ts = e->ts;
 		st->key = next_key(type, e->name);
 
+		uint64_t *category = NULL;
 		if (e->flags & PROFEV_EVF_DOUBLE) {
 			put_le64(double_p, e->payload);
 			double_p += 8;
 		} else if (has_category(type)) {
-			uint64_t *pc = &pred->category[cat_slot(e->name)];
-			sparse_put(&cat_s, i, *pc == e->payload ? 0 : e->payload + 1);
-			*pc = e->payload;
+			category = &pred->category[cat_slot(e->name)];
+			mask |= *category != e->payload ? X_CATEGORY : 0;
+			*category = e->payload;
 		} else {
 			value_p = put_varint(value_p, e->payload);
 		}
+		uint64_t frame_delta = 0;
 		if (is_memory(type)) {
 			addr_p = put_varint(addr_p, zigzag((int64_t)(e->addr - st->addr)));
 			st->addr = e->addr;
-		} else {
-			sparse_put(&frame_s, i, zigzag((int64_t)(e->frame - st->frame)));
+		} else if (e->frame != st->frame) {
+			frame_delta = zigzag((int64_t)(e->frame - st->frame));
 			st->frame = e->frame;
+			mask |= X_FRAME;
 		}
-		sparse_put(&stack_s, i, e->stack);
-		sparse_put(&flags_s, i, e->flags);
+		mask |= (e->stack ? X_STACK : 0) | (e->flags != predicted_flags ? X_FLAGS : 0);
+		if (unlikely(mask)) {
+			except_p = put_varint(except_p, i - last_except);
+			*except_p++ = (uint8_t)mask;
+			last_except = i + 1;
+			if (mask & X_TYPE)
+				fields_p = put_varint(fields_p, type);
+			if (mask & X_NAME)
+				fields_p = put_varint(fields_p, e->name);
+			if (mask & X_CATEGORY)
+				fields_p = put_varint(fields_p, e->payload);
+			if (mask & X_FRAME)
+				fields_p = put_varint(fields_p, frame_delta);
+			if (mask & X_STACK)
+				fields_p = put_varint(fields_p, e->stack);
+			if (mask & X_FLAGS)
+				fields_p = put_varint(fields_p, e->flags);
+		}
 		ntext += type == PROFEV_EV_MESSAGE;
 	}
 	if (run_len) {
 		runs_p = put_varint(runs_p, run_index);
 		runs_p = put_varint(runs_p, run_len);
 	}
-	cols[COL_TYPE].len = (size_t)(type_s.p - cols[COL_TYPE].data);
+	cols[COL_EXCEPT].len = (size_t)(except_p - cols[COL_EXCEPT].data);
 	cols[COL_RUNS].len = (size_t)(runs_p - cols[COL_RUNS].data);
 	cols[COL_TS].len = (size_t)(ts_p - cols[COL_TS].data);
-	cols[COL_NAME].len = (size_t)(name_s.p - cols[COL_NAME].data);
-	cols[COL_CAT].len = (size_t)(cat_s.p - cols[COL_CAT].data);
+	cols[COL_FIELDS].len = (size_t)(fields_p - cols[COL_FIELDS].data);
 	cols[COL_VALUE].len = (size_t)(value_p - cols[COL_VALUE].data);
 	cols[COL_DOUBLE].len = (size_t)(double_p - cols[COL_DOUBLE].data);
-	cols[COL_FRAME].len = (size_t)(frame_s.p - cols[COL_FRAME].data);
 	cols[COL_ADDR].len = (size_t)(addr_p - cols[COL_ADDR].data);
-	cols[COL_STACK].len = (size_t)(stack_s.p - cols[COL_STACK].data);
-	cols[COL_FLAGS].len = (size_t)(flags_s.p - cols[COL_FLAGS].data);
 	for (uint32_t i = 0; i < ntext; i++)
 		if (buf_bytes(&cols[COL_TEXT], text_arena + texts[i].offset, texts[i].len))
 			goto out;
@@ -271,37 +281,13 @@ out:
 
 /* ---- decoding ---- */
 
-struct sparse_in {
-	struct cursor c;
-	uint64_t next;  /* index of the next non-zero entry, UINT64_MAX if none */
-	uint64_t value;
-};
-
-static void sparse_advance(struct sparse_in *s, uint64_t from)
+/* Index of the next exception after reading its gap: UINT64_MAX if none. */
+static uint64_t next_exception(struct cursor *c, uint64_t from)
 {
-	if (s->c.p >= s->c.end) {
-		s->next = UINT64_MAX;
-		return;
-	}
-	uint64_t gap = cur_varint(&s->c);
-	s->value = cur_varint(&s->c);
-	s->next = from + gap;
-	if (s->next < from || s->value == 0)
-		s->c.bad = 1, s->next = UINT64_MAX; /* overflowing gap, or a stored zero */
-}
-
-static inline uint64_t sparse_get(struct sparse_in *s, uint64_t i)
-{
-	if (likely(s->next != i))
-		return 0;
-	uint64_t v = s->value;
-	sparse_advance(s, i + 1);
-	return v;
-}
-
-static int sparse_done(const struct sparse_in *s)
-{
-	return !s->c.bad && s->next == UINT64_MAX;
+	if (c->p >= c->end)
+		return UINT64_MAX;
+	uint64_t at = from + cur_varint(c);
+	return at < from ? (c->bad = 1, UINT64_MAX) : at;
 }
 
 int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_event *out,
@@ -345,31 +331,26 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 		const uint8_t *start = cur_take(&c, clen);
 		col[k] = (struct cursor){ start, start ? start + clen : NULL, c.bad };
 	}
-	if (c.bad) {
-		*why = "column table runs past the end of the body";
+	if (c.bad || c.p != c.end) {
+		*why = c.bad ? "column table runs past the end of the body" : "bytes after the last column";
 		goto out;
 	}
-	struct sparse_in type_s = { col[COL_TYPE], 0, 0 };
-	struct sparse_in name_s = { col[COL_NAME], 0, 0 }, cat_s = { col[COL_CAT], 0, 0 };
-	struct sparse_in frame_s = { col[COL_FRAME], 0, 0 }, stack_s = { col[COL_STACK], 0, 0 };
-	struct sparse_in flags_s = { col[COL_FLAGS], 0, 0 };
-	sparse_advance(&type_s, 0);
-	sparse_advance(&name_s, 0);
-	sparse_advance(&cat_s, 0);
-	sparse_advance(&frame_s, 0);
-	sparse_advance(&stack_s, 0);
-	sparse_advance(&flags_s, 0);
-	struct cursor *runs = &col[COL_RUNS], *tsc = &col[COL_TS], *values = &col[COL_VALUE];
-	struct cursor *doubles = &col[COL_DOUBLE], *addrs = &col[COL_ADDR], *text = &col[COL_TEXT];
+	/* The columns are read through local cursors and each event is built in
+	 * a local and stored once: stores through the output (which holds byte
+	 * fields) would otherwise make the compiler reload every cursor. */
+	struct cursor except = col[COL_EXCEPT], runs = col[COL_RUNS], tsc = col[COL_TS];
+	struct cursor fields = col[COL_FIELDS], values = col[COL_VALUE];
+	struct cursor doubles = col[COL_DOUBLE], addrs = col[COL_ADDR], text = col[COL_TEXT];
+	uint64_t except_at = next_exception(&except, 0);
 	uint32_t ntext = 0;
 	uint64_t run_left = 0;
 	struct thread_state *st = NULL;
 	for (uint32_t i = 0; i < n; i++) {
-		struct profev_event *e = &out[i];
+		struct profev_event e;
 		if (unlikely(run_left == 0)) {
-			uint64_t ti = cur_varint(runs);
-			run_left = cur_varint(runs);
-			if (runs->bad || ti >= nthreads || run_left == 0 || run_left > n - i) {
+			uint64_t ti = cur_varint(&runs);
+			run_left = cur_varint(&runs);
+			if (runs.bad || ti >= nthreads || run_left == 0 || run_left > n - i) {
 				*why = "thread runs do not cover the events";
 				goto out;
 			}
@@ -377,78 +358,92 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 		}
 		run_left--;
 		struct follow *f = &pred->next[follow_slot(st->key)];
-		uint64_t type = sparse_get(&type_s, i), name = sparse_get(&name_s, i);
-		if (type) {
-			if (unlikely(type - 1 > 0xff)) {
-				*why = "event type out of range";
+		unsigned mask = 0;
+		uint64_t category = 0, frame_delta = 0, stack = 0, flags = f->flags;
+		if (unlikely(i == except_at)) {
+			mask = cur_u8(&except);
+			if (!mask || mask > X_ALL) {
+				*why = "bad exception mask";
 				goto out;
 			}
-			f->type = (uint8_t)(type - 1);
-		}
-		if (name) {
-			if (unlikely(name - 1 > UINT32_MAX)) {
-				*why = "name id out of range";
+			uint64_t type = mask & X_TYPE ? cur_varint(&fields) : f->type;
+			uint64_t name = mask & X_NAME ? cur_varint(&fields) : f->name;
+			category = mask & X_CATEGORY ? cur_varint(&fields) : 0;
+			frame_delta = mask & X_FRAME ? cur_varint(&fields) : 0;
+			stack = mask & X_STACK ? cur_varint(&fields) : 0;
+			flags = mask & X_FLAGS ? cur_varint(&fields) : flags;
+			if (type > 0xff || name > UINT32_MAX || stack > UINT32_MAX || flags > 0xff) {
+				*why = "field value out of range";
 				goto out;
 			}
-			f->name = (uint32_t)(name - 1);
+			f->type = (uint8_t)type;
+			f->name = (uint32_t)name;
+			f->flags = (uint8_t)flags;
+			except_at = next_exception(&except, i + 1);
 		}
-		f->delta += (uint64_t)unzigzag(cur_varint(tsc));
+		f->delta += (uint64_t)unzigzag(cur_varint(&tsc));
 		st->ts += f->delta;
-		e->ts = st->ts;
-		e->type = f->type;
-		e->name = f->name;
-		e->reserved = 0;
-		e->tid = st->tid;
-		st->key = next_key(e->type, e->name);
-
-		uint64_t flags = sparse_get(&flags_s, i);
-		uint64_t stack = sparse_get(&stack_s, i);
-		if (unlikely(flags > 0xff || stack > UINT32_MAX)) {
-			*why = "flags or callstack id out of range";
-			goto out;
-		}
-		e->flags = (uint8_t)flags;
-		e->stack = (uint32_t)stack;
-		if (e->flags & PROFEV_EVF_DOUBLE) {
-			const uint8_t *d = cur_take(doubles, 8);
-			e->payload = d ? get_le64(d) : 0;
-		} else if (has_category(e->type)) {
-			uint64_t *pc = &pred->category[cat_slot(e->name)];
-			uint64_t cat = sparse_get(&cat_s, i);
-			if (cat)
-				*pc = cat - 1;
-			e->payload = *pc;
+		uint8_t type = f->type;
+		e.ts = st->ts;
+		e.type = type;
+		e.name = f->name;
+		e.flags = (uint8_t)flags;
+		e.stack = (uint32_t)stack;
+		e.reserved = 0;
+		e.tid = st->tid;
+		st->key = next_key(type, f->name);
+		if (unlikely(flags & PROFEV_EVF_DOUBLE)) {
+			const uint8_t *d = cur_take(&doubles, 8);
+			e.payload = d ? get_le64(d) : 0;
+			if (mask & X_CATEGORY) {
+				*why = "category on a double payload";
+				goto out;
+			}
+		} else if (likely(has_category(type))) {
+			uint64_t *pc = &pred->category[cat_slot(e.name)];
+			if (mask & X_CATEGORY)
+				*pc = category;
+			e.payload = *pc;
 		} else {
-			e->payload = cur_varint(values);
+			e.payload = cur_varint(&values);
+			if (mask & X_CATEGORY) {
+				*why = "category on a type without one";
+				goto out;
+			}
 		}
-		if (is_memory(e->type)) {
-			st->addr += (uint64_t)unzigzag(cur_varint(addrs));
-			e->addr = st->addr;
+		if (unlikely(is_memory(type))) {
+			st->addr += (uint64_t)unzigzag(cur_varint(&addrs));
+			e.addr = st->addr;
+			if (mask & X_FRAME) {
+				*why = "frame change on a memory event";
+				goto out;
+			}
 		} else {
-			st->frame += (uint64_t)unzigzag(sparse_get(&frame_s, i));
-			e->frame = st->frame;
+			st->frame += (uint64_t)unzigzag(frame_delta);
+			e.frame = st->frame;
 		}
-		if (e->type == PROFEV_EV_MESSAGE) {
-			uint64_t tlen = cur_varint(text);
-			const uint8_t *t = cur_take(text, tlen);
+		if (unlikely(type == PROFEV_EV_MESSAGE)) {
+			uint64_t tlen = cur_varint(&text);
+			const uint8_t *t = cur_take(&text, tlen);
 			if (!t) {
 				*why = "message text runs past its column";
 				goto out;
 			}
 			texts[ntext++] = (struct event_text){ (uint32_t)(t - body), (uint32_t)tlen };
 		}
+		out[i] = e;
 	}
-	static const int dense[] = { COL_RUNS, COL_TS, COL_VALUE, COL_DOUBLE, COL_ADDR, COL_TEXT };
-	for (size_t k = 0; k < sizeof(dense) / sizeof(dense[0]); k++) {
-		const struct cursor *d = &col[dense[k]];
+	col[COL_EXCEPT] = except, col[COL_RUNS] = runs, col[COL_TS] = tsc, col[COL_FIELDS] = fields;
+	col[COL_VALUE] = values, col[COL_DOUBLE] = doubles, col[COL_ADDR] = addrs, col[COL_TEXT] = text;
+	for (int k = 0; k < EVENT_COLUMNS; k++) {
+		const struct cursor *d = &col[k];
 		if (d->bad || d->p != d->end) {
 			*why = d->bad ? "column runs past its end" : "column has bytes left over";
 			goto out;
 		}
 	}
-	if (!sparse_done(&type_s) || !sparse_done(&name_s) || !sparse_done(&cat_s) || !sparse_done(&frame_s) ||
-	    !sparse_done(&stack_s) || !sparse_done(&flags_s)) {
-		*why = "sparse column is malformed or has entries left over";
+	if (except_at != UINT64_MAX) {
+		*why = "exception past the last event";
 		goto out;
 	}
 	*ntexts = ntext;

@@ -158,7 +158,7 @@ struct event_text {
 
 /* Encode n events into out (the EVENTS chunk body). texts[i] is the text of
  * the i-th MESSAGE event, taken from text_arena. */
-#define EVENT_COLUMNS 12
+#define EVENT_COLUMNS 8
 int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 		  const struct event_text *texts, const uint8_t *text_arena,
 		  struct buf scratch[EVENT_COLUMNS]);
