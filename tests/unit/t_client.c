@@ -214,10 +214,50 @@ static int child_env(void)
 	return getenv("PROFEV_FD") || getenv("PROFEV_CATEGORIES") ? 1 : 0;
 }
 
+static void *churn_thread(void *arg)
+{
+	(void)arg;
+	some_zones(100);
+	return NULL;
+}
+
+/* Short-lived threads: buffers are recycled and thread ids come back. */
+static int child_churn(void)
+{
+	for (int i = 0; i < 300; i++) {
+		pthread_t t[3];
+		for (int k = 0; k < 3; k++)
+			pthread_create(&t[k], NULL, churn_thread, NULL);
+		for (int k = 0; k < 3; k++)
+			pthread_join(t[k], NULL);
+	}
+	return 0;
+}
+
+static void *busy_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		some_zones(1000);
+	return NULL;
+}
+
+/* exit() while other threads produce as fast as they can. */
+static int child_busy_exit(void)
+{
+	pthread_t t[4];
+	for (int k = 0; k < 4; k++)
+		pthread_create(&t[k], NULL, busy_thread, NULL);
+	sleep_ms(100);
+	some_zones(7);
+	exit(6);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
 } children[] = {
+	{ "churn", child_churn }, { "busy-exit", child_busy_exit },
 	{ "macros", child_macros }, { "many", child_many }, { "categories", child_categories },
 	{ "segv", child_segv }, { "abort", child_abort }, { "kill", child_kill },
 	{ "chain", child_chain }, { "thread-exit", child_thread_exit }, { "fork", child_fork },
@@ -556,6 +596,30 @@ static void test_fork(void)
 	unload(&t, &rc);
 }
 
+static void test_churn(void)
+{
+	struct rec rc;
+	struct trace t;
+	record(&rc, "churn", NULL, 0, 64 << 10);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 0);
+	CHECK(t.complete);
+	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_BEGIN], 900 * 100);
+	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_END], 900 * 100);
+	CHECK_EQ_U64(rc.res.stats.threads, 900);
+	unload(&t, &rc);
+
+	/* The trace ends properly even though threads were mid-burst. */
+	record(&rc, "busy-exit", NULL, 0, 64 << 10);
+	CHECK_EQ(rc.rc, 0);
+	CHECK_EQ(rc.res.status, 6);
+	load(&t, rc.path, 0);
+	CHECK(t.complete);
+	CHECK(t.by_type[PROFEV_EV_ZONE_END] > 7);
+	CHECK_EQ(t.meta.exit_code, 6);
+	unload(&t, &rc);
+}
+
 static void test_drop(void)
 {
 	/* A 16 KiB buffer, so the burst outruns the flush thread now and then;
@@ -634,6 +698,7 @@ int main(int argc, char **argv)
 	test_categories();
 	test_crashes();
 	test_fork();
+	test_churn();
 	test_drop();
 	test_monotonic_clock();
 	test_env_removed();
