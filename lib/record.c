@@ -439,6 +439,49 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 	}
 }
 
+/*
+ * The records a tight loop produces (zones, instants, default frame marks),
+ * as many as follow each other in [p, p + avail): @return bytes decoded.
+ * Everything else goes through record().
+ */
+static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail)
+{
+	struct thr *t = r->cur;
+	struct profev_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.tid = t->tid;
+	uint32_t off = 0;
+	while (avail - off >= PFW_REC_HEAD) {
+		uint64_t tick, word;
+		memcpy(&tick, p + off, 8);
+		memcpy(&word, p + off + 8, 8);
+		unsigned type = word & 0xff;
+		uint32_t arg = (uint32_t)(word >> 32);
+		if (type < PFW_R_ZONE_BEGIN || type > PFW_R_INSTANT || type == PFW_R_COUNTER)
+			break;
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = (uint8_t)type;
+		ev.name = map_string(r, arg);
+		ev.payload = map_cat(r, (word >> 16) & 0xffff);
+		if (type == PFW_R_ZONE_BEGIN) {
+			if (t->depth++ < MAX_DEPTH)
+				t->stack[t->depth - 1] = ev.name;
+		} else if (type == PFW_R_ZONE_END && t->depth) {
+			if (t->depth-- <= MAX_DEPTH && !arg)
+				ev.name = t->stack[t->depth];
+		}
+		ev.frame = r->marks && ev.ts <= r->mark_ts[(r->marks - 1) % 64] ? frame_of(r, ev.ts)
+										: r->marks;
+		if (profev_writer_event(r->w, &ev) < 0) {
+			writer_failed(r);
+			break;
+		}
+		r->events++;
+		off += PFW_REC_HEAD;
+	}
+	return off;
+}
+
 /* Decode what buf holds; leaves an incomplete message or record in it. */
 static void decode(struct profev_recorder *r)
 {
@@ -451,6 +494,14 @@ static void decode(struct profev_recorder *r)
 				continue;
 			}
 			uint32_t a = avail < r->body_left ? (uint32_t)avail : r->body_left;
+			uint32_t fast = fixed_records(r, p, a);
+			if (fast) {
+				r->off += fast;
+				r->body_left -= fast;
+				continue;
+			}
+			if (r->bad)
+				break;
 			long n = record(r, p, a);
 			if (n == 0) {
 				if (a == r->body_left)
