@@ -15,6 +15,7 @@
 #define EVENT_MAX 256           /* an event's fixed text, strings apart */
 #define FRAMES_TID 1000000000u  /* Linux TIDs stay below 2^22 */
 #define TITLE_MAX 96
+#define ARENA_SLACK 32          /* readable bytes kept past the arena's end */
 
 /* A string's quoted JSON form, kept in the arena: names repeat on every
  * event, so each is escaped and checked for UTF-8 once. */
@@ -33,6 +34,7 @@ struct chrome {
 /* An outbuf over the arena's free room, of at least need bytes. */
 static int arena_room(struct chrome *ch, size_t need, struct outbuf *tmp)
 {
+	need += ARENA_SLACK;
 	if (ch->alen + need > ch->acap) {
 		size_t cap = ch->acap ? ch->acap : 4096;
 		while (cap < ch->alen + need)
@@ -92,7 +94,14 @@ static inline int jname(struct conv *c, uint32_t id, struct jname *out)
 static inline void put_jname(struct conv *c, const struct jname *j)
 {
 	struct chrome *ch = c->fmt;
-	outbuf_put(&c->out, ch->arena + j->off, j->len);
+	/* Short names (most) are copied as a fixed 32 bytes: the arena keeps
+	 * ARENA_SLACK bytes past its end and events reserve EVENT_MAX. */
+	if (__builtin_expect(j->len <= ARENA_SLACK, 1)) {
+		memcpy(c->out.p, ch->arena + j->off, ARENA_SLACK);
+		c->out.p += j->len;
+	} else {
+		outbuf_put(&c->out, ch->arena + j->off, j->len);
+	}
 }
 
 static int ch_init(struct conv *c)
@@ -116,32 +125,28 @@ static uint32_t tid_of(const struct conv_thread *t)
 	return t->kind == CONV_FRAMES ? FRAMES_TID + t->seq : t->tid;
 }
 
-/* Reserve room and open an event record. */
-static int event_begin(struct conv *c, size_t strings, const char *ph)
+/* Reserve room and open an event record of phase ph. */
+static int event_begin(struct conv *c, size_t strings, char ph)
 {
 	struct chrome *ch = c->fmt;
 	int rc = outbuf_reserve(&c->out, EVENT_MAX + strings);
 	if (rc)
 		return rc;
-	if (ch->first)
-		ch->first = 0;
-	else
-		outbuf_byte(&c->out, ',');
-	outbuf_lit(&c->out, "\n{\"ph\":\"");
-	outbuf_put(&c->out, ph, strlen(ph));
-	outbuf_byte(&c->out, '"');
+	/* ",\n{\"ph\":\"X\"" as one fixed copy; the first event drops the comma */
+	char head[12] = { ',', '\n', '{', '"', 'p', 'h', '"', ':', '"', ph, '"', 0 };
+	memcpy(c->out.p, head + ch->first, 11);
+	c->out.p += 11 - ch->first;
+	ch->first = 0;
 	return 0;
 }
 
-static void field_str(struct conv *c, const char *key, const char *s, size_t n)
-{
-	outbuf_put(&c->out, key, strlen(key));
-	c->st.replaced_bytes += json_string(&c->out, s, n);
-}
+/* Keys are literals, so their copies have a fixed size. */
+#define field_str(c, key, s, n) do { outbuf_lit(&(c)->out, key); \
+	(c)->st.replaced_bytes += json_string(&(c)->out, (s), (n)); } while (0)
+#define field_ts(c, key, ts) do { outbuf_lit(&(c)->out, key); put_ts((c), (ts)); } while (0)
 
-static void field_ts(struct conv *c, const char *key, uint64_t ts)
+static void put_ts(struct conv *c, uint64_t ts)
 {
-	outbuf_put(&c->out, key, strlen(key));
 	if (ts < c->base) {
 		outbuf_byte(&c->out, '-');
 		json_us(&c->out, c->base - ts);
@@ -189,7 +194,7 @@ static int metadata(struct conv *c, const char *what, uint32_t pid, uint32_t tid
 		    const char *prefix)
 {
 	size_t n = strlen(name), pn = strlen(prefix);
-	int rc = event_begin(c, JSON_STRING_MAX(n + pn), "M");
+	int rc = event_begin(c, JSON_STRING_MAX(n + pn), 'M');
 	if (rc)
 		return rc;
 	outbuf_lit(&c->out, ",\"name\":\"");
@@ -294,7 +299,7 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	struct jname n, k;
 	size_t room;
 	int rc = zone_room(c, t, z, &n, &k, &room);
-	if (rc || (rc = event_begin(c, room, "B")))
+	if (rc || (rc = event_begin(c, room, 'B')))
 		return rc;
 	zone_names(c, t, z, &n, &k);
 	field_ts(c, ",\"ts\":", z->shown);
@@ -311,7 +316,7 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 {
 	int rc;
 	if (c->opts->flags & PROFEV_CONV_CHROME_BE) {
-		if ((rc = event_begin(c, 0, "E")))
+		if ((rc = event_begin(c, 0, 'E')))
 			return rc;
 		field_ts(c, ",\"ts\":", ts);
 		if ((rc = put_ids(c, t)))
@@ -322,7 +327,7 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	}
 	struct jname n, k;
 	size_t room;
-	if ((rc = zone_room(c, t, z, &n, &k, &room)) || (rc = event_begin(c, room, "X")))
+	if ((rc = zone_room(c, t, z, &n, &k, &room)) || (rc = event_begin(c, room, 'X')))
 		return rc;
 	zone_names(c, t, z, &n, &k);
 	field_ts(c, ",\"ts\":", z->shown);
@@ -347,7 +352,7 @@ static int instant_head(struct conv *c, struct conv_thread *t, size_t room, cons
 {
 	const char *cs = profev_reader_string(c->r, cat);
 	size_t cl = strlen(cs);
-	int rc = event_begin(c, room + JSON_STRING_MAX(nlen) + JSON_STRING_MAX(cl), "i");
+	int rc = event_begin(c, room + JSON_STRING_MAX(nlen) + JSON_STRING_MAX(cl), 'i');
 	if (rc)
 		return rc;
 	outbuf_lit(&c->out, ",\"s\":\"t\"");
@@ -401,7 +406,7 @@ static int ch_counter(struct conv *c, const struct profev_event *ev,
 	struct jname n;
 	(void)in;
 	int rc = jname(c, ev->name, &n);
-	if (rc || (rc = event_begin(c, n.len, "C")))
+	if (rc || (rc = event_begin(c, n.len, 'C')))
 		return rc;
 	outbuf_lit(&c->out, ",\"name\":");
 	put_jname(c, &n);
