@@ -8,6 +8,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$ROOT" && cd "$BUILD" && pwd) || exit 2
 export PROFEV_BUILD="$BUILD" PROFEV_ROOT="$ROOT"
 export PATH="$BUILD:$PATH"
+limit=${PROFEV_TEST_TIMEOUT:-300}
 passed=0
 failed=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/profev-tests.XXXXXX")
@@ -15,11 +16,15 @@ logdir=$(mktemp -d "${TMPDIR:-/tmp}/profev-tests.XXXXXX")
 run_one() { # name, command...
 	name=$1; shift
 	case "$name" in *"$PATTERN"*) ;; *) return ;; esac
-	log="$logdir/$(echo "$name" | tr '/' '_').log"
-	if (cd "$logdir" && "$@") >"$log" 2>&1; then
+	base=$(echo "$name" | tr '/' '_')
+	log="$logdir/$base.log"
+	mkdir "$logdir/$base.d"
+	# A hung test fails after the time limit instead of hanging the run.
+	if (cd "$logdir/$base.d" && timeout -k 10 "$limit" "$@") >"$log" 2>&1 </dev/null; then
 		passed=$((passed + 1)); echo "PASS $name"
 	else
 		failed=$((failed + 1)); echo "FAIL $name"
+		[ -s "$log" ] || echo "    (no output; a timeout after ${limit}s looks like this)"
 		sed 's/^/    /' "$log" | tail -n 30
 	fi
 }
