@@ -228,8 +228,9 @@ full:
  * Waits for the flush thread unless --drop; NULL when the event is dropped. */
 static unsigned char *acquire(uint32_t n)
 {
-	struct ring *r = (struct ring *)(void *)profev__tls;
-	if (&r->pub == &no_ring && !(r = ring_register()))
+	struct profev__ring *pub = profev__tls;
+	struct ring *r = pub == &no_ring ? ring_register() : (struct ring *)(void *)pub;
+	if (!r)
 		return NULL;
 	for (;;) {
 		if (!ATOMIC_LOAD(&cl.active)) {

@@ -20,6 +20,8 @@ int main(int argc, char **argv) {
 	return 0;
 }
 C
+# In a sanitizer build the sanitizer's own handlers would end the program first.
+export ASAN_OPTIONS=handle_segv=0:handle_sigfpe=0:handle_abort=0 TSAN_OPTIONS=handle_segv=0
 for c in segv:11:Segmentation abort:6:Aborted fpe:8:Floating kill:9:Killed; do
 	how=${c%%:*}; rest=${c#*:}; sig=${rest%%:*}; word=${rest#*:}
 	expect_exit $((128 + sig)) pfrec -q -o "$how.bin" ./crash "$how"

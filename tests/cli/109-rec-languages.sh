@@ -32,7 +32,7 @@ int main(void) {
 }
 C
 cp prog.c prog.cc
-W="-Wall -Wextra -Werror -I$PROFEV_ROOT/lib"
+W="-Wall -Wextra -Werror $SANFLAGS -I$PROFEV_ROOT/lib"
 for cc in gcc clang; do
 	command -v $cc >/dev/null || continue
 	for std in c99 c11 gnu17; do

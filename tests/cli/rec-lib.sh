@@ -4,11 +4,16 @@ CLIENT_A="$PROFEV_BUILD/libprofev-client.a"
 GAME="$PROFEV_BUILD/examples/game"
 CC=${CC:-cc}
 CXX=${CXX:-c++}
+# A sanitizer build (build-address-undefined) links only with its flags.
+case "${PROFEV_BUILD##*/}" in
+build-*) SANFLAGS="-fsanitize=$(echo "${PROFEV_BUILD##*/build-}" | tr - ,)" ;;
+*) SANFLAGS= ;;
+esac
 
 # build_prog NAME: compiles NAME.c from stdin into ./NAME with the client.
 build_prog() {
 	cat >"$1.c"
-	$CC -std=gnu99 -O1 -Wall -Wextra -Werror -I"$PROFEV_ROOT/lib" -o "$1" "$1.c" \
+	$CC -std=gnu99 -O1 -Wall -Wextra -Werror $SANFLAGS -I"$PROFEV_ROOT/lib" -o "$1" "$1.c" \
 		"$CLIENT_A" -pthread || fail "cannot build $1"
 }
 
