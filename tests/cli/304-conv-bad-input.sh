@@ -73,3 +73,17 @@ expect_exit 1 pfconv to chrome ak.bin -o /dev/full
 contains err.txt "pfconv: unable to write '/dev/full': No space left on device"
 expect_exit 1 pfconv to chrome ak.bin -o nodir/x.json
 contains err.txt "pfconv: unable to create 'nodir/x.json': No such file or directory"
+
+# Cut anywhere: never a crash, always complete output that checks.
+"$MKTRACE" game small.bin 20000 3 || fail "mktrace"
+size=$(wc -c < small.bin)
+for k in 1 3 7 13 17 19 23 29 31; do
+	n=$((size * k / 32 + k))
+	head -c $n small.bin > c.bin
+	for f in perfetto chrome folded; do
+		pfconv -q to $f c.bin -o c.$f > /dev/null 2>err.txt
+		rc=$?
+		[ $rc -eq 1 ] || fail "cut at $n: $f exited $rc: $(cat err.txt)"
+		$CHECK $f c.$f > /dev/null || fail "cut at $n: invalid $f output"
+	done
+done
