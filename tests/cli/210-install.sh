@@ -1,0 +1,37 @@
+# make install puts the binary and its links, the libraries, the headers, a
+# working pkg-config file and the man pages under DESTDIR/PREFIX; a program
+# built against the installed library with pkg-config reads a trace.
+. "$PROFEV_ROOT/tests/cli/lib.sh"
+stage=$PWD/stage
+make -s -C "$PROFEV_ROOT" install BUILD="$PROFEV_BUILD" PREFIX=/opt/pv DESTDIR="$stage" >make.txt 2>&1 ||
+	{ cat make.txt >&2; fail "make install failed"; }
+root=$stage/opt/pv
+for f in bin/profev lib/libprofev.a lib/libprofev.so.0 include/profev_trace.h include/profev.h \
+	lib/pkgconfig/profev.pc share/man/man1/pfdump.1 share/man/man5/profev-trace.5; do
+	[ -e "$root/$f" ] || fail "install lacks $f"
+done
+for c in pfrec pfdump pfsym pfconv; do
+	[ "$(readlink "$root/bin/$c")" = profev ] || fail "$c is not a link to profev"
+done
+"$root/bin/pfdump" --version >/dev/null || fail "installed pfdump does not run"
+cat > reader.c <<'C'
+#include <profev_trace.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	FILE *f = fopen(argv[1], "rb");
+	struct profev_reader *r = profev_reader_new(f, NULL);
+	struct profev_event ev;
+	unsigned long n = 0;
+	while (r && profev_reader_next_event(r, &ev, NULL) > 0)
+		n++;
+	printf("%lu\n", n);
+	profev_reader_free(r);
+	return 0;
+}
+C
+# The .pc file names the real prefix; point it at the staging tree.
+sed "s|^prefix=.*|prefix=$root|" "$root/lib/pkgconfig/profev.pc" > profev.pc
+flags=$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs --static profev) || fail "pkg-config"
+cc -o reader reader.c $flags -pthread || fail "cannot build against the installed library"
+[ "$(LD_LIBRARY_PATH=$root/lib ./reader "$GOLDEN/allkinds.bin")" = 16 ] || fail "installed library read the wrong count"
