@@ -5,6 +5,7 @@
  * uses them).
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,9 +111,44 @@ uint64_t profev__site_register(struct profev_site *s)
 	return w;
 }
 
+/*
+ * A stack overflow can only be handled on another stack: each recording
+ * thread that has no alternate signal stack gets one, so the crash handler
+ * runs (and chains to the program's handler) even then.
+ */
+#define ALT_STACK (64u << 10)
+static __thread void *alt_stack;
+
+static void alt_stack_add(void)
+{
+	stack_t old;
+	if (alt_stack || sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE))
+		return;
+	stack_t st = { .ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK, .ss_flags = 0 };
+	if (st.ss_sp && sigaltstack(&st, NULL) == 0)
+		alt_stack = st.ss_sp;
+	else
+		free(st.ss_sp);
+}
+
+static void alt_stack_remove(void)
+{
+	stack_t cur;
+	if (!alt_stack || sigaltstack(NULL, &cur) < 0 || cur.ss_sp != alt_stack)
+		return;
+	if (cur.ss_flags & SS_ONSTACK)
+		return; /* exiting from a handler on it: leave it */
+	stack_t off = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+	if (sigaltstack(&off, NULL) == 0) {
+		free(alt_stack);
+		alt_stack = NULL;
+	}
+}
+
 static void thread_exit(void *arg)
 {
 	struct ring *r = arg;
+	alt_stack_remove();
 	profev__tls = &no_ring;
 	ATOMIC_STORE(&r->state, RING_EXITED);
 	flush_kick();
@@ -160,6 +196,7 @@ static struct ring *ring_register(void)
 		ATOMIC_STORE(&all_rings, r);
 	pthread_mutex_unlock(&reg_lock);
 	pthread_setspecific(exit_key, r);
+	alt_stack_add();
 	profev__tls = &r->pub;
 	return r;
 }

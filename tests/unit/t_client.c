@@ -124,6 +124,35 @@ static int child_segv(void)
 	return 0;
 }
 
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
+__attribute__((noinline)) static int recurse(volatile char *up)
+{
+	volatile char buf[1024];
+	buf[0] = up ? up[0] : 1;
+	return recurse(buf) + buf[1];
+}
+
+static void *overflow_thread(void *arg)
+{
+	(void)arg;
+	some_zones(100);
+	recurse(NULL);
+	return NULL;
+}
+
+/* On a small stack the overflow comes long before the flush thread's next
+ * pass: only the crash handler, on the alternate stack, can send the zones. */
+static int child_overflow(void)
+{
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 128 << 10);
+	pthread_t t;
+	pthread_create(&t, &a, overflow_thread, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}
+
 static int child_abort(void)
 {
 	some_zones(100);
@@ -259,7 +288,7 @@ static const struct {
 } children[] = {
 	{ "churn", child_churn }, { "busy-exit", child_busy_exit },
 	{ "macros", child_macros }, { "many", child_many }, { "categories", child_categories },
-	{ "segv", child_segv }, { "abort", child_abort }, { "kill", child_kill },
+	{ "segv", child_segv }, { "overflow", child_overflow }, { "abort", child_abort }, { "kill", child_kill },
 	{ "chain", child_chain }, { "thread-exit", child_thread_exit }, { "fork", child_fork },
 	{ "grandchild", child_grandchild }, { "drop", child_drop }, { "env", child_env },
 };
@@ -548,6 +577,7 @@ static void test_crashes(void)
 	} cases[] = {
 		{ "segv", PROFEV_EXIT_SIGNALED, SIGSEGV, 128 + SIGSEGV, 100 },
 		{ "abort", PROFEV_EXIT_SIGNALED, SIGABRT, 128 + SIGABRT, 100 },
+		{ "overflow", PROFEV_EXIT_SIGNALED, SIGSEGV, 128 + SIGSEGV, 100 },
 		{ "kill", PROFEV_EXIT_SIGNALED, SIGKILL, 128 + SIGKILL, 1000 },
 		{ "chain", PROFEV_EXIT_EXITED, 42, 42, 100 },
 		{ "thread-exit", PROFEV_EXIT_EXITED, 5, 5, 20 },
