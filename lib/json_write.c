@@ -81,12 +81,21 @@ void json_u64(struct outbuf *o, uint64_t v)
 	 * variable one calls memcpy. Callers reserve JSON_NUMBER_MAX anyway. */
 	char tmp[40];
 	char *end = tmp + 20, *p = end;
-	while (v >= 100) {
+	while (v > UINT32_MAX) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		p -= 2;
 		memcpy(p, digits2 + 2 * r, 2);
 	}
+	/* most numbers fit 32 bits, where division by a constant is cheaper */
+	uint32_t w = (uint32_t)v;
+	while (w >= 100) {
+		unsigned r = w % 100;
+		w /= 100;
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
+	}
+	v = w;
 	if (v >= 10) {
 		p -= 2;
 		memcpy(p, digits2 + 2 * v, 2);
