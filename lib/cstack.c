@@ -51,20 +51,7 @@ uint32_t cstack_count(const struct cstack *t)
 
 static int grow(struct cstack *t)
 {
-	uint32_t mask = t->mask * 2 + 1;
-	uint32_t *slots = calloc((size_t)mask + 1, sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (uint32_t id = 1; id <= t->count; id++) {
-		uint32_t i = (uint32_t)t->entries[id - 1].hash & mask;
-		while (slots[i])
-			i = (i + 1) & mask;
-		slots[i] = id;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = mask;
-	return 0;
+	return slots_grow(&t->slots, &t->mask, t->entries, sizeof(*t->entries), t->count);
 }
 
 static int same(const struct profev_frame *a, const struct profev_frame *b, unsigned n)

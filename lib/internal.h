@@ -169,6 +169,12 @@ int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_event *out,
 		  struct event_text *texts, uint32_t *ntexts, const char **why);
 
+/* ---- id tables (slots.c) ---- */
+/* Rebuild an open-addressing table of ids 1..count at twice the size. Entry
+ * id sits at entries + (id - 1) * stride and starts with its uint64_t hash.
+ * 0, or -1 on no memory (the table is left as it was). */
+int slots_grow(uint32_t **slots, uint32_t *mask, const void *entries, size_t stride, uint32_t count);
+
 /* ---- string interning (strtab.c) ---- */
 struct strtab;
 struct strtab *strtab_new(void);

@@ -49,20 +49,7 @@ uint32_t strtab_count(const struct strtab *t)
 
 static int grow(struct strtab *t)
 {
-	uint32_t mask = t->mask * 2 + 1;
-	uint32_t *slots = calloc((size_t)mask + 1, sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (uint32_t id = 1; id <= t->count; id++) {
-		uint32_t i = (uint32_t)t->entries[id - 1].hash & mask;
-		while (slots[i])
-			i = (i + 1) & mask;
-		slots[i] = id;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->mask = mask;
-	return 0;
+	return slots_grow(&t->slots, &t->mask, t->entries, sizeof(*t->entries), t->count);
 }
 
 static uint32_t insert(struct strtab *t, const char *s, size_t len, int *is_new, int always)

@@ -24,6 +24,18 @@ static const struct step { int8_t kind; uint8_t name; uint16_t duration; } patte
 };
 #define PATTERN_LEN (sizeof(pattern) / sizeof(pattern[0]))
 
+struct profev_event synth_event(uint8_t type, uint64_t ts, uint32_t tid, uint32_t name, uint64_t payload)
+{
+	struct profev_event e;
+	memset(&e, 0, sizeof(e));
+	e.type = type;
+	e.ts = ts;
+	e.tid = tid;
+	e.name = name;
+	e.payload = payload;
+	return e;
+}
+
 int synth_init(struct synth *s, struct profev_writer *w, uint32_t nthreads, uint64_t seed)
 {
 	static const char *const zones[] = { "Frame", "Update", "Physics", "Broadphase", "AI",

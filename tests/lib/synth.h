@@ -25,6 +25,9 @@ int synth_init(struct synth *s, struct profev_writer *w, uint32_t nthreads, uint
  * here (they need text); see synth_write(). */
 void synth_fill(struct synth *s, struct profev_event *out, uint32_t n);
 
+/* An event with the given fields and everything else zero. */
+struct profev_event synth_event(uint8_t type, uint64_t ts, uint32_t tid, uint32_t name, uint64_t payload);
+
 /* Writes a complete trace of about nevents events to fd (metadata, the
  * events, a few messages, end chunk). 0 or a negative profev_errc. */
 int synth_write(int fd, uint64_t nevents, uint32_t nthreads, uint64_t seed, struct profev_error *err);

@@ -22,22 +22,10 @@ static int die(const char *what, const struct profev_error *err)
 	return 1;
 }
 
-static struct profev_event ev(uint8_t type, uint64_t ts, uint32_t tid, uint32_t name, uint64_t payload)
-{
-	struct profev_event e;
-	memset(&e, 0, sizeof(e));
-	e.type = type;
-	e.ts = ts;
-	e.tid = tid;
-	e.name = name;
-	e.payload = payload;
-	return e;
-}
-
 static int emit(struct profev_writer *w, uint8_t type, uint64_t ts, uint32_t tid, uint32_t name,
 		uint64_t payload, uint64_t frame_or_addr, uint32_t stack)
 {
-	struct profev_event e = ev(type, ts, tid, name, payload);
+	struct profev_event e = synth_event(type, ts, tid, name, payload);
 	e.frame = frame_or_addr;
 	e.stack = stack;
 	return profev_writer_event(w, &e);
@@ -97,14 +85,14 @@ static int allkinds(int fd, int with_unknown)
 	rc |= emit(w, PROFEV_EV_FRAME_MARK, t, 4242, 0, 0, 1, 0);
 	rc |= emit(w, PROFEV_EV_ZONE_BEGIN, t + 100, 4242, update, cat, 1, s1);
 	rc |= emit(w, PROFEV_EV_ZONE_BEGIN, t + 250, 4242, physics, cat, 1, 0);
-	e = ev(PROFEV_EV_COUNTER, t + 300, 4242, fps, 0);
+	e = synth_event(PROFEV_EV_COUNTER, t + 300, 4242, fps, 0);
 	e.frame = 1;
 	profev_event_set_double(&e, 59.94);
 	rc |= profev_writer_event(w, &e);
 	rc |= emit(w, PROFEV_EV_ZONE_END, t + 1250, 4242, physics, cat, 1, 0);
 	rc |= emit(w, PROFEV_EV_INSTANT, t + 1300, 4242, spawn, cat, 1, 0);
 	static const char text[] = "player \"one\" joined\n\ttab \xc3\xa9 bad:\xff";
-	rc |= profev_writer_message(w, (e = ev(PROFEV_EV_MESSAGE, t + 1400, 4243, 0, cat), e.frame = 1, &e),
+	rc |= profev_writer_message(w, (e = synth_event(PROFEV_EV_MESSAGE, t + 1400, 4243, 0, cat), e.frame = 1, &e),
 				    text, sizeof(text) - 1);
 	rc |= emit(w, PROFEV_EV_THREAD_NAME, t + 1450, 4243, loader, 0, 0, 0);
 	rc |= emit(w, PROFEV_EV_MEM_ALLOC, t + 1500, 4243, pool, 4096, 0x7f0000001000ull, s2);
@@ -150,10 +138,10 @@ static int nested(int fd)
 		{ PROFEV_EV_ZONE_END, 3, 900 }, { PROFEV_EV_ZONE_END, 0, 1000 }, { PROFEV_EV_ZONE_BEGIN, 4, 1100 },
 	};
 	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-		struct profev_event e = ev(seq[i].type, 1000000 + seq[i].ts, 7, id[seq[i].name], cat);
+		struct profev_event e = synth_event(seq[i].type, 1000000 + seq[i].ts, 7, id[seq[i].name], cat);
 		rc |= profev_writer_event(w, &e);
 	}
-	struct profev_event last = ev(PROFEV_EV_INSTANT, 1001200, 7, profev_writer_cstring(w, "last"), cat);
+	struct profev_event last = synth_event(PROFEV_EV_INSTANT, 1001200, 7, profev_writer_cstring(w, "last"), cat);
 	rc |= profev_writer_event(w, &last);
 	rc |= profev_writer_close(w);
 	if (rc)

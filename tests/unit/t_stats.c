@@ -3,23 +3,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
+#include "synth.h"
 #include "internal.h"
 #include "profev_dump.h"
 #include "zone_track.h"
 
 static FILE *tmp;
-
-static struct profev_event mk(uint8_t type, uint64_t ts, uint32_t tid, uint32_t name, uint64_t payload)
-{
-	struct profev_event e;
-	memset(&e, 0, sizeof(e));
-	e.type = type;
-	e.ts = ts;
-	e.tid = tid;
-	e.name = name;
-	e.payload = payload;
-	return e;
-}
 
 /* Thread 1: A(0..1000) { B(100..400) { C(150..200) } D(500..900) }, then
  * E left open. Thread 2: an end without a begin, then A(0..10) twice.
@@ -41,32 +30,32 @@ static FILE *known_trace(void)
 	};
 	int rc = 0;
 	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-		struct profev_event e = mk(seq[i].type, 10000 + seq[i].ts, 1, id[seq[i].name], 0);
+		struct profev_event e = synth_event(seq[i].type, 10000 + seq[i].ts, 1, id[seq[i].name], 0);
 		rc |= profev_writer_event(w, &e);
 	}
-	struct profev_event e = mk(PROFEV_EV_ZONE_END, 10000, 2, id[1], 0);
+	struct profev_event e = synth_event(PROFEV_EV_ZONE_END, 10000, 2, id[1], 0);
 	rc |= profev_writer_event(w, &e);
 	for (int k = 0; k < 2; k++) {
-		e = mk(PROFEV_EV_ZONE_BEGIN, 10000 + k * 20, 2, id[0], 0);
+		e = synth_event(PROFEV_EV_ZONE_BEGIN, 10000 + k * 20, 2, id[0], 0);
 		rc |= profev_writer_event(w, &e);
-		e = mk(PROFEV_EV_ZONE_END, 10010 + k * 20, 2, 0, 0); /* an end without its name */
+		e = synth_event(PROFEV_EV_ZONE_END, 10010 + k * 20, 2, 0, 0); /* an end without its name */
 		rc |= profev_writer_event(w, &e);
 	}
-	e = mk(PROFEV_EV_MEM_ALLOC, 10050, 2, gpu, 100);
+	e = synth_event(PROFEV_EV_MEM_ALLOC, 10050, 2, gpu, 100);
 	e.addr = 0x1000;
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_MEM_ALLOC, 10051, 2, gpu, 50);
+	e = synth_event(PROFEV_EV_MEM_ALLOC, 10051, 2, gpu, 50);
 	e.addr = 0x2000;
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_MEM_ALLOC, 10052, 2, 0, 7);
+	e = synth_event(PROFEV_EV_MEM_ALLOC, 10052, 2, 0, 7);
 	e.addr = 0x3000;
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_MEM_FREE, 10053, 2, gpu, 0);
+	e = synth_event(PROFEV_EV_MEM_FREE, 10053, 2, gpu, 0);
 	e.addr = 0x1000;
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_LOST, 10054, 2, 0, 3);
+	e = synth_event(PROFEV_EV_LOST, 10054, 2, 0, 3);
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_LOST, 10055, 1, 0, 4);
+	e = synth_event(PROFEV_EV_LOST, 10055, 1, 0, 4);
 	rc |= profev_writer_event(w, &e);
 	rc |= profev_writer_close(w);
 	CHECK_EQ(rc, 0);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
+#include "synth.h"
 #include "internal.h"
 #include "profev_trace.h"
 
@@ -70,18 +71,6 @@ static uint64_t read_all(const void *data, size_t len, int *rc, int *open_code)
 static const uint8_t build_id[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
 static uint32_t stack_a, stack_b;
 
-static struct profev_event mk(uint8_t type, uint64_t ts, uint32_t tid, uint32_t name, uint64_t payload)
-{
-	struct profev_event e;
-	memset(&e, 0, sizeof(e));
-	e.type = type;
-	e.ts = ts;
-	e.tid = tid;
-	e.name = name;
-	e.payload = payload;
-	return e;
-}
-
 static int fill_all(struct profev_writer *w)
 {
 	static const char *const argv[] = { "game", "-x", "" };
@@ -100,41 +89,41 @@ static int fill_all(struct profev_writer *w)
 	rc |= profev_writer_symbol(w, 0, 0x10, sf, 2);
 	uint32_t zone = profev_writer_cstring(w, "zone"), cat = profev_writer_cstring(w, "cat");
 	uint32_t ctr = profev_writer_cstring(w, "ctr");
-	struct profev_event e = mk(PROFEV_EV_FRAME_MARK, 1000, 10, 0, 0);
+	struct profev_event e = synth_event(PROFEV_EV_FRAME_MARK, 1000, 10, 0, 0);
 	e.frame = 5;
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_ZONE_BEGIN, 1100, 10, zone, cat);
+	e = synth_event(PROFEV_EV_ZONE_BEGIN, 1100, 10, zone, cat);
 	e.frame = 5;
 	e.stack = stack_a;
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_COUNTER, 1150, 11, ctr, 0);
+	e = synth_event(PROFEV_EV_COUNTER, 1150, 11, ctr, 0);
 	profev_event_set_double(&e, -0.1);
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_COUNTER, 1160, 11, ctr, 0);
+	e = synth_event(PROFEV_EV_COUNTER, 1160, 11, ctr, 0);
 	profev_event_set_double(&e, NAN);
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_INSTANT, 1170, 11, zone, cat);
+	e = synth_event(PROFEV_EV_INSTANT, 1170, 11, zone, cat);
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_MESSAGE, 1180, 11, 0, cat);
+	e = synth_event(PROFEV_EV_MESSAGE, 1180, 11, 0, cat);
 	rc |= profev_writer_message(w, &e, "hi\0there", 8);
-	e = mk(PROFEV_EV_THREAD_NAME, 1190, 11, profev_writer_cstring(w, "worker"), 0);
+	e = synth_event(PROFEV_EV_THREAD_NAME, 1190, 11, profev_writer_cstring(w, "worker"), 0);
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_MEM_ALLOC, 1200, 11, 0, 1u << 30);
+	e = synth_event(PROFEV_EV_MEM_ALLOC, 1200, 11, 0, 1u << 30);
 	e.addr = 0xffff800000000000ull;
 	e.stack = stack_b;
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_MEM_FREE, 1210, 11, 0, 0);
+	e = synth_event(PROFEV_EV_MEM_FREE, 1210, 11, 0, 0);
 	e.addr = 0x1000;
 	e.flags = PROFEV_EVF_SECURE;
 	rc |= profev_writer_event(w, &e);
 	static const uint8_t px[4] = { 1, 2, 3, 4 };
 	struct profev_image img = { 3, 1, 1, PROFEV_IMG_RGBA8, 5, 1220, px, 4 };
 	rc |= profev_writer_image(w, &img);
-	e = mk(PROFEV_EV_FRAME_IMAGE, 1220, 10, 0, 3);
+	e = synth_event(PROFEV_EV_FRAME_IMAGE, 1220, 10, 0, 3);
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_LOST, 1230, 11, 0, 12345);
+	e = synth_event(PROFEV_EV_LOST, 1230, 11, 0, 12345);
 	rc |= profev_writer_event(w, &e);
-	e = mk(PROFEV_EV_ZONE_END, 900, 10, zone, cat); /* clocks may step back */
+	e = synth_event(PROFEV_EV_ZONE_END, 900, 10, zone, cat); /* clocks may step back */
 	rc |= profev_writer_event(w, &e);
 	struct profev_meta end = { .exit_kind = PROFEV_EXIT_SIGNALED, .exit_code = 6, .end_ns = 5000,
 				   .lost_events = 12345 };
@@ -353,7 +342,7 @@ static int fill_small(struct profev_writer *w)
 	int rc = profev_writer_thread(w, 1, 1, "t");
 	for (int k = 0; k < 3; k++) {
 		for (int i = 0; i < 20; i++) {
-			struct profev_event e = mk(i % 2 ? PROFEV_EV_ZONE_END : PROFEV_EV_ZONE_BEGIN,
+			struct profev_event e = synth_event(i % 2 ? PROFEV_EV_ZONE_END : PROFEV_EV_ZONE_BEGIN,
 						   (uint64_t)(k * 100 + i), 1, name, 0);
 			rc |= profev_writer_event(w, &e);
 		}
@@ -440,7 +429,7 @@ static void test_flipped(void)
 static int fill_unknown(struct profev_writer *w)
 {
 	uint32_t name = profev_writer_cstring(w, "z");
-	struct profev_event e = mk(PROFEV_EV_INSTANT, 1, 1, name, 0);
+	struct profev_event e = synth_event(PROFEV_EV_INSTANT, 1, 1, name, 0);
 	int rc = profev_writer_event(w, &e);
 	static const char body[] = "future";
 	uint8_t bytes[CHUNK_HEADER_SIZE + sizeof(body)];
