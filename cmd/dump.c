@@ -11,6 +11,7 @@ static const char usage_text[] =
 	"\n"
 	"  -j, --jsonl      one JSON object per event (for jq and scripts)\n"
 	"  -s, --stats      totals per type and thread, bytes per event, top zones\n"
+	"  -l, --leaks      memory still allocated at the end, by callstack\n"
 	"  -n, --top N      zones in the --stats table (default 20)\n"
 	"  -h, --help       show this help\n"
 	"      --version    show the version\n"
@@ -23,19 +24,21 @@ int cmd_dump(int argc, char **argv)
 	static const struct option options[] = {
 		{ "jsonl", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "leaks", no_argument, NULL, 'l' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int jsonl = 0, stats = 0, opt;
+	int jsonl = 0, stats = 0, leaks = 0, opt;
 	unsigned top = 20;
 	char *end;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":jsn:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":jsln:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'j': jsonl = 1; break;
 		case 's': stats = 1; break;
+		case 'l': leaks = 1; break;
 		case 'n':
 			top = (unsigned)strtoul(optarg, &end, 10);
 			if (*end || !*optarg)
@@ -49,8 +52,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(optind == argc ? "no trace given" : "more than one trace given");
-	if (jsonl && stats)
-		return cmd_usage_error("--jsonl and --stats do not go together");
+	if (jsonl + stats + leaks > 1)
+		return cmd_usage_error("choose one of --jsonl, --stats and --leaks");
 	const char *path = argv[optind];
 	FILE *in = cmd_open_input(path);
 	if (!in)
@@ -63,11 +66,13 @@ int cmd_dump(int argc, char **argv)
 		return err.code == PROFEV_E_IO ? EXIT_USAGE : EXIT_TRACE;
 	}
 	int rc;
-	if (stats) {
+	if (stats || leaks) {
 		struct profev_stats *s;
 		rc = profev_stats_collect(r, &s);
-		if (s)
+		if (s && stats)
 			profev_stats_write(s, r, stdout, top);
+		if (s && leaks)
+			profev_leaks_write(s, r, stdout);
 		profev_stats_free(s);
 	} else {
 		rc = profev_dump_events(r, stdout, jsonl ? PROFEV_DUMP_JSONL : PROFEV_DUMP_TEXT);

@@ -100,6 +100,10 @@ static void show_stack(struct dump *d, uint32_t id)
 		const char *base = strrchr(path, '/');
 		base = base ? base + 1 : path;
 		if (d->format == PROFEV_DUMP_TEXT) {
+			if (f[i].flags & PROFEV_FRAMEF_NOMODULE) {
+				text(&d->o, "        #%-2u 0x%" PRIx64 " (no module)\n", i, f[i].offset);
+				continue;
+			}
 			if (!ns) {
 				text(&d->o, "        #%-2u %s+0x%" PRIx64 "\n", i, base, f[i].offset);
 				continue;
@@ -327,4 +331,29 @@ int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_form
 	if (rc < 0)
 		return rc;
 	return frc;
+}
+
+int profev_leaks_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out)
+{
+	struct dump d = { .r = (struct profev_reader *)r, .format = PROFEV_DUMP_TEXT };
+	if (outbuf_init(&d.o, 1 << 16, sink_file, out))
+		return PROFEV_E_NOMEM;
+	uint64_t blocks = 0, bytes = 0;
+	for (uint32_t i = 0; i < s->nleaks; i++)
+		blocks += s->leaks[i].blocks, bytes += s->leaks[i].bytes;
+	text(&d.o, "%" PRIu64 " bytes in %" PRIu64 " blocks still allocated at the end, in %u groups\n",
+	     bytes, blocks, s->nleaks);
+	for (uint32_t i = 0; i < s->nleaks; i++) {
+		const struct profev_leak *l = &s->leaks[i];
+		const char *pool = l->pool ? profev_reader_string(r, l->pool) : "(default)";
+		text(&d.o, "\n%" PRIu64 " bytes in %" PRIu64 " blocks, pool %s, allocated at:\n", l->bytes, l->blocks,
+		     pool);
+		if (l->stack)
+			show_stack(&d, l->stack);
+		else
+			text(&d.o, "        (no callstack recorded)\n");
+	}
+	int rc = outbuf_flush(&d.o);
+	outbuf_free(&d.o);
+	return rc;
 }

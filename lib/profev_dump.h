@@ -47,6 +47,13 @@ struct profev_pool_stat {
 	uint64_t allocs, frees, alloc_bytes, freed_bytes, live_bytes, peak_bytes;
 };
 
+/** Memory still allocated at the end, grouped by allocation callstack. */
+struct profev_leak {
+	uint32_t stack;       /**< callstack id of the allocations, 0 = none */
+	uint32_t pool;        /**< pool string id, 0 = default */
+	uint64_t blocks, bytes;
+};
+
 struct profev_stats {
 	uint64_t events;
 	uint64_t by_type[PROFEV_EV_TYPE_MAX + 1];
@@ -64,6 +71,8 @@ struct profev_stats {
 	uint32_t nzones;
 	struct profev_pool_stat *pools;
 	uint32_t npools;
+	struct profev_leak *leaks;   /**< sorted by bytes, largest first */
+	uint32_t nleaks;
 	int complete;                /**< the trace had its end chunk */
 };
 
@@ -79,6 +88,11 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out);
 /** Write the statistics as a readable report (what pfdump --stats shows). */
 void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
 			unsigned top_zones);
+
+/** Write the leak report (what pfdump --leaks shows): each group of blocks
+ *  still allocated at the end with its callstack, symbolized where the
+ *  trace has symbols. @return 0, or PROFEV_E_IO/NOMEM. */
+int profev_leaks_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out);
 
 /** Accepts NULL. */
 void profev_stats_free(struct profev_stats *s);

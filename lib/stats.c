@@ -9,7 +9,7 @@
 struct live_block {
 	uint64_t addr; /* 0 = empty slot */
 	uint64_t size;
-	uint32_t pool;
+	uint32_t pool, stack;
 };
 
 struct collect {
@@ -115,7 +115,7 @@ static int memory(struct collect *c, const struct profev_event *ev)
 			live_remove(c, b);
 			b = live_slot(c, ev->addr);
 		}
-		*b = (struct live_block){ ev->addr, ev->payload, ev->name };
+		*b = (struct live_block){ ev->addr, ev->payload, ev->name, ev->stack };
 		if (++c->live_count * 2 > c->live_mask && live_rehash(c, c->live_mask * 2 + 1))
 			return -1;
 		return 0;
@@ -152,6 +152,52 @@ static int zone_end(struct collect *c, const struct profev_event *ev)
 	z->count++;
 	z->total_ns += d;
 	z->name = name;
+	return 0;
+}
+
+static int by_group(const void *a, const void *b)
+{
+	const struct profev_leak *x = a, *y = b;
+	if (x->pool != y->pool)
+		return x->pool < y->pool ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct profev_leak *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return by_group(a, b);
+}
+
+/* Groups the blocks still live by (pool, callstack), largest first. */
+static int leaks(struct collect *c)
+{
+	struct profev_stats *s = c->s;
+	if (!c->live_count)
+		return 0;
+	s->leaks = malloc(c->live_count * sizeof(*s->leaks));
+	if (!s->leaks)
+		return -1;
+	uint64_t n = 0;
+	for (uint64_t i = 0; i <= c->live_mask; i++) {
+		const struct live_block *b = &c->live[i];
+		if (b->addr)
+			s->leaks[n++] = (struct profev_leak){ b->stack, b->pool, 1, b->size };
+	}
+	qsort(s->leaks, n, sizeof(*s->leaks), by_group);
+	uint64_t groups = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (groups && by_group(&s->leaks[groups - 1], &s->leaks[i]) == 0) {
+			s->leaks[groups - 1].blocks++;
+			s->leaks[groups - 1].bytes += s->leaks[i].bytes;
+		} else {
+			s->leaks[groups++] = s->leaks[i];
+		}
+	}
+	qsort(s->leaks, groups, sizeof(*s->leaks), by_bytes);
+	s->nleaks = (uint32_t)groups;
 	return 0;
 }
 
@@ -237,6 +283,8 @@ done:
 			c.by_name[c.s->nzones++] = c.by_name[i];
 	qsort(c.by_name, c.s->nzones, sizeof(*c.by_name), by_total);
 	c.s->zones = c.by_name;
+	if (leaks(&c) && rc >= 0)
+		rc = PROFEV_E_NOMEM;
 	zone_track_free(c.zones);
 	free(c.live);
 	*out = c.s;
@@ -357,5 +405,6 @@ void profev_stats_free(struct profev_stats *s)
 	free(s->threads);
 	free(s->zones);
 	free(s->pools);
+	free(s->leaks);
 	free(s);
 }

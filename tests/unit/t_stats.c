@@ -154,6 +154,71 @@ static void test_dump(void)
 	fclose(f);
 }
 
+/* A known pattern: 10 blocks of 16 from stack 1 (4 freed), one of 500 from
+ * stack 2 in pool "gpu", a realloc-like reuse of one address, a free of an
+ * unknown address; the leak report groups and orders them exactly. */
+static void test_leaks(void)
+{
+	FILE *f = tmpfile();
+	struct profev_writer *w = profev_writer_new(fileno(f), NULL, NULL);
+	struct profev_frame fr[2] = { { 0, 0, 0x10 }, { 0, 0, 0x20 } };
+	struct profev_module m = { "/bin/x", NULL, 0, 0, 0x1000 };
+	int rc = profev_writer_module(w, &m);
+	uint32_t s1 = profev_writer_stack(w, fr, 1), s2 = profev_writer_stack(w, fr, 2);
+	uint32_t gpu = profev_writer_cstring(w, "gpu");
+	uint64_t t = 1;
+	for (int i = 0; i < 10; i++) {
+		struct profev_event e = synth_event(PROFEV_EV_MEM_ALLOC, t++, 1, 0, 16);
+		e.addr = 0x1000 + 0x100 * (uint64_t)i;
+		e.stack = s1;
+		rc |= profev_writer_event(w, &e);
+	}
+	for (int i = 0; i < 4; i++) {
+		struct profev_event e = synth_event(PROFEV_EV_MEM_FREE, t++, 1, 0, 0);
+		e.addr = 0x1000 + 0x100 * (uint64_t)i;
+		rc |= profev_writer_event(w, &e);
+	}
+	struct profev_event e = synth_event(PROFEV_EV_MEM_ALLOC, t++, 2, gpu, 500);
+	e.addr = 0x9000;
+	e.stack = s2;
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_MEM_ALLOC, t++, 2, 0, 16); /* reuses a live address */
+	e.addr = 0x1900;
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_MEM_FREE, t++, 2, 0, 0);
+	e.addr = 0xdead;
+	rc |= profev_writer_event(w, &e);
+	rc |= profev_writer_close(w);
+	CHECK_EQ(rc, 0);
+	profev_writer_free(w);
+	rewind(f);
+	struct profev_reader *r = profev_reader_new(f, NULL);
+	struct profev_stats *s;
+	CHECK_EQ(profev_stats_collect(r, &s), 0);
+	CHECK_EQ(s->nleaks, 3);
+	if (s->nleaks == 3) {
+		CHECK_EQ(s->leaks[0].bytes, 500);
+		CHECK_EQ(s->leaks[0].stack, s2);
+		CHECK_EQ(s->leaks[0].pool, gpu);
+		CHECK_EQ(s->leaks[1].bytes, 5 * 16);
+		CHECK_EQ(s->leaks[1].blocks, 5);
+		CHECK_EQ(s->leaks[1].stack, s1);
+		CHECK_EQ(s->leaks[2].bytes, 16);
+		CHECK_EQ(s->leaks[2].stack, 0);
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	CHECK_EQ(profev_leaks_write(s, r, out), 0);
+	fclose(out);
+	CHECK(strstr(text, "596 bytes in 7 blocks still allocated at the end, in 3 groups") != NULL);
+	CHECK(strstr(text, "500 bytes in 1 blocks, pool gpu, allocated at:\n        #0  x+0x10\n        #1  x+0x20") != NULL);
+	free(text);
+	profev_stats_free(s);
+	profev_reader_free(r);
+	fclose(f);
+}
+
 static void test_zone_track(void)
 {
 	struct zone_track *z = zone_track_new();
@@ -211,6 +276,7 @@ int main(void)
 {
 	test_stats();
 	test_dump();
+	test_leaks();
 	test_zone_track();
 	test_interning();
 	return CHECK_DONE();
