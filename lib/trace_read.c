@@ -54,6 +54,9 @@ struct profev_reader {
 
 	struct thread_entry *threads;
 	uint32_t nthreads, threads_cap;
+	/* The thread of the previous event: runs of one thread are the rule. */
+	const struct thread_entry *last_thread;
+	uint32_t last_tid;
 	uint32_t *thread_slots, thread_mask;
 
 	struct module_entry *modules;
@@ -235,6 +238,7 @@ static const struct thread_entry *find_thread(const struct profev_reader *r, uin
 
 static int set_thread(struct profev_reader *r, uint32_t tid, uint32_t pid, uint32_t name, int keep_pid)
 {
+	r->last_thread = NULL; /* the table may move */
 	uint32_t *slot = thread_slot(r, tid);
 	if (*slot) {
 		struct thread_entry *t = &r->threads[*slot - 1];
@@ -707,7 +711,11 @@ int profev_reader_next_event(struct profev_reader *r, struct profev_event *ev,
 		info->name = profev_reader_string(r, ev->name);
 		info->category = has_category && ev->payload <= UINT32_MAX
 					 ? profev_reader_string(r, (uint32_t)ev->payload) : "";
-		info->thread = profev_reader_thread_name(r, ev->tid);
+		if (!r->last_thread || r->last_tid != ev->tid) {
+			r->last_thread = find_thread(r, ev->tid);
+			r->last_tid = ev->tid;
+		}
+		info->thread = r->last_thread ? profev_reader_string(r, r->last_thread->name) : "";
 		info->text = text ? (const char *)r->body + text->offset : "";
 		info->text_len = text ? text->len : 0;
 	}
