@@ -5,6 +5,11 @@
  * the pairs instead. Timestamps are microseconds from the trace's start
  * with the nanoseconds kept as decimals. Frame sets appear as threads of
  * their own, with TIDs above any Linux TID.
+ *
+ * In each event "ph", "ts", "dur", "pid" and "tid" come before any string:
+ * some trace_processor versions find "ts" by scanning an event's keys in
+ * order with a string reader that gives up on \u escapes. Metadata events
+ * carry "ts":0 for the same reader.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -197,10 +202,11 @@ static int metadata(struct conv *c, const char *what, uint32_t pid, uint32_t tid
 	int rc = event_begin(c, JSON_STRING_MAX(n + pn), 'M');
 	if (rc)
 		return rc;
+	outbuf_lit(&c->out, ",\"ts\":0");
+	field_ids(c, pid, tid);
 	outbuf_lit(&c->out, ",\"name\":\"");
 	outbuf_put(&c->out, what, strlen(what));
 	outbuf_byte(&c->out, '"');
-	field_ids(c, pid, tid);
 	outbuf_lit(&c->out, ",\"args\":{\"name\":\"");
 	outbuf_put(&c->out, prefix, pn); /* plain ASCII */
 	c->st.replaced_bytes += json_chars(&c->out, name, n);
@@ -301,10 +307,10 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	int rc = zone_room(c, t, z, &n, &k, &room);
 	if (rc || (rc = event_begin(c, room, 'B')))
 		return rc;
-	zone_names(c, t, z, &n, &k);
 	field_ts(c, ",\"ts\":", z->shown);
 	if ((rc = put_ids(c, t)))
 		return rc;
+	zone_names(c, t, z, &n, &k);
 	if (edge == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
 	event_end(c);
@@ -329,12 +335,12 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	size_t room;
 	if ((rc = zone_room(c, t, z, &n, &k, &room)) || (rc = event_begin(c, room, 'X')))
 		return rc;
-	zone_names(c, t, z, &n, &k);
 	field_ts(c, ",\"ts\":", z->shown);
 	outbuf_lit(&c->out, ",\"dur\":");
 	json_us(&c->out, ts - z->shown);
 	if ((rc = put_ids(c, t)))
 		return rc;
+	zone_names(c, t, z, &n, &k);
 	if (edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
 	else if (edge == CONV_EDGE_CUT && z->aux == CONV_EDGE_CUT)
@@ -356,12 +362,12 @@ static int instant_head(struct conv *c, struct conv_thread *t, size_t room, cons
 	if (rc)
 		return rc;
 	outbuf_lit(&c->out, ",\"s\":\"t\"");
-	field_str(c, ",\"name\":", name, nlen);
-	if (cl)
-		field_str(c, ",\"cat\":", cs, cl);
 	field_ts(c, ",\"ts\":", c->now);
 	if ((rc = put_ids(c, t)))
 		return rc;
+	field_str(c, ",\"name\":", name, nlen);
+	if (cl)
+		field_str(c, ",\"cat\":", cs, cl);
 	return 0;
 }
 
@@ -408,11 +414,11 @@ static int ch_counter(struct conv *c, const struct profev_event *ev,
 	int rc = jname(c, ev->name, &n);
 	if (rc || (rc = event_begin(c, n.len, 'C')))
 		return rc;
-	outbuf_lit(&c->out, ",\"name\":");
-	put_jname(c, &n);
 	field_ts(c, ",\"ts\":", c->now);
 	outbuf_lit(&c->out, ",\"pid\":");
 	json_u64(&c->out, c->pid);
+	outbuf_lit(&c->out, ",\"name\":");
+	put_jname(c, &n);
 	outbuf_lit(&c->out, ",\"args\":{\"value\":");
 	json_double(&c->out, profev_event_double(ev));
 	outbuf_byte(&c->out, '}');

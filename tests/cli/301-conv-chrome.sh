@@ -47,5 +47,5 @@ for e in ev:
         assert round(e["ts"] * 1000) == round(e["ts"] * 1000, 6), e
 PY
 # Process and thread names as metadata events.
-contains game.json '"name":"process_name","pid":1000,"tid":0,"args":{"name":"game"}'
-contains game.json '"name":"thread_name","pid":1000,"tid":1000,"args":{"name":"main"}'
+contains game.json '{"ph":"M","ts":0,"pid":1000,"tid":0,"name":"process_name","args":{"name":"game"}}'
+contains game.json '{"ph":"M","ts":0,"pid":1000,"tid":1000,"name":"thread_name","args":{"name":"main"}}'

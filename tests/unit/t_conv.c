@@ -462,20 +462,20 @@ static void test_chrome(void)
 	CHECK(strncmp(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 38) == 0);
 	CHECK(strstr(j, "\n]}\n") != NULL);
 	/* times are microseconds from the trace's start (1000 ns) */
-	CHECK(strstr(j, "{\"ph\":\"X\",\"name\":\"B\",\"cat\":\"render\",\"ts\":0.02,\"dur\":0.03,\"pid\":42,\"tid\":100}") != NULL);
-	CHECK(strstr(j, "{\"ph\":\"X\",\"name\":\"A\",\"cat\":\"game\",\"ts\":0.01,\"dur\":0.09,\"pid\":42,\"tid\":100}") != NULL);
-	CHECK(strstr(j, "\"name\":\"W\",\"cat\":\"game\",\"ts\":0.03,\"dur\":0.05,\"pid\":42,\"tid\":101}") != NULL);
-	CHECK(strstr(j, "{\"ph\":\"C\",\"name\":\"fps\",\"ts\":0.04,\"pid\":42,\"args\":{\"value\":60}}") != NULL);
-	CHECK(strstr(j, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"tick\",\"cat\":\"game\",\"ts\":0.06,\"pid\":42,\"tid\":100}") != NULL);
-	CHECK(strstr(j, "\"name\":\"hello \\\"world\\\"\",\"ts\":0.07,\"pid\":42,\"tid\":100,\"args\":{\"text\":\"hello \\\"world\\\"\\nsecond line\"}}") != NULL);
-	CHECK(strstr(j, "\"name\":\"lost events\",\"ts\":0.08,\"pid\":42,\"tid\":100,\"args\":{\"count\":7}}") != NULL);
-	CHECK(strstr(j, "\"name\":\"process_name\",\"pid\":42,\"tid\":0,\"args\":{\"name\":\"game\"}") != NULL);
-	CHECK(strstr(j, "\"name\":\"thread_name\",\"pid\":42,\"tid\":100,\"args\":{\"name\":\"main\"}") != NULL);
-	CHECK(strstr(j, "\"name\":\"thread_name\",\"pid\":42,\"tid\":101,\"args\":{\"name\":\"worker\"}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"X\",\"ts\":0.02,\"dur\":0.03,\"pid\":42,\"tid\":100,\"name\":\"B\",\"cat\":\"render\"}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"X\",\"ts\":0.01,\"dur\":0.09,\"pid\":42,\"tid\":100,\"name\":\"A\",\"cat\":\"game\"}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.03,\"dur\":0.05,\"pid\":42,\"tid\":101,\"name\":\"W\",\"cat\":\"game\"}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"C\",\"ts\":0.04,\"pid\":42,\"name\":\"fps\",\"args\":{\"value\":60}}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"i\",\"s\":\"t\",\"ts\":0.06,\"pid\":42,\"tid\":100,\"name\":\"tick\",\"cat\":\"game\"}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.07,\"pid\":42,\"tid\":100,\"name\":\"hello \\\"world\\\"\",\"args\":{\"text\":\"hello \\\"world\\\"\\nsecond line\"}}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.08,\"pid\":42,\"tid\":100,\"name\":\"lost events\",\"args\":{\"count\":7}}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"M\",\"ts\":0,\"pid\":42,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"game\"}}") != NULL);
+	CHECK(strstr(j, "\"pid\":42,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}") != NULL);
+	CHECK(strstr(j, "\"pid\":42,\"tid\":101,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}") != NULL);
 	/* frames 1 and 2 between marks; the last mark ends the trace */
-	CHECK(strstr(j, "\"name\":\"Frame 1\",\"ts\":0,\"dur\":0.05") != NULL);
-	CHECK(strstr(j, "\"name\":\"Frame 2\",\"ts\":0.05,\"dur\":0.05") != NULL);
-	CHECK(strstr(j, "\"name\":\"Frame 3\",\"ts\":0.1,\"dur\":0,") != NULL);
+	CHECK(strstr(j, "\"ts\":0,\"dur\":0.05,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 1\"}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.05,\"dur\":0.05,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 2\"}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.1,\"dur\":0,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 3\"}") != NULL);
 	CHECK_EQ(count(j, "\"ph\":\"X\""), 6);
 	CHECK_EQ(count(j, "\"ph\":\"C\""), 2);
 	CHECK_EQ(count(j, "\"ph\":\"i\""), 3);
@@ -551,7 +551,7 @@ static void test_unbalanced(void)
 			CHECK_EQ(s.ends, 2);
 			CHECK_EQ(s.unclosed, 1);
 		} else if (formats[i] == PROFEV_CONV_CHROME) {
-			CHECK(strstr(m.part[0], "\"name\":\"open\",\"ts\":0.1,\"dur\":0.3,\"pid\":5,\"tid\":5,\"args\":{\"unclosed\":true}}") != NULL);
+			CHECK(strstr(m.part[0], "\"ts\":0.1,\"dur\":0.3,\"pid\":5,\"tid\":5,\"name\":\"open\",\"args\":{\"unclosed\":true}}") != NULL);
 		} else {
 			CHECK(strstr(m.part[0], "main (5);open 200\n") != NULL);
 			CHECK(strstr(m.part[0], "main (5);open;inner 100\n") != NULL);
@@ -585,9 +585,9 @@ static void test_window(void)
 	o.to_ns = 800;
 	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
 	const char *j = m.part[0];
-	CHECK(strstr(j, "\"name\":\"long\",\"ts\":0.3,\"dur\":0.5,\"pid\":5,\"tid\":5,\"args\":{\"continued\":true,\"cut\":true}}") != NULL);
-	CHECK(strstr(j, "\"name\":\"mid\",\"ts\":0.4,\"dur\":0.2,\"pid\":5,\"tid\":5}") != NULL);
-	CHECK(strstr(j, "\"name\":\"late\",\"ts\":0.7,\"dur\":0.1,\"pid\":5,\"tid\":5,\"args\":{\"cut\":true}}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.3,\"dur\":0.5,\"pid\":5,\"tid\":5,\"name\":\"long\",\"args\":{\"continued\":true,\"cut\":true}}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.4,\"dur\":0.2,\"pid\":5,\"tid\":5,\"name\":\"mid\"}") != NULL);
+	CHECK(strstr(j, "\"ts\":0.7,\"dur\":0.1,\"pid\":5,\"tid\":5,\"name\":\"late\",\"args\":{\"cut\":true}}") != NULL);
 	CHECK(strstr(j, "early") == NULL);
 	CHECK_EQ(count(j, "\"ph\":\"X\""), 3);
 	CHECK_EQ(count(j, "\"ph\":\"C\""), 1);
@@ -722,8 +722,8 @@ static void test_cut(void)
 	ev(&t, PROFEV_EV_INSTANT, 30, 5, "i", 0);
 	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
 	CHECK_EQ(run(tw_read(&t, 1), &o, &m, &st), PROFEV_E_NOEND);
-	CHECK(strstr(m.part[0], "\"name\":\"b\",\"ts\":0.01,\"dur\":0.01,\"pid\":5,\"tid\":5,\"args\":{\"unclosed\":true}}") != NULL);
-	CHECK(strstr(m.part[0], "\"name\":\"a\",\"ts\":0,\"dur\":0.02,\"pid\":5,\"tid\":5,\"args\":{\"unclosed\":true}}") != NULL);
+	CHECK(strstr(m.part[0], "\"ts\":0.01,\"dur\":0.01,\"pid\":5,\"tid\":5,\"name\":\"b\",\"args\":{\"unclosed\":true}}") != NULL);
+	CHECK(strstr(m.part[0], "\"ts\":0,\"dur\":0.02,\"pid\":5,\"tid\":5,\"name\":\"a\",\"args\":{\"unclosed\":true}}") != NULL);
 	CHECK_EQ(st.unclosed, 2);
 	mem_free(&m);
 	fclose(t.f);
