@@ -155,16 +155,17 @@ static void play(struct result *out, const struct bytes *s)
 	unlink(path);
 }
 
-static void test_every_record(void)
+static void every_record(struct bytes *sp)
 {
-	struct bytes s = { .n = 0 }, r = { .n = 0 };
-	hello(&s);
-	category(&s, 1, "render");
-	category(&s, 2, "audio");
-	string(&s, 1, "draw");
-	string(&s, 2, "fps");
-	string(&s, 3, "vsync");
-	msg(&s, PFW_THREAD, 42, "main", 4);
+	struct bytes r = { .n = 0 };
+	struct bytes *s = sp;
+	hello(s);
+	category(s, 1, "render");
+	category(s, 2, "audio");
+	string(s, 1, "draw");
+	string(s, 2, "fps");
+	string(s, 3, "vsync");
+	msg(s, PFW_THREAD, 42, "main", 4);
 	rec(&r, 2000, PFW_R_ZONE_BEGIN, 1, 1);
 	rec_text(&r, 2100, PFW_R_ZONE_DYN, 2, "dynamic name");
 	rec_long(&r, 2200, PFW_R_COUNTER, 2, 0x404e000000000000ull); /* 60.0 */
@@ -180,14 +181,21 @@ static void test_every_record(void)
 	memset(r.b + r.n, 0xee, 32); /* a PAD's body is not looked at */
 	r.n += 32;
 	rec(&r, 3000, PFW_R_ZONE_END, 1, 0); /* nothing open: name 0 */
-	msg(&s, PFW_EVENTS, 42, r.b, (uint32_t)r.n);
-	msg(&s, 99, 0, "future", 6); /* unknown message: skipped */
+	msg(s, PFW_EVENTS, 42, r.b, (uint32_t)r.n);
+	msg(s, 99, 0, "future", 6); /* unknown message: skipped */
 	struct pfw_sync sy = { 5000, 5000 };
-	msg(&s, PFW_SYNC, 0, &sy, sizeof sy);
-	msg(&s, PFW_THREAD_EXIT, 42, NULL, 0);
+	msg(s, PFW_SYNC, 0, &sy, sizeof sy);
+	msg(s, PFW_THREAD_EXIT, 42, NULL, 0);
 	struct pfw_bye bye = { 5 };
-	msg(&s, PFW_BYE, 0, &bye, sizeof bye);
+	msg(s, PFW_BYE, 0, &bye, sizeof bye);
 
+}
+
+static void test_every_record(void)
+{
+	static struct bytes s;
+	s.n = 0;
+	every_record(&s);
 	struct result o;
 	play(&o, &s);
 	CHECK_EQ(o.rc, 0);
@@ -303,6 +311,36 @@ static void test_broken_streams(void)
 	CHECK(strstr(o.warnings, "client speaks wire version 9") != NULL);
 }
 
+/* Damaged copies of a good stream: the recorder must never crash, and the
+ * trace must stay complete whatever the stream holds. */
+static void test_mutations(void)
+{
+	static struct bytes good, bad;
+	good.n = 0;
+	every_record(&good);
+	unsigned seed = 12345;
+	int incomplete = 0;
+	for (int i = 0; i < 150; i++) {
+		bad = good;
+		int flips = 1 + i % 4;
+		for (int k = 0; k < flips; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % bad.n;
+			seed = seed * 1103515245u + 12345u;
+			bad.b[at] = (unsigned char)(seed >> 16);
+		}
+		if (i % 5 == 0) {
+			seed = seed * 1103515245u + 12345u;
+			bad.n = (seed >> 8) % bad.n;
+		}
+		struct result o;
+		play(&o, &bad);
+		CHECK_EQ(o.rc, 0);
+		incomplete += !o.complete;
+	}
+	CHECK_EQ(incomplete, 0);
+}
+
 static void test_programs(void)
 {
 	struct result o;
@@ -352,6 +390,7 @@ int main(void)
 {
 	test_every_record();
 	test_broken_streams();
+	test_mutations();
 	test_programs();
 	return CHECK_DONE();
 }
