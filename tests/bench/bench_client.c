@@ -111,8 +111,8 @@ static int mode_hot(void)
 	       "zone pair, burst in the buffer", zone, zone / bare, bare);
 	double empty = best(empty_loop, BURST * 100);
 	double cold = best(cold_pairs, BURST * 100);
-	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "zone in a disabled category",
-	       cold - empty, empty);
+	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "loop with a zone, disabled category",
+	       cold, empty);
 	return 0;
 }
 
@@ -227,8 +227,9 @@ int main(int argc, char **argv)
 	double bare = best(bare_pairs, BURST);
 	double empty = best(empty_loop, BURST * 100);
 	double off = best(zone_pairs, BURST * 100);
-	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "zone, program not started by pfrec",
-	       off - empty, empty);
+	/* Raw loop times: the difference is below the timer's noise. */
+	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "loop with a zone, not started by pfrec",
+	       off, empty);
 	printf("  %-44s %8.2f ns\n", "bare loop: 2 TSC reads + 2 40-byte stores", bare);
 	fflush(stdout);
 	char *hot_argv[] = { (char *)self, "hot", NULL };
