@@ -18,3 +18,7 @@ expect_exit 0 pfdump --jsonl game.bin
 	fail "zone begins and ends do not pair up"
 contains out.txt '"category":"physics"'
 contains out.txt 'level 1: 512 entities'
+# Through a wrapper that does not link the client: the pipe reaches the game.
+expect_exit 0 pfrec -q -o wrapped.bin sh -c "\"$GAME\" 3; exit 0"
+expect_exit 0 pfdump --stats wrapped.bin
+contains out.txt "frame                   3"
