@@ -304,6 +304,9 @@ struct profev__scope {
 	if (profev__on(&profev__frames)) \
 		profev__emit(PROFEV__R_FRAME); } while (0)
 
+/* Callstack and memory macros (PROFEV_ZONE_S, PROFEV_ALLOC...) will join
+ * these; wire record types 8-10 and 17-31 are kept for them. */
+
 /** The end of a frame of the named frame set. */
 #define PROFEV_FRAME_MARK_NAMED(name) do { \
 	static struct profev_site profev__site = { 0, &profev__frames, "" name "", PROFEV__R_FRAME }; \

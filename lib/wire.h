@@ -36,6 +36,7 @@ enum pfw_msg {
 	PFW_SYNC = 6,        /* struct pfw_sync: a later calibration point */
 	PFW_THREAD_EXIT = 7, /* tid: the thread ended; no more EVENTS for it */
 	PFW_BYE = 8,         /* struct pfw_bye; the program is exiting normally */
+	/* 9..15 reserved: loaded modules (dl_iterate_phdr) for callstacks */
 };
 
 enum pfw_clock {
@@ -94,7 +95,9 @@ enum pfw_rec {
 	PFW_R_MESSAGE = 6,     /* arg: text length; text follows */
 	PFW_R_THREAD_NAME = 7, /* arg: name length; name follows */
 	PFW_R_LOST = 11,       /* + u64 count of events dropped before ts + 8 zero bytes */
+	/* 8..10 reserved: memory alloc/free, frame images (trace event types) */
 	PFW_R_ZONE_DYN = 16,   /* zone begin, arg: name length; name follows */
+	/* 17..31 reserved: records that carry a callstack of program counters */
 	PFW_R_PAD = 255,       /* arg: bytes to skip, this header included */
 };
 
