@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 
 def fail(msg):
@@ -31,30 +32,36 @@ def fail(msg):
 
 # ---- Perfetto ----
 
-def parse_text_format(text):
-    """protoc's text output -> nested dicts of lists."""
-    root = collections.defaultdict(list)
-    stack = [root]
-    for line in text.splitlines():
+def packets(lines):
+    """protoc's text output, one top-level packet at a time, as nested dicts
+    of lists; streaming keeps big traces' memory small."""
+    stack = []
+    for line in lines:
         line = line.strip()
         if not line:
             continue
         if line == "}":
-            stack.pop()
+            node = stack.pop()
+            if not stack:
+                yield node
             continue
         if line.endswith("{"):
             key = line[:-1].strip()
             node = collections.defaultdict(list)
-            stack[-1][key].append(node)
+            if stack:
+                stack[-1][key].append(node)
+            elif key != "packet":
+                fail("Trace field %s" % key)
             stack.append(node)
             continue
+        if not stack:
+            fail("Trace field outside a packet: %s" % line)
         key, _, value = line.partition(": ")
         if value.startswith('"'):
             value = value[1:-1]
         stack[-1][key].append(value)
-    if len(stack) != 1:
+    if stack:
         fail("unbalanced protoc output")
-    return root
 
 
 def one(node, key, default=None):
@@ -65,22 +72,33 @@ def one(node, key, default=None):
 def check_perfetto(path, counts):
     root = os.environ.get("PROFEV_ROOT", ".")
     protos = os.path.join(root, "formats", "perfetto")
-    with open(path, "rb") as f:
-        p = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I", protos,
-                            os.path.join(protos, "trace.proto")],
-                           stdin=f, capture_output=True)
-    if p.returncode != 0 or p.stderr:
-        fail("%s: protoc: %s" % (path, p.stderr.decode(errors="replace").strip()))
-    text = p.stdout.decode()
-    unknown = re.findall(r"^\s*(\d+)(:| \{)", text, re.M)
-    if unknown:
-        fail("%s: fields unknown to formats/perfetto: %s" % (path, sorted(set(u[0] for u in unknown))))
-    trace = parse_text_format(text)
+    with open(path, "rb") as f, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(["protoc", "--decode=perfetto.protos.Trace", "-I", protos,
+                              os.path.join(protos, "trace.proto")],
+                             stdin=f, stdout=subprocess.PIPE, stderr=err)
+        lines = (line.decode() for line in p.stdout)
+        check_packets(path, lines, counts)
+        rc = p.wait()
+        err.seek(0)
+        msg = err.read().decode(errors="replace").strip()
+    if rc != 0 or msg:
+        fail("%s: protoc: %s" % (path, msg))
+
+
+UNKNOWN = re.compile(r"^\s*(\d+)(:| \{)")
+
+
+def check_packets(path, lines, counts):
+    def known(lines):
+        for line in lines:
+            if UNKNOWN.match(line):
+                fail("%s: field unknown to formats/perfetto: %s" % (path, line.strip()))
+            yield line
     tracks = {}          # uuid -> kind
     names, cats = set(), set()
     depth = collections.Counter()
     last_ts = {}
-    for i, pk in enumerate(trace.get("packet", [])):
+    for i, pk in enumerate(packets(known(lines))):
         where = "%s: packet %d" % (path, i)
         if one(pk, "trusted_packet_sequence_id") != "1":
             fail(where + ": not on sequence 1")
