@@ -148,10 +148,10 @@ demo: all ## record the bundled example game with pfrec and show pfdump --stats
 unit: $(UNIT_BIN) ## build the unit tests
 
 test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed"
-	$(Q)sh tests/run.sh $(BUILD)
+	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD)
 
 tsan-test: all unit tools ## run the client's tests (use with SAN=thread)
-	$(Q)sh tests/run.sh $(BUILD) t_client
+	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_client
 
 bench: all tools $(BENCH_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)

@@ -281,7 +281,8 @@ done:
 	for (uint32_t i = 0; i < c.by_name_cap; i++)
 		if (c.by_name[i].count)
 			c.by_name[c.s->nzones++] = c.by_name[i];
-	qsort(c.by_name, c.s->nzones, sizeof(*c.by_name), by_total);
+	if (c.s->nzones > 1)
+		qsort(c.by_name, c.s->nzones, sizeof(*c.by_name), by_total);
 	c.s->zones = c.by_name;
 	if (leaks(&c) && rc >= 0)
 		rc = PROFEV_E_NOMEM;

@@ -33,5 +33,6 @@ C
 # The .pc file names the real prefix; point it at the staging tree.
 sed "s|^prefix=.*|prefix=$root|" "$root/lib/pkgconfig/profev.pc" > profev.pc
 flags=$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs --static profev) || fail "pkg-config"
-cc -o reader reader.c $flags -pthread || fail "cannot build against the installed library"
+# A sanitized build's library needs the sanitizer runtime in the program.
+cc ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} -o reader reader.c $flags -pthread || fail "cannot build against the installed library"
 [ "$(LD_LIBRARY_PATH=$root/lib ./reader "$GOLDEN/allkinds.bin")" = 16 ] || fail "installed library read the wrong count"
