@@ -4,11 +4,16 @@ CLIENT_A="$PROFEV_BUILD/libprofev-client.a"
 GAME="$PROFEV_BUILD/examples/game"
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-# A sanitizer build (build-address-undefined) links only with its flags.
-case "${PROFEV_BUILD##*/}" in
-build-*) SANFLAGS="-fsanitize=$(echo "${PROFEV_BUILD##*/build-}" | tr - ,)" ;;
-*) SANFLAGS= ;;
-esac
+# A sanitizer build (make SAN=..., build-address-undefined) links only with
+# its flags.
+if [ -n "${PROFEV_SAN:-}" ]; then
+	SANFLAGS="-fsanitize=$PROFEV_SAN"
+else
+	case "${PROFEV_BUILD##*/}" in
+	build-*) SANFLAGS="-fsanitize=$(echo "${PROFEV_BUILD##*/build-}" | tr - ,)" ;;
+	*) SANFLAGS= ;;
+	esac
+fi
 
 # build_prog NAME: compiles NAME.c from stdin into ./NAME with the client.
 build_prog() {
