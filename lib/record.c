@@ -23,7 +23,7 @@
 
 #define READ_BUF (1u << 20)
 #define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
-#define MAX_DEF_BODY (1u << 20) /* longest non-EVENTS message */
+#define MAX_DEF_BODY (64u << 10) /* longest non-EVENTS message: names fit */
 #define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
 
 struct thr {
@@ -167,7 +167,9 @@ static void thread_exit(struct profev_recorder *r, uint32_t tid)
 
 static int def_string(struct profev_recorder *r, uint32_t id, const char *s, size_t len)
 {
-	if (id == 0 || id > (1u << 28))
+	/* Ids count call sites: a larger one is a corrupt stream, not a reason
+	 * to grow the map. */
+	if (id == 0 || id > (1u << 22))
 		return -1;
 	if (id >= r->nstrings) {
 		uint32_t n = r->nstrings ? r->nstrings : 256;
@@ -734,7 +736,10 @@ static int read_some(struct profev_recorder *r)
 		r->wire_off += r->off;
 		r->off = 0;
 	}
-	if (r->bad) {
+	if (r->bad || r->len == READ_BUF) {
+		/* A full buffer holds no complete message: only a bad stream does that. */
+		if (!r->bad)
+			stream_corrupt(r, "message larger than the read buffer");
 		r->wire_off += r->len;
 		r->len = 0;
 	}
