@@ -64,10 +64,12 @@ struct profev_conv_stats {
 	uint64_t bytes_in;       /**< trace bytes consumed */
 	uint64_t bytes_out;      /**< output bytes over all parts */
 	unsigned parts;          /**< output parts opened */
-	uint64_t zones;          /**< zones written (each counted once per part) */
+	uint64_t zones;          /**< zones written; a zone cut by a split or a window
+	                              edge counts once per piece; frames apart */
 	uint64_t unclosed;       /**< zones never closed, closed at their thread's end */
 	uint64_t unmatched_ends; /**< zone ends without a begin, dropped */
-	uint64_t replaced_bytes; /**< invalid UTF-8 bytes written as U+FFFD */
+	uint64_t replaced_bytes; /**< bytes that were not UTF-8, written as U+FFFD
+	                              (Chrome counts a repeated name once) */
 };
 
 /** Kinds of warnings; the message says which thread and when. */
