@@ -57,7 +57,7 @@ TOOL_BIN    := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_SRC   := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 COMMANDS    := pfrec pfdump pfsym pfconv
-PUBLIC_HDR  := lib/profev_trace.h $(wildcard lib/profev.h)
+PUBLIC_HDR  := $(wildcard lib/profev.h lib/profev_trace.h lib/profev_dump.h lib/profev_conv.h lib/profev_sym.h lib/profev_record.h)
 MANPAGES    := $(wildcard man/*.[1-9])
 
 STATIC_LIB  := $(BUILD)/libprofev.a
@@ -109,12 +109,12 @@ $(BUILD)/profev: $(CMD_OBJ) $(STATIC_LIB)
 $(COMMANDS:%=$(BUILD)/%): $(BUILD)/profev
 	$(Q)ln -sf profev $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(wildcard tests/unit/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(wildcard tests/unit/*.h lib/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
-$(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS)
+$(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS) $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) -lm
@@ -152,6 +152,7 @@ test: all unit tools ## run every test (unit and CLI), ending with "N passed, N 
 
 tsan-test: all unit tools ## run the client's tests (use with SAN=thread)
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_client
+	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_record
 
 bench: all tools $(BENCH_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)

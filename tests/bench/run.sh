@@ -12,4 +12,7 @@ section() { printf '\n== %s\n\n' "$1"; }
 section "trace format: write, read, size ($EVENTS events)"
 "$BUILD/bench/bench_trace" "$EVENTS" "$TMP/profev-bench-$$.bin" || status=1
 
+section "client and pfrec (bench_client, bare loop in the same run)"
+"$BUILD/bench/bench_client" || status=1
+
 exit $status
