@@ -21,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -245,6 +246,404 @@ char *profev_demangle(const char *name)
 	return d;
 }
 
+struct range {
+	uint64_t lo, hi;
+};
+
+struct ranges {
+	struct range *v;
+	size_t n, cap;
+};
+
+static int push_range(struct ranges *r, uint64_t lo, uint64_t hi)
+{
+	if (grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+		return -1;
+	r->v[r->n++] = (struct range){ lo, hi };
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Sequential DWARF scanning                                         */
+/* ---------------------------------------------------------------- */
+
+/*
+ * The two bulk passes, every DIE of a unit and its whole line program, are
+ * decoded here straight from the section bytes: through libdwarf they cost
+ * an allocation per DIE, attribute and row, and made pfsym slower than
+ * llvm-symbolizer. libdwarf still answers the random-access questions
+ * (names through abstract_origin and specification).
+ */
+
+struct cur {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint64_t rd_u(struct cur *c, unsigned n)
+{
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		c->p = c->end;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static uint64_t rd_uleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	while (c->p < c->end) {
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = 1;
+	return v;
+}
+
+static int64_t rd_sleb(struct cur *c)
+{
+	int64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b = 0;
+	while (c->p < c->end) {
+		b = *c->p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= (int64_t)(~(uint64_t)0 << shift);
+			return v;
+		}
+	}
+	c->bad = 1;
+	return v;
+}
+
+static const char *rd_cstr(struct cur *c)
+{
+	const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+	if (!z) {
+		c->bad = 1;
+		c->p = c->end;
+		return NULL;
+	}
+	const char *s = (const char *)c->p;
+	c->p = z + 1;
+	return s;
+}
+
+static void skip(struct cur *c, uint64_t n)
+{
+	if ((uint64_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		c->p = c->end;
+	} else {
+		c->p += n;
+	}
+}
+
+struct sect {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* What a unit header and its root DIE say, for reading its DIEs. */
+struct unitctx {
+	unsigned version, offsize, addrsize;
+	uint64_t addr_base, rnglists_base, str_offsets_base, base;
+};
+
+struct abbrev {
+	uint16_t tag;
+	uint8_t children;
+	uint32_t first, n;      /* specs[first .. first + n) */
+	int32_t fixed;          /* bytes of all attributes if fixed, else -1 */
+};
+
+struct spec {
+	uint16_t attr, form;
+	int64_t implicit;
+};
+
+struct abbrevs {
+	struct abbrev *v;       /* by code */
+	size_t n, cap;
+	struct spec *specs;
+	size_t nspecs, capspecs;
+};
+
+/* Size of a form's value when it does not depend on the data, else -1. */
+static int form_size(unsigned form, const struct unitctx *u)
+{
+	switch (form) {
+	case DW_FORM_addr: return (int)u->addrsize;
+	case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1:
+	case DW_FORM_addrx1: return 1;
+	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2: return 2;
+	case DW_FORM_strx3: case DW_FORM_addrx3: return 3;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4: return 4;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: return 8;
+	case DW_FORM_data16: return 16;
+	case DW_FORM_flag_present: case DW_FORM_implicit_const: return 0;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
+	case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt: case DW_FORM_strp_sup:
+		return (int)u->offsize;
+	case DW_FORM_ref_addr: return u->version <= 2 ? (int)u->addrsize : (int)u->offsize;
+	default: return -1;
+	}
+}
+
+static int parse_abbrevs(struct sect *sec, uint64_t off, const struct unitctx *u, struct abbrevs *a)
+{
+	a->n = 0;
+	a->nspecs = 0;
+	if (off >= sec->n)
+		return -1;
+	struct cur c = { sec->p + off, sec->p + sec->n, 0 };
+	for (;;) {
+		uint64_t code = rd_uleb(&c);
+		if (code == 0 || c.bad)
+			break;
+		if (code > 1000000)
+			return -1;
+		if (grow((void **)&a->v, &a->cap, code + 1, sizeof(*a->v)))
+			return -1;
+		for (size_t i = a->n; i <= code; i++)
+			memset(&a->v[i], 0, sizeof(a->v[i]));
+		if (a->n <= code)
+			a->n = code + 1;
+		struct abbrev *ab = &a->v[code];
+		ab->tag = (uint16_t)rd_uleb(&c);
+		ab->children = (uint8_t)rd_u(&c, 1);
+		ab->first = (uint32_t)a->nspecs;
+		ab->fixed = 0;
+		for (;;) {
+			uint64_t at = rd_uleb(&c), form = rd_uleb(&c);
+			int64_t imp = 0;
+			if (form == DW_FORM_implicit_const)
+				imp = rd_sleb(&c);
+			if ((at == 0 && form == 0) || c.bad)
+				break;
+			if (grow((void **)&a->specs, &a->capspecs, a->nspecs + 1, sizeof(*a->specs)))
+				return -1;
+			a->specs[a->nspecs++] = (struct spec){ (uint16_t)at, (uint16_t)form, imp };
+			int sz = form_size((unsigned)form, u);
+			if (sz < 0 || ab->fixed < 0)
+				ab->fixed = -1;
+			else
+				ab->fixed += sz;
+		}
+		ab->n = (uint32_t)(a->nspecs - ab->first);
+	}
+	return 0;
+}
+
+/* One attribute value: numbers and offsets in u, strings in s. */
+struct val {
+	unsigned form;
+	uint64_t u;
+	const char *s;
+};
+
+static void read_val(struct cur *c, unsigned form, int64_t implicit, const struct unitctx *u,
+		     struct val *v)
+{
+	v->form = form;
+	v->s = NULL;
+	switch (form) {
+	case DW_FORM_addr: v->u = rd_u(c, u->addrsize); break;
+	case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1:
+	case DW_FORM_addrx1: v->u = rd_u(c, 1); break;
+	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2:
+		v->u = rd_u(c, 2); break;
+	case DW_FORM_strx3: case DW_FORM_addrx3: v->u = rd_u(c, 3); break;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4:
+		v->u = rd_u(c, 4); break;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: v->u = rd_u(c, 8); break;
+	case DW_FORM_data16: skip(c, 16); v->u = 0; break;
+	case DW_FORM_sdata: v->u = (uint64_t)rd_sleb(c); break;
+	case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
+	case DW_FORM_GNU_addr_index: case DW_FORM_GNU_str_index: case DW_FORM_loclistx:
+	case DW_FORM_rnglistx:
+		v->u = rd_uleb(c); break;
+	case DW_FORM_flag_present: v->u = 1; break;
+	case DW_FORM_implicit_const: v->u = (uint64_t)implicit; break;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
+	case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt: case DW_FORM_strp_sup:
+		v->u = rd_u(c, u->offsize); break;
+	case DW_FORM_ref_addr: v->u = rd_u(c, u->version <= 2 ? u->addrsize : u->offsize); break;
+	case DW_FORM_string: v->s = rd_cstr(c); v->u = 0; break;
+	case DW_FORM_block1: skip(c, rd_u(c, 1)); v->u = 0; break;
+	case DW_FORM_block2: skip(c, rd_u(c, 2)); v->u = 0; break;
+	case DW_FORM_block4: skip(c, rd_u(c, 4)); v->u = 0; break;
+	case DW_FORM_block: case DW_FORM_exprloc: skip(c, rd_uleb(c)); v->u = 0; break;
+	case DW_FORM_indirect: {
+		unsigned f = (unsigned)rd_uleb(c);
+		if (f == DW_FORM_indirect) {
+			c->bad = 1;
+			return;
+		}
+		read_val(c, f, implicit, u, v);
+		break;
+	}
+	default:
+		c->bad = 1; /* unknown form: the rest of the unit cannot be read */
+		break;
+	}
+}
+
+static int is_addrx(unsigned form)
+{
+	return form == DW_FORM_addrx || form == DW_FORM_GNU_addr_index ||
+	       (form >= DW_FORM_addrx1 && form <= DW_FORM_addrx4);
+}
+
+static int is_strx(unsigned form)
+{
+	return form == DW_FORM_strx || form == DW_FORM_GNU_str_index ||
+	       (form >= DW_FORM_strx1 && form <= DW_FORM_strx4);
+}
+
+struct dwsects {
+	struct sect info, abbrev, line, line_str, str, rnglists, ranges, addr, str_offsets;
+};
+
+static uint64_t val_addr(const struct dwsects *d, const struct unitctx *u, const struct val *v)
+{
+	if (!is_addrx(v->form))
+		return v->u;
+	uint64_t off = u->addr_base + v->u * u->addrsize;
+	if (off + u->addrsize > d->addr.n)
+		return 0;
+	struct cur c = { d->addr.p + off, d->addr.p + d->addr.n, 0 };
+	return rd_u(&c, u->addrsize);
+}
+
+static const char *val_str(const struct dwsects *d, const struct unitctx *u, const struct val *v)
+{
+	uint64_t off = v->u;
+	const struct sect *sec = &d->str;
+	switch (v->form) {
+	case DW_FORM_string:
+		return v->s;
+	case DW_FORM_line_strp:
+		sec = &d->line_str;
+		break;
+	case DW_FORM_strp:
+		break;
+	default:
+		if (!is_strx(v->form))
+			return NULL;
+		uint64_t at = u->str_offsets_base + v->u * u->offsize;
+		if (at + u->offsize > d->str_offsets.n)
+			return NULL;
+		struct cur c = { d->str_offsets.p + at, d->str_offsets.p + d->str_offsets.n, 0 };
+		off = rd_u(&c, u->offsize);
+	}
+	if (off >= sec->n || !memchr(sec->p + off, 0, sec->n - off))
+		return NULL;
+	return (const char *)sec->p + off;
+}
+
+/* DW_AT_ranges: DWARF 5 range lists or DWARF 2-4 .debug_ranges. */
+static int read_ranges(const struct dwsects *d, const struct unitctx *u, const struct val *v,
+		       struct ranges *r)
+{
+	uint64_t base = u->base;
+	if (u->version >= 5) {
+		uint64_t off = v->u;
+		if (v->form == DW_FORM_rnglistx) {
+			uint64_t at = u->rnglists_base + v->u * u->offsize;
+			if (at + u->offsize > d->rnglists.n)
+				return 0;
+			struct cur c = { d->rnglists.p + at, d->rnglists.p + d->rnglists.n, 0 };
+			off = u->rnglists_base + rd_u(&c, u->offsize);
+		}
+		if (off >= d->rnglists.n)
+			return 0;
+		struct cur c = { d->rnglists.p + off, d->rnglists.p + d->rnglists.n, 0 };
+		while (!c.bad) {
+			unsigned kind = (unsigned)rd_u(&c, 1);
+			uint64_t a, b;
+			struct val x = { DW_FORM_addrx, 0, NULL };
+			switch (kind) {
+			case DW_RLE_end_of_list:
+				return 0;
+			case DW_RLE_base_addressx:
+				x.u = rd_uleb(&c);
+				base = val_addr(d, u, &x);
+				break;
+			case DW_RLE_startx_endx:
+				x.u = rd_uleb(&c);
+				a = val_addr(d, u, &x);
+				x.u = rd_uleb(&c);
+				b = val_addr(d, u, &x);
+				if (push_range(r, a, b))
+					return -1;
+				break;
+			case DW_RLE_startx_length:
+				x.u = rd_uleb(&c);
+				a = val_addr(d, u, &x);
+				b = a + rd_uleb(&c);
+				if (push_range(r, a, b))
+					return -1;
+				break;
+			case DW_RLE_offset_pair:
+				a = rd_uleb(&c);
+				b = rd_uleb(&c);
+				if (push_range(r, base + a, base + b))
+					return -1;
+				break;
+			case DW_RLE_base_address:
+				base = rd_u(&c, u->addrsize);
+				break;
+			case DW_RLE_start_end:
+				a = rd_u(&c, u->addrsize);
+				b = rd_u(&c, u->addrsize);
+				if (push_range(r, a, b))
+					return -1;
+				break;
+			case DW_RLE_start_length:
+				a = rd_u(&c, u->addrsize);
+				b = a + rd_uleb(&c);
+				if (push_range(r, a, b))
+					return -1;
+				break;
+			default:
+				return 0;
+			}
+		}
+		return 0;
+	}
+	if (v->u >= d->ranges.n)
+		return 0;
+	struct cur c = { d->ranges.p + v->u, d->ranges.p + d->ranges.n, 0 };
+	uint64_t maxaddr = u->addrsize == 4 ? 0xffffffffull : ~0ull;
+	while (!c.bad) {
+		uint64_t a = rd_u(&c, u->addrsize), b = rd_u(&c, u->addrsize);
+		if (c.bad || (a == 0 && b == 0))
+			break;
+		if (a == maxaddr) {
+			base = b;
+			continue;
+		}
+		if (push_range(r, base + a, base + b))
+			return -1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* Data                                                              */
 /* ---------------------------------------------------------------- */
@@ -266,6 +665,9 @@ struct sub {
 	uint32_t call_file, call_line, call_col;
 	uint8_t subprogram;   /* else inlined_subroutine */
 	uint8_t named;        /* name below computed */
+	uint8_t via_origin;   /* named only through one abstract_origin or
+	                         specification: origin, shared by many */
+	uint64_t origin;      /* .debug_info offset of that DIE */
 	const char *name;     /* demangled, NULL if none */
 };
 
@@ -275,28 +677,30 @@ struct dmap {
 	int32_t sub;
 };
 
-/* Treap node of the map under construction. */
+/* Splay tree node of the map under construction. */
 struct tnode {
 	uint64_t key, hi;
 	int32_t sub;
-	uint32_t prio;
 	int32_t l, r;
 };
 
 struct cu {
-	Dwarf_Off die_off;
+	struct unitctx u;
+	uint64_t unit_off;    /* unit header, base of CU-relative references */
+	uint64_t die_off;     /* root DIE, in .debug_info */
+	uint64_t abbrev_off, first_child, unit_end, stmt_off;
+	int root_children, has_stmt;
 	const char *comp_dir;
 	int loaded;           /* 0 not yet, 1 loaded, -1 failed */
 	int has_lines;
-	int gnu_as;           /* producer is GCC: line program from GNU as */
-	Dwarf_Unsigned line_version;
+	unsigned line_version;
 	const char **files;   /* resolved paths by index - file_base, NULL = not yet */
 	uint8_t *file_done;
-	Dwarf_Signed file_base, nfiles;
+	int64_t file_base, nfiles;
 	const char **fnames;  /* raw file entry name and directory */
-	Dwarf_Unsigned *fdirs;
+	uint64_t *fdirs;
 	const char **dirs;
-	Dwarf_Signed ndirs;
+	int64_t ndirs;
 	struct row *rows;
 	size_t nrows;
 	struct seq *seqs;
@@ -324,6 +728,12 @@ struct filesym {
 	const char *name;
 };
 
+struct namecache {
+	uint64_t off;
+	const char *name;
+	int used;
+};
+
 struct profev_symbolizer {
 	struct profev_error err;
 	struct arena arena;
@@ -337,7 +747,13 @@ struct profev_symbolizer {
 	struct filesym *filesyms;
 	size_t nfilesyms;
 	/* DWARF */
-	Dwarf_Debug dbg;
+	Dwarf_Debug dbg;      /* names only; see "Sequential DWARF scanning" */
+	struct dwsects dw;
+	struct abbrevs ab;
+	int32_t *stack;
+	size_t capstack;
+	struct namecache *names;   /* by abstract origin, see sub_name() */
+	size_t nnames, capnames;
 	struct cu *cus;
 	size_t ncus, capcus;
 	struct curange *curanges;
@@ -345,7 +761,6 @@ struct profev_symbolizer {
 	/* map construction scratch */
 	struct tnode *tn;
 	size_t ntn, captn;
-	uint32_t seed;
 	/* lookup result */
 	struct profev_symframe *out;
 	size_t capout;
@@ -507,299 +922,102 @@ static struct elfsym *find_sym(struct profev_symbolizer *s, uint64_t addr)
 /* DWARF: attributes and ranges                                      */
 /* ---------------------------------------------------------------- */
 
-struct range {
-	uint64_t lo, hi;
-};
-
-struct ranges {
-	struct range *v;
-	size_t n, cap;
-};
-
-static int push_range(struct ranges *r, uint64_t lo, uint64_t hi)
-{
-	if (grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
-		return -1;
-	r->v[r->n++] = (struct range){ lo, hi };
-	return 0;
-}
-
-static int attr_udata(struct profev_symbolizer *s, Dwarf_Attribute a, Dwarf_Unsigned *v)
-{
-	Dwarf_Error e = NULL;
-	int rc = dwarf_formudata(a, v, &e);
-	if (rc == DW_DLV_ERROR) {
-		dwfree(s, e);
-		Dwarf_Signed sv;
-		e = NULL;
-		rc = dwarf_formsdata(a, &sv, &e);
-		dwfree(s, e);
-		if (rc == DW_DLV_OK)
-			*v = (Dwarf_Unsigned)sv;
-	}
-	return rc == DW_DLV_OK ? 0 : -1;
-}
-
-static int attr_offset(struct profev_symbolizer *s, Dwarf_Attribute a, Dwarf_Unsigned *v)
-{
-	Dwarf_Half form = 0;
-	Dwarf_Error e = NULL;
-	if (dwarf_whatform(a, &form, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		return -1;
-	}
-	if (form == DW_FORM_sec_offset) {
-		Dwarf_Off off;
-		if (dwarf_global_formref(a, &off, &e) != DW_DLV_OK) {
-			dwfree(s, e);
-			return -1;
-		}
-		*v = off;
-		return 0;
-	}
-	return attr_udata(s, a, v);
-}
-
-/* DW_AT_ranges of die into r; base is the unit's base address (DWARF 4). */
-static int read_ranges(struct profev_symbolizer *s, Dwarf_Die die, Dwarf_Attribute a,
-		       Dwarf_Half version, uint64_t base, struct ranges *r)
-{
-	Dwarf_Error e = NULL;
-	Dwarf_Half form = 0;
-	if (dwarf_whatform(a, &form, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		return 0;
-	}
-	Dwarf_Unsigned val = 0;
-	if (form == DW_FORM_rnglistx) {
-		if (attr_udata(s, a, &val))
-			return 0;
-	} else if (attr_offset(s, a, &val)) {
-		return 0;
-	}
-	if (version >= 5) {
-		Dwarf_Rnglists_Head head = NULL;
-		Dwarf_Unsigned count = 0, global = 0;
-		if (dwarf_rnglists_get_rle_head(a, form, val, &head, &count, &global, &e) != DW_DLV_OK) {
-			dwfree(s, e);
-			return 0;
-		}
-		int rc = 0;
-		for (Dwarf_Unsigned i = 0; i < count; i++) {
-			unsigned len = 0, code = 0;
-			Dwarf_Unsigned raw1, raw2, c1 = 0, c2 = 0;
-			Dwarf_Bool unavail = 0;
-			if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
-							      &unavail, &c1, &c2, &e) != DW_DLV_OK) {
-				dwfree(s, e);
-				e = NULL;
-				break;
-			}
-			if (unavail || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
-			    code == DW_RLE_base_addressx)
-				continue;
-			if (push_range(r, c1, c2)) {
-				rc = -1;
-				break;
-			}
-		}
-		dwarf_dealloc_rnglists_head(head);
-		return rc;
-	}
-	Dwarf_Ranges *rl = NULL;
-	Dwarf_Signed n = 0;
-	Dwarf_Unsigned bytes = 0;
-	Dwarf_Off real = 0;
-	if (dwarf_get_ranges_b(s->dbg, val, die, &real, &rl, &n, &bytes, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		return 0;
-	}
-	int rc = 0;
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		if (rl[i].dwr_type == DW_RANGES_END)
-			break;
-		if (rl[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
-			base = rl[i].dwr_addr2;
-			continue;
-		}
-		if (push_range(r, base + rl[i].dwr_addr1, base + rl[i].dwr_addr2)) {
-			rc = -1;
-			break;
-		}
-	}
-	dwarf_ranges_dealloc(s->dbg, rl, n);
-	return rc;
-}
-
-/* What a subroutine or unit DIE says about where it is. */
-struct dieinfo {
-	int has_low, has_high, high_is_offset;
-	uint64_t low, high;
-	Dwarf_Attribute ranges;
-	Dwarf_Unsigned call_file, call_line, call_col;
-	const char *comp_dir;
-	int has_stmt;
-};
-
-static void read_dieinfo(struct profev_symbolizer *s, Dwarf_Attribute *list, Dwarf_Signed n,
-			 struct dieinfo *d)
-{
-	memset(d, 0, sizeof(*d));
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		Dwarf_Half at = 0;
-		Dwarf_Error e = NULL;
-		if (dwarf_whatattr(list[i], &at, &e) != DW_DLV_OK) {
-			dwfree(s, e);
-			continue;
-		}
-		Dwarf_Unsigned u;
-		switch (at) {
-		case DW_AT_low_pc: {
-			Dwarf_Addr addr;
-			if (dwarf_formaddr(list[i], &addr, &e) == DW_DLV_OK) {
-				d->has_low = 1;
-				d->low = addr;
-			} else {
-				dwfree(s, e);
-			}
-			break;
-		}
-		case DW_AT_high_pc: {
-			Dwarf_Half form = 0;
-			if (dwarf_whatform(list[i], &form, &e) != DW_DLV_OK) {
-				dwfree(s, e);
-				break;
-			}
-			if (form == DW_FORM_addr || form == DW_FORM_addrx || form == DW_FORM_GNU_addr_index ||
-			    (form >= DW_FORM_addrx1 && form <= DW_FORM_addrx4)) {
-				Dwarf_Addr addr;
-				if (dwarf_formaddr(list[i], &addr, &e) == DW_DLV_OK) {
-					d->has_high = 1;
-					d->high = addr;
-				} else {
-					dwfree(s, e);
-				}
-			} else if (attr_udata(s, list[i], &u) == 0) {
-				d->has_high = 1;
-				d->high_is_offset = 1;
-				d->high = u;
-			}
-			break;
-		}
-		case DW_AT_ranges:
-			d->ranges = list[i];
-			break;
-		case DW_AT_call_file:
-			if (attr_udata(s, list[i], &u) == 0)
-				d->call_file = u;
-			break;
-		case DW_AT_call_line:
-			if (attr_udata(s, list[i], &u) == 0)
-				d->call_line = u;
-			break;
-		case DW_AT_call_column:
-			if (attr_udata(s, list[i], &u) == 0)
-				d->call_col = u;
-			break;
-		case DW_AT_comp_dir: {
-			char *str;
-			if (dwarf_formstring(list[i], &str, &e) == DW_DLV_OK)
-				d->comp_dir = str;
-			else
-				dwfree(s, e);
-			break;
-		}
-		case DW_AT_stmt_list:
-			d->has_stmt = 1;
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-static void free_attrs(struct profev_symbolizer *s, Dwarf_Attribute *list, Dwarf_Signed n)
-{
-	for (Dwarf_Signed i = 0; i < n; i++)
-		dwarf_dealloc_attribute(list[i]);
-	dwarf_dealloc(s->dbg, list, DW_DLA_LIST);
-}
-
-/* Ranges of a DIE as DWARFDie::getAddressRanges: low/high first, then
- * DW_AT_ranges. */
-static int die_ranges(struct profev_symbolizer *s, Dwarf_Die die, const struct dieinfo *d,
-		      Dwarf_Half version, uint64_t base, struct ranges *r)
-{
-	r->n = 0;
-	if (d->has_low && d->has_high) {
-		uint64_t hi = d->high_is_offset ? d->low + d->high : d->high;
-		return push_range(r, d->low, hi);
-	}
-	if (d->ranges)
-		return read_ranges(s, die, d->ranges, version, base, r);
-	return 0;
-}
-
 /* ---------------------------------------------------------------- */
 /* Address map (LLVM's AddrDieMap)                                   */
 /* ---------------------------------------------------------------- */
 
-static int32_t tnew(struct profev_symbolizer *s, uint64_t key, uint64_t hi, int32_t sub)
-{
-	if (grow((void **)&s->tn, &s->captn, s->ntn + 1, sizeof(*s->tn)))
-		return -1;
-	s->seed = s->seed * 1103515245u + 12345u;
-	s->tn[s->ntn] = (struct tnode){ key, hi, sub, s->seed >> 1, -1, -1 };
-	return (int32_t)s->ntn++;
-}
-
-/* map[key] = (hi, sub); returns the new root or -2 when out of memory. */
-static int32_t tset(struct profev_symbolizer *s, int32_t t, uint64_t key, uint64_t hi, int32_t sub)
+/*
+ * The map under construction is a splay tree: DIEs come in preorder, so
+ * each insertion lands next to the previous one, and a splay tree makes
+ * such nearby accesses cheap (a treap here cost half the run time).
+ */
+static int32_t splay(struct tnode *T, int32_t t, uint64_t key)
 {
 	if (t < 0)
-		return tnew(s, key, hi, sub) < 0 ? -2 : (int32_t)s->ntn - 1;
-	if (s->tn[t].key == key) {
-		s->tn[t].hi = hi;
-		s->tn[t].sub = sub;
 		return t;
-	}
-	if (key < s->tn[t].key) {
-		int32_t c = tset(s, s->tn[t].l, key, hi, sub);
-		if (c == -2)
-			return -2;
-		s->tn[t].l = c;
-		if (s->tn[c].prio > s->tn[t].prio) {
-			s->tn[t].l = s->tn[c].r;
-			s->tn[c].r = t;
-			return c;
+	int32_t lroot = -1, rroot = -1;
+	int32_t *lhook = &lroot, *rhook = &rroot;
+	for (;;) {
+		if (key < T[t].key) {
+			int32_t c = T[t].l;
+			if (c < 0)
+				break;
+			if (key < T[c].key) {
+				T[t].l = T[c].r;
+				T[c].r = t;
+				t = c;
+				if (T[t].l < 0)
+					break;
+			}
+			*rhook = t;
+			rhook = &T[t].l;
+			t = T[t].l;
+		} else if (key > T[t].key) {
+			int32_t c = T[t].r;
+			if (c < 0)
+				break;
+			if (key > T[c].key) {
+				T[t].r = T[c].l;
+				T[c].l = t;
+				t = c;
+				if (T[t].r < 0)
+					break;
+			}
+			*lhook = t;
+			lhook = &T[t].r;
+			t = T[t].r;
+		} else {
+			break;
 		}
-	} else {
-		int32_t c = tset(s, s->tn[t].r, key, hi, sub);
-		if (c == -2)
-			return -2;
-		s->tn[t].r = c;
-		if (s->tn[c].prio > s->tn[t].prio) {
-			s->tn[t].r = s->tn[c].l;
-			s->tn[c].l = t;
-			return c;
-		}
 	}
+	*lhook = T[t].l;
+	*rhook = T[t].r;
+	T[t].l = lroot;
+	T[t].r = rroot;
 	return t;
 }
 
-/* Greatest key <= key, -1 if none. */
-static int32_t tfloor(struct profev_symbolizer *s, int32_t t, uint64_t key)
+/* map[key] = (hi, sub); -1 when out of memory. */
+static int tset(struct profev_symbolizer *s, int32_t *root, uint64_t key, uint64_t hi, int32_t sub)
 {
-	int32_t best = -1;
-	while (t >= 0) {
-		if (s->tn[t].key <= key) {
-			best = t;
-			t = s->tn[t].r;
+	int32_t t = splay(s->tn, *root, key);
+	if (t >= 0 && s->tn[t].key == key) {
+		s->tn[t].hi = hi;
+		s->tn[t].sub = sub;
+		*root = t;
+		return 0;
+	}
+	if (grow((void **)&s->tn, &s->captn, s->ntn + 1, sizeof(*s->tn)))
+		return -1;
+	int32_t n = (int32_t)s->ntn++;
+	struct tnode *T = s->tn;
+	T[n] = (struct tnode){ key, hi, sub, -1, -1 };
+	if (t >= 0) {
+		if (key < T[t].key) {
+			T[n].l = T[t].l;
+			T[n].r = t;
+			T[t].l = -1;
 		} else {
-			t = s->tn[t].l;
+			T[n].r = T[t].r;
+			T[n].l = t;
+			T[t].r = -1;
 		}
 	}
-	return best;
+	*root = n;
+	return 0;
+}
+
+/* Greatest key <= key, -1 if none. */
+static int32_t tfloor(struct profev_symbolizer *s, int32_t *root, uint64_t key)
+{
+	int32_t t = splay(s->tn, *root, key);
+	*root = t;
+	if (t < 0 || s->tn[t].key <= key)
+		return t;
+	/* the root is the successor: the floor is the left subtree's maximum */
+	int32_t l = splay(s->tn, s->tn[t].l, key);
+	s->tn[t].l = l;
+	return l;
 }
 
 static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, uint64_t hi,
@@ -807,23 +1025,17 @@ static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, u
 {
 	if (lo == hi)
 		return 0;
-	int32_t b = tfloor(s, *root, lo);
+	int32_t b = tfloor(s, root, lo);
 	if (b >= 0 && lo < s->tn[b].hi) {
-		uint64_t bkey = s->tn[b].key, bhi = s->tn[b].hi;
+		uint64_t bhi = s->tn[b].hi;
 		int32_t bsub = s->tn[b].sub;
-		if (hi < bhi) {
-			*root = tset(s, *root, hi, bhi, bsub);
-			if (*root == -2)
-				return -1;
-		}
-		if (lo > bkey) {
-			/* the treap may have rotated; find the node again */
-			int32_t again = tfloor(s, *root, bkey);
-			s->tn[again].hi = lo;
-		}
+		if (hi < bhi && tset(s, root, hi, bhi, bsub))
+			return -1;
+		/* splaying moves links, never a node's slot: b is still b */
+		if (lo > s->tn[b].key)
+			s->tn[b].hi = lo;
 	}
-	*root = tset(s, *root, lo, hi, sub);
-	return *root == -2 ? -1 : 0;
+	return tset(s, root, lo, hi, sub);
 }
 
 static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
@@ -854,103 +1066,8 @@ static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
 /* ---------------------------------------------------------------- */
 /* Loading a compile unit                                            */
 /* ---------------------------------------------------------------- */
-
-static int is_leafy(Dwarf_Half tag)
-{
-	/* tags whose subtrees cannot hold subroutines with code */
-	switch (tag) {
-	case DW_TAG_formal_parameter: case DW_TAG_variable: case DW_TAG_base_type:
-	case DW_TAG_pointer_type: case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type:
-	case DW_TAG_const_type: case DW_TAG_volatile_type: case DW_TAG_typedef:
-	case DW_TAG_member: case DW_TAG_enumeration_type: case DW_TAG_enumerator:
-	case DW_TAG_subrange_type: case DW_TAG_array_type: case DW_TAG_label:
-	case DW_TAG_call_site: case DW_TAG_GNU_call_site: case DW_TAG_call_site_parameter:
-	case DW_TAG_GNU_call_site_parameter: case DW_TAG_unspecified_parameters:
-	case DW_TAG_subroutine_type: case DW_TAG_template_type_parameter:
-	case DW_TAG_template_value_parameter: case DW_TAG_restrict_type:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-struct walk {
-	struct cu *cu;
-	Dwarf_Half version;
-	uint64_t base;
-	int32_t root;
-	struct ranges r;
-};
-
-static int walk_die(struct profev_symbolizer *s, struct walk *w, Dwarf_Die die, int32_t parent,
-		    int depth)
-{
-	Dwarf_Error e = NULL;
-	Dwarf_Half tag = 0;
-	if (dwarf_tag(die, &tag, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		return 0;
-	}
-	int32_t me = parent;
-	if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-		Dwarf_Attribute *list = NULL;
-		Dwarf_Signed n = 0;
-		struct dieinfo d;
-		memset(&d, 0, sizeof(d));
-		int rc = dwarf_attrlist(die, &list, &n, &e);
-		if (rc == DW_DLV_ERROR)
-			dwfree(s, e);
-		if (rc == DW_DLV_OK)
-			read_dieinfo(s, list, n, &d);
-		struct cu *cu = w->cu;
-		if (grow((void **)&cu->subs, &cu->capsubs, cu->nsubs + 1, sizeof(*cu->subs))) {
-			if (rc == DW_DLV_OK)
-				free_attrs(s, list, n);
-			return -1;
-		}
-		me = (int32_t)cu->nsubs++;
-		struct sub *sb = &cu->subs[me];
-		memset(sb, 0, sizeof(*sb));
-		dwarf_dieoffset(die, &sb->off, &e);
-		sb->parent = parent;
-		sb->subprogram = tag == DW_TAG_subprogram;
-		sb->call_file = (uint32_t)d.call_file;
-		sb->call_line = (uint32_t)d.call_line;
-		sb->call_col = (uint32_t)d.call_col;
-		int bad = die_ranges(s, die, &d, w->version, w->base, &w->r);
-		if (rc == DW_DLV_OK)
-			free_attrs(s, list, n);
-		if (bad)
-			return -1;
-		for (size_t i = 0; i < w->r.n; i++)
-			if (map_insert(s, &w->root, w->r.v[i].lo, w->r.v[i].hi, me))
-				return -1;
-	} else if (is_leafy(tag)) {
-		return 0;
-	}
-	Dwarf_Half has_children = 0;
-	dwarf_die_abbrev_children_flag(die, &has_children);
-	if (!has_children || depth > 200)
-		return 0;
-	Dwarf_Die child = NULL;
-	if (dwarf_child(die, &child, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		return 0;
-	}
-	while (child) {
-		if (walk_die(s, w, child, me, depth + 1)) {
-			dwarf_dealloc_die(child);
-			return -1;
-		}
-		Dwarf_Die next = NULL;
-		int rc = dwarf_siblingof_b(s->dbg, child, 1, &next, &e);
-		dwarf_dealloc_die(child);
-		if (rc == DW_DLV_ERROR)
-			dwfree(s, e);
-		child = rc == DW_DLV_OK ? next : NULL;
-	}
-	return 0;
-}
+/* Loading a compile unit                                            */
+/* ---------------------------------------------------------------- */
 
 static int cmp_seq(const void *a, const void *b)
 {
@@ -961,48 +1078,190 @@ static int cmp_seq(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static int load_lines(struct profev_symbolizer *s, struct cu *cu, Dwarf_Die cudie)
+/* One entry of a DWARF 5 directory or file table. */
+static void read_entry(struct cur *c, const uint64_t (*fmt)[2], unsigned nfmt,
+		       const struct dwsects *d, const struct unitctx *u, const char **path,
+		       uint64_t *dir)
 {
-	Dwarf_Error e = NULL;
-	Dwarf_Unsigned version = 0;
-	Dwarf_Small count = 0;
-	Dwarf_Line_Context ctx = NULL;
-	int rc = dwarf_srclines_b(cudie, &version, &count, &ctx, &e);
-	if (rc != DW_DLV_OK) {
-		dwfree(s, e);
-		return 0;
+	*path = NULL;
+	*dir = 0;
+	for (unsigned k = 0; k < nfmt; k++) {
+		struct val v;
+		read_val(c, (unsigned)fmt[k][1], 0, u, &v);
+		if (fmt[k][0] == DW_LNCT_path)
+			*path = val_str(d, u, &v);
+		else if (fmt[k][0] == DW_LNCT_directory_index)
+			*dir = v.u;
 	}
-	Dwarf_Line *lines = NULL;
-	Dwarf_Signed n = 0;
-	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		dwarf_srclines_dealloc_b(ctx);
-		return 0;
+}
+
+static int read_formats(struct cur *c, uint64_t (*fmt)[2], unsigned *n)
+{
+	*n = (unsigned)rd_u(c, 1);
+	if (*n > 16)
+		return -1;
+	for (unsigned k = 0; k < *n; k++) {
+		fmt[k][0] = rd_uleb(c);
+		fmt[k][1] = rd_uleb(c);
 	}
+	return c->bad ? -1 : 0;
+}
+
+/* The unit's line program: header tables and every row. */
+static int load_lines(struct profev_symbolizer *s, struct cu *cu)
+{
+	const struct dwsects *d = &s->dw;
+	if (!cu->has_stmt || cu->stmt_off >= d->line.n)
+		return 0;
+	struct cur c = { d->line.p + cu->stmt_off, d->line.p + d->line.n, 0 };
+	struct unitctx u = cu->u;
+	u.offsize = 4;
+	uint64_t len = rd_u(&c, 4);
+	if (len == 0xffffffffu) {
+		len = rd_u(&c, 8);
+		u.offsize = 8;
+	}
+	if (c.bad || len > (uint64_t)(c.end - c.p))
+		return 0;
+	c.end = c.p + len;
+	u.version = (unsigned)rd_u(&c, 2);
+	if (u.version < 2 || u.version > 5)
+		return 0;
+	if (u.version >= 5) {
+		u.addrsize = (unsigned)rd_u(&c, 1);
+		rd_u(&c, 1); /* segment selector size */
+	}
+	uint64_t hlen = rd_u(&c, u.offsize);
+	if (c.bad || hlen > (uint64_t)(c.end - c.p))
+		return 0;
+	const uint8_t *prog = c.p + hlen;
+	unsigned min_inst = (unsigned)rd_u(&c, 1);
+	if (u.version >= 4)
+		rd_u(&c, 1); /* maximum operations per instruction: VLIW only */
+	int default_stmt = (int)rd_u(&c, 1);
+	(void)default_stmt;
+	int line_base = (int8_t)rd_u(&c, 1);
+	unsigned line_range = (unsigned)rd_u(&c, 1);
+	unsigned opcode_base = (unsigned)rd_u(&c, 1);
+	uint8_t std_len[256] = { 0 };
+	for (unsigned k = 1; k < opcode_base; k++)
+		std_len[k] = (uint8_t)rd_u(&c, 1);
+	if (c.bad || line_range == 0)
+		return 0;
+
+	size_t capf = 0, capd = 0;
+	cu->line_version = u.version;
+	if (u.version >= 5) {
+		uint64_t fmt[16][2];
+		unsigned nfmt;
+		if (read_formats(&c, fmt, &nfmt))
+			return 0;
+		uint64_t nd = rd_uleb(&c);
+		for (uint64_t k = 0; k < nd && !c.bad; k++) {
+			const char *path;
+			uint64_t dir;
+			read_entry(&c, (const uint64_t (*)[2])fmt, nfmt, d, &u, &path, &dir);
+			if (grow((void **)&cu->dirs, &capd, (size_t)cu->ndirs + 1, sizeof(*cu->dirs)))
+				return -1;
+			cu->dirs[cu->ndirs++] = path;
+		}
+		if (read_formats(&c, fmt, &nfmt))
+			return 0;
+		uint64_t nf = rd_uleb(&c);
+		for (uint64_t k = 0; k < nf && !c.bad; k++) {
+			const char *path;
+			uint64_t dir;
+			read_entry(&c, (const uint64_t (*)[2])fmt, nfmt, d, &u, &path, &dir);
+			if (grow((void **)&cu->fnames, &capf, (size_t)cu->nfiles + 1, sizeof(*cu->fnames)) ||
+			    grow((void **)&cu->fdirs, &capd, 0, sizeof(*cu->fdirs)))
+				return -1;
+			size_t capfd = (size_t)cu->nfiles;
+			if (grow((void **)&cu->fdirs, &capfd, (size_t)cu->nfiles + 1, sizeof(*cu->fdirs)))
+				return -1;
+			cu->fnames[cu->nfiles] = path;
+			cu->fdirs[cu->nfiles++] = dir;
+		}
+		cu->file_base = 0;
+	} else {
+		for (;;) {
+			const char *dir = rd_cstr(&c);
+			if (!dir || !*dir)
+				break;
+			if (grow((void **)&cu->dirs, &capd, (size_t)cu->ndirs + 1, sizeof(*cu->dirs)))
+				return -1;
+			cu->dirs[cu->ndirs++] = dir;
+		}
+		for (;;) {
+			const char *name = rd_cstr(&c);
+			if (!name || !*name)
+				break;
+			uint64_t dir = rd_uleb(&c);
+			rd_uleb(&c);
+			rd_uleb(&c);
+			size_t capfd = (size_t)cu->nfiles;
+			if (grow((void **)&cu->fnames, &capf, (size_t)cu->nfiles + 1, sizeof(*cu->fnames)) ||
+			    grow((void **)&cu->fdirs, &capfd, (size_t)cu->nfiles + 1, sizeof(*cu->fdirs)))
+				return -1;
+			cu->fnames[cu->nfiles] = name;
+			cu->fdirs[cu->nfiles++] = dir;
+		}
+		cu->file_base = 1;
+	}
+	size_t nf = cu->nfiles ? (size_t)cu->nfiles : 1;
+	cu->files = calloc(nf, sizeof(*cu->files));
+	cu->file_done = calloc(nf, 1);
+	if (!cu->files || !cu->file_done)
+		return -1;
 	cu->has_lines = 1;
-	cu->line_version = version;
-	cu->rows = malloc((n ? (size_t)n : 1) * sizeof(*cu->rows));
-	if (!cu->rows)
-		goto nomem;
-	size_t seqcap = 0;
-	int in_seq = 0;
+
+	/* the line number program */
+	c.p = prog;
+	size_t caprows = 0, capseq = 0;
+	uint64_t addr = 0, file = 1, line = 1, col = 0;
 	uint32_t first = 0;
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		Dwarf_Addr addr = 0;
-		Dwarf_Unsigned lineno = 0, file = 0, col = 0;
-		Dwarf_Bool end = 0;
-		dwarf_lineaddr(lines[i], &addr, &e);
-		dwarf_lineno(lines[i], &lineno, &e);
-		dwarf_line_srcfileno(lines[i], &file, &e);
-		dwarf_lineoff_b(lines[i], &col, &e);
-		dwarf_lineendsequence(lines[i], &end, &e);
-		/* libdwarf 20210528 starts a DWARF 5 sequence with file register
-		 * 0 instead of 1. GNU as never selects file 0 itself (its file 0
-		 * may differ from file 1), so from GCC a 0 means that default */
-		if (version >= 5 && file == 0 && cu->gnu_as)
-			file = 1;
+	int in_seq = 0;
+	while (c.p < c.end && !c.bad) {
+		unsigned op = (unsigned)rd_u(&c, 1);
+		int emit = 0, end = 0;
+		if (op >= opcode_base) {
+			unsigned adj = op - opcode_base;
+			addr += (uint64_t)(adj / line_range) * min_inst;
+			line += (uint64_t)(int64_t)(line_base + (int)(adj % line_range));
+			emit = 1;
+		} else if (op == 0) {
+			uint64_t elen = rd_uleb(&c);
+			if (elen == 0 || elen > (uint64_t)(c.end - c.p))
+				break;
+			const uint8_t *next = c.p + elen;
+			unsigned sub = (unsigned)rd_u(&c, 1);
+			if (sub == DW_LNE_end_sequence)
+				emit = end = 1;
+			else if (sub == DW_LNE_set_address)
+				addr = rd_u(&c, (unsigned)(elen - 1) <= 8 ? (unsigned)(elen - 1) : 8);
+			c.p = next;
+		} else {
+			switch (op) {
+			case DW_LNS_copy: emit = 1; break;
+			case DW_LNS_advance_pc: addr += rd_uleb(&c) * min_inst; break;
+			case DW_LNS_advance_line: line += (uint64_t)rd_sleb(&c); break;
+			case DW_LNS_set_file: file = rd_uleb(&c); break;
+			case DW_LNS_set_column: col = rd_uleb(&c); break;
+			case DW_LNS_const_add_pc:
+				addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst;
+				break;
+			case DW_LNS_fixed_advance_pc: addr += rd_u(&c, 2); break;
+			default:
+				for (unsigned k = 0; k < std_len[op]; k++)
+					rd_uleb(&c);
+				break;
+			}
+		}
+		if (!emit)
+			continue;
+		if (grow((void **)&cu->rows, &caprows, cu->nrows + 1, sizeof(*cu->rows)))
+			return -1;
 		uint32_t idx = (uint32_t)cu->nrows++;
-		cu->rows[idx] = (struct row){ addr, (uint32_t)file, (uint32_t)lineno, (uint32_t)col };
+		cu->rows[idx] = (struct row){ addr, (uint32_t)file, (uint32_t)line, (uint32_t)col };
 		if (!in_seq) {
 			in_seq = 1;
 			first = idx;
@@ -1011,110 +1270,138 @@ static int load_lines(struct profev_symbolizer *s, struct cu *cu, Dwarf_Die cudi
 			in_seq = 0;
 			uint64_t lo = cu->rows[first].addr;
 			if (lo < addr) {
-				if (grow((void **)&cu->seqs, &seqcap, cu->nseqs + 1, sizeof(*cu->seqs)))
-					goto nomem;
+				if (grow((void **)&cu->seqs, &capseq, cu->nseqs + 1, sizeof(*cu->seqs)))
+					return -1;
 				cu->seqs[cu->nseqs++] = (struct seq){ lo, addr, first, idx + 1 };
 			}
+			addr = 0;
+			file = 1;
+			line = 1;
+			col = 0;
 		}
 	}
 	qsort(cu->seqs, cu->nseqs, sizeof(*cu->seqs), cmp_seq);
-
-	/* file and directory tables, kept raw; paths are joined on demand */
-	Dwarf_Signed base = 0, nfiles = 0, endidx = 0;
-	if (dwarf_srclines_files_indexes(ctx, &base, &nfiles, &endidx, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		e = NULL;
-		nfiles = 0;
-	}
-	cu->file_base = base;
-	cu->nfiles = nfiles;
-	Dwarf_Signed ndirs = 0;
-	if (dwarf_srclines_include_dir_count(ctx, &ndirs, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		e = NULL;
-		ndirs = 0;
-	}
-	cu->ndirs = ndirs;
-	size_t nf = nfiles > 0 ? (size_t)nfiles : 1, nd = ndirs > 0 ? (size_t)ndirs : 1;
-	cu->files = calloc(nf, sizeof(*cu->files));
-	cu->file_done = calloc(nf, 1);
-	cu->fnames = calloc(nf, sizeof(*cu->fnames));
-	cu->fdirs = calloc(nf, sizeof(*cu->fdirs));
-	cu->dirs = calloc(nd, sizeof(*cu->dirs));
-	if (!cu->files || !cu->file_done || !cu->fnames || !cu->fdirs || !cu->dirs)
-		goto nomem;
-	for (Dwarf_Signed i = 0; i < nfiles; i++) {
-		const char *name = NULL;
-		Dwarf_Unsigned dir = 0, mt, len;
-		Dwarf_Form_Data16 *md5;
-		if (dwarf_srclines_files_data_b(ctx, base + i, &name, &dir, &mt, &len, &md5, &e) != DW_DLV_OK) {
-			dwfree(s, e);
-			e = NULL;
-			continue;
-		}
-		cu->fnames[i] = name ? arena_strdup(&s->arena, name) : NULL;
-		cu->fdirs[i] = dir;
-	}
-	/* libdwarf numbers include directories as the table does: from 0 in
-	 * DWARF 5 (entry 0 is the comp dir), from 1 before */
-	Dwarf_Signed dbase = version >= 5 ? 0 : 1;
-	for (Dwarf_Signed i = 0; i < ndirs; i++) {
-		const char *name = NULL;
-		if (dwarf_srclines_include_dir_data(ctx, i + dbase, &name, &e) != DW_DLV_OK) {
-			dwfree(s, e);
-			e = NULL;
-			continue;
-		}
-		cu->dirs[i] = name ? arena_strdup(&s->arena, name) : NULL;
-	}
-	dwarf_srclines_dealloc_b(ctx);
 	return 0;
-nomem:
-	dwarf_srclines_dealloc_b(ctx);
-	return -1;
+}
+
+/* Every subprogram and inlined_subroutine of the unit into the map. */
+static int load_dies(struct profev_symbolizer *s, struct cu *cu)
+{
+	const struct dwsects *d = &s->dw;
+	struct abbrevs *ab = &s->ab;
+	if (parse_abbrevs(&s->dw.abbrev, cu->abbrev_off, &cu->u, ab))
+		return 0;
+	struct cur c = { d->info.p + cu->first_child, d->info.p + cu->unit_end, 0 };
+	int32_t root = -1;
+	size_t depth = 0;
+	struct ranges r = { 0 };
+	s->ntn = 0;
+	int rc = 0;
+	if (!cu->root_children)
+		c.p = c.end;
+	while (c.p < c.end && !c.bad) {
+		uint64_t off = (uint64_t)(c.p - d->info.p);
+		uint64_t code = rd_uleb(&c);
+		if (code == 0) {
+			if (depth == 0)
+				break;
+			depth--;
+			continue;
+		}
+		if (code >= ab->n || !ab->v[code].tag)
+			break; /* malformed: keep what was read */
+		const struct abbrev *a = &ab->v[code];
+		int32_t parent = depth ? s->stack[depth - 1] : -1, me = parent;
+		if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine) {
+			struct val low = { 0 }, high = { 0 }, rng = { 0 };
+			int has_low = 0, has_high = 0, has_rng = 0;
+			uint64_t cf = 0, cl = 0, cc = 0, ref = 0;
+			int nrefs = 0, named = 0;
+			for (uint32_t k = 0; k < a->n; k++) {
+				const struct spec *sp = &ab->specs[a->first + k];
+				struct val v;
+				read_val(&c, sp->form, sp->implicit, &cu->u, &v);
+				switch (sp->attr) {
+				case DW_AT_low_pc: low = v; has_low = 1; break;
+				case DW_AT_high_pc: high = v; has_high = 1; break;
+				case DW_AT_ranges: rng = v; has_rng = 1; break;
+				case DW_AT_call_file: cf = v.u; break;
+				case DW_AT_call_line: cl = v.u; break;
+				case DW_AT_call_column: cc = v.u; break;
+				case DW_AT_name: case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name:
+					named = 1;
+					break;
+				case DW_AT_abstract_origin: case DW_AT_specification:
+					nrefs++;
+					if (v.form == DW_FORM_ref_addr)
+						ref = v.u;
+					else if (v.form == DW_FORM_GNU_ref_alt || v.form == DW_FORM_ref_sig8)
+						nrefs = 99; /* in another file: libdwarf decides */
+					else
+						ref = cu->unit_off + v.u;
+					break;
+				default: break;
+				}
+			}
+			if (grow((void **)&cu->subs, &cu->capsubs, cu->nsubs + 1, sizeof(*cu->subs))) {
+				rc = -1;
+				break;
+			}
+			me = (int32_t)cu->nsubs++;
+			struct sub *sb = &cu->subs[me];
+			memset(sb, 0, sizeof(*sb));
+			sb->off = off;
+			sb->parent = parent;
+			sb->subprogram = a->tag == DW_TAG_subprogram;
+			sb->call_file = (uint32_t)cf;
+			sb->call_line = (uint32_t)cl;
+			sb->call_col = (uint32_t)cc;
+			if (!named && nrefs == 1) {
+				sb->via_origin = 1;
+				sb->origin = ref;
+			}
+			/* DWARFDie::getAddressRanges: low/high first, then ranges */
+			r.n = 0;
+			if (has_low && has_high) {
+				uint64_t lo = val_addr(d, &cu->u, &low);
+				int is_addr = high.form == DW_FORM_addr || is_addrx(high.form);
+				uint64_t hi = is_addr ? val_addr(d, &cu->u, &high) : lo + high.u;
+				rc = push_range(&r, lo, hi);
+			} else if (has_rng) {
+				rc = read_ranges(d, &cu->u, &rng, &r);
+			}
+			for (size_t k = 0; k < r.n && !rc; k++)
+				rc = map_insert(s, &root, r.v[k].lo, r.v[k].hi, me);
+			if (rc)
+				break;
+		} else if (a->fixed >= 0) {
+			skip(&c, (uint64_t)a->fixed);
+		} else {
+			for (uint32_t k = 0; k < a->n; k++) {
+				struct val v;
+				read_val(&c, ab->specs[a->first + k].form, 0, &cu->u, &v);
+			}
+		}
+		if (a->children) {
+			if (grow((void **)&s->stack, &s->capstack, depth + 1, sizeof(*s->stack))) {
+				rc = -1;
+				break;
+			}
+			s->stack[depth++] = me;
+		}
+	}
+	free(r.v);
+	if (rc == 0)
+		rc = map_flatten(s, cu, root);
+	return rc;
 }
 
 static int load_cu(struct profev_symbolizer *s, struct cu *cu)
 {
-	Dwarf_Error e = NULL;
-	Dwarf_Die cudie = NULL;
 	cu->loaded = -1;
-	if (dwarf_offdie_b(s->dbg, cu->die_off, 1, &cudie, &e) != DW_DLV_OK) {
-		dwfree(s, e);
-		return 0;
-	}
-	struct walk w;
-	memset(&w, 0, sizeof(w));
-	w.cu = cu;
-	w.root = -1;
-	Dwarf_Half off_size = 0;
-	dwarf_get_version_of_die(cudie, &w.version, &off_size);
-	Dwarf_Addr low = 0;
-	if (dwarf_lowpc(cudie, &low, &e) == DW_DLV_OK)
-		w.base = low;
-	else
-		dwfree(s, e);
-	Dwarf_Attribute pa = NULL;
-	if (dwarf_attr(cudie, DW_AT_producer, &pa, &e) == DW_DLV_OK) {
-		char *prod = NULL;
-		if (dwarf_formstring(pa, &prod, &e) == DW_DLV_OK)
-			cu->gnu_as = strncmp(prod, "GNU ", 4) == 0;
-		else
-			dwfree(s, e);
-		e = NULL;
-		dwarf_dealloc_attribute(pa);
-	} else {
-		dwfree(s, e);
-		e = NULL;
-	}
-	s->ntn = 0;
-	int rc = load_lines(s, cu, cudie);
+	int rc = load_lines(s, cu);
 	if (rc == 0)
-		rc = walk_die(s, &w, cudie, -1, 0);
-	if (rc == 0)
-		rc = map_flatten(s, cu, w.root);
-	free(w.r.v);
-	dwarf_dealloc_die(cudie);
+		rc = load_dies(s, cu);
 	if (rc)
 		return fail(s, PROFEV_E_NOMEM, "out of memory");
 	cu->loaded = 1;
@@ -1129,71 +1416,116 @@ static int cmp_curange(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
+/* The unit headers and root DIEs: where each unit's code is. */
 static int load_units(struct profev_symbolizer *s)
 {
+	const struct dwsects *d = &s->dw;
 	struct ranges r = { 0 };
-	for (;;) {
-		Dwarf_Error e = NULL;
-		Dwarf_Unsigned hlen = 0, typeoff = 0, next = 0;
-		Dwarf_Half ver = 0, asz = 0, lsz = 0, xsz = 0, cutype = 0;
-		Dwarf_Off abbr = 0;
-		Dwarf_Sig8 sig;
-		int rc = dwarf_next_cu_header_d(s->dbg, 1, &hlen, &ver, &abbr, &asz, &lsz, &xsz,
-						&sig, &typeoff, &next, &cutype, &e);
-		if (rc == DW_DLV_NO_ENTRY)
+	uint64_t off = 0;
+	while (off + 11 <= d->info.n) {
+		struct cur c = { d->info.p + off, d->info.p + d->info.n, 0 };
+		struct unitctx u;
+		memset(&u, 0, sizeof(u));
+		u.offsize = 4;
+		uint64_t len = rd_u(&c, 4);
+		if (len == 0xffffffffu) {
+			len = rd_u(&c, 8);
+			u.offsize = 8;
+		}
+		if (c.bad || len > (uint64_t)(c.end - c.p))
 			break;
-		if (rc == DW_DLV_ERROR) {
-			fail(s, PROFEV_E_CORRUPT, "bad compile unit header: %s", dwarf_errmsg(e));
-			dwfree(s, e);
-			free(r.v);
-			return s->err.code;
+		uint64_t unit_off = off;
+		uint64_t next = (uint64_t)(c.p - d->info.p) + len;
+		c.end = c.p + len;
+		u.version = (unsigned)rd_u(&c, 2);
+		unsigned type = DW_UT_compile;
+		uint64_t abbr;
+		if (u.version >= 5) {
+			type = (unsigned)rd_u(&c, 1);
+			u.addrsize = (unsigned)rd_u(&c, 1);
+			abbr = rd_u(&c, u.offsize);
+			if (type == DW_UT_skeleton || type == DW_UT_split_compile)
+				skip(&c, 8);
+			else if (type == DW_UT_type || type == DW_UT_split_type)
+				skip(&c, 8 + u.offsize);
+		} else {
+			abbr = rd_u(&c, u.offsize);
+			u.addrsize = (unsigned)rd_u(&c, 1);
 		}
-		Dwarf_Die cudie = NULL;
-		if (dwarf_siblingof_b(s->dbg, NULL, 1, &cudie, &e) != DW_DLV_OK) {
-			dwfree(s, e);
+		off = next;
+		if (c.bad || u.version < 2 || u.version > 5 || (u.addrsize != 4 && u.addrsize != 8) ||
+		    (type != DW_UT_compile && type != DW_UT_partial))
 			continue;
+		if (parse_abbrevs(&s->dw.abbrev, abbr, &u, &s->ab))
+			continue;
+		uint64_t die_off = (uint64_t)(c.p - d->info.p);
+		uint64_t code = rd_uleb(&c);
+		if (code == 0 || code >= s->ab.n || !s->ab.v[code].tag)
+			continue;
+		const struct abbrev *a = &s->ab.v[code];
+		struct val low = { 0 }, high = { 0 }, rng = { 0 }, dir = { 0 };
+		int has_low = 0, has_high = 0, has_rng = 0, has_dir = 0, has_stmt = 0;
+		uint64_t stmt = 0;
+		for (uint32_t k = 0; k < a->n; k++) {
+			const struct spec *sp = &s->ab.specs[a->first + k];
+			struct val v;
+			read_val(&c, sp->form, sp->implicit, &u, &v);
+			switch (sp->attr) {
+			case DW_AT_low_pc: low = v; has_low = 1; break;
+			case DW_AT_high_pc: high = v; has_high = 1; break;
+			case DW_AT_ranges: rng = v; has_rng = 1; break;
+			case DW_AT_comp_dir: dir = v; has_dir = 1; break;
+			case DW_AT_stmt_list: stmt = v.u; has_stmt = 1; break;
+			case DW_AT_addr_base: u.addr_base = v.u; break;
+			case DW_AT_rnglists_base: u.rnglists_base = v.u; break;
+			case DW_AT_str_offsets_base: u.str_offsets_base = v.u; break;
+			default: break;
+			}
 		}
+		if (c.bad)
+			continue;
 		if (grow((void **)&s->cus, &s->capcus, s->ncus + 1, sizeof(*s->cus)))
-			goto nomem_die;
+			goto nomem;
 		struct cu *cu = &s->cus[s->ncus];
 		memset(cu, 0, sizeof(*cu));
-		dwarf_dieoffset(cudie, &cu->die_off, &e);
-		Dwarf_Attribute *list = NULL;
-		Dwarf_Signed n = 0;
-		struct dieinfo d;
-		memset(&d, 0, sizeof(d));
-		rc = dwarf_attrlist(cudie, &list, &n, &e);
-		if (rc == DW_DLV_ERROR)
-			dwfree(s, e);
-		if (rc == DW_DLV_OK)
-			read_dieinfo(s, list, n, &d);
-		if (d.comp_dir)
-			cu->comp_dir = arena_strdup(&s->arena, d.comp_dir);
-		int bad = die_ranges(s, cudie, &d, ver, d.has_low ? d.low : 0, &r);
-		if (rc == DW_DLV_OK)
-			free_attrs(s, list, n);
-		if (bad)
-			goto nomem_die;
+		if (has_low)
+			u.base = val_addr(d, &u, &low);
+		cu->u = u;
+		cu->die_off = die_off;
+		cu->unit_off = unit_off;
+		cu->abbrev_off = abbr;
+		cu->first_child = (uint64_t)(c.p - d->info.p);
+		cu->unit_end = next;
+		cu->root_children = a->children;
+		cu->has_stmt = has_stmt;
+		cu->stmt_off = stmt;
+		cu->comp_dir = has_dir ? val_str(d, &u, &dir) : NULL;
+		r.n = 0;
+		if (has_low && has_high) {
+			int is_addr = high.form == DW_FORM_addr || is_addrx(high.form);
+			uint64_t hi = is_addr ? val_addr(d, &u, &high) : u.base + high.u;
+			if (push_range(&r, u.base, hi))
+				goto nomem;
+		} else if (has_rng && read_ranges(d, &u, &rng, &r)) {
+			goto nomem;
+		}
 		for (size_t i = 0; i < r.n; i++) {
 			if (r.v[i].lo >= r.v[i].hi)
 				continue;
 			if (grow((void **)&s->curanges, &s->capcuranges, s->ncuranges + 1,
 				 sizeof(*s->curanges)))
-				goto nomem_die;
+				goto nomem;
 			s->curanges[s->ncuranges++] = (struct curange){ r.v[i].lo, r.v[i].hi,
 									(uint32_t)s->ncus };
 		}
 		s->ncus++;
-		dwarf_dealloc_die(cudie);
-		continue;
-nomem_die:
-		dwarf_dealloc_die(cudie);
-		free(r.v);
-		return fail(s, PROFEV_E_NOMEM, "out of memory");
 	}
 	free(r.v);
 	qsort(s->curanges, s->ncuranges, sizeof(*s->curanges), cmp_curange);
 	return 0;
+nomem:
+	free(r.v);
+	return fail(s, PROFEV_E_NOMEM, "out of memory");
 }
 
 static struct cu *find_cu(struct profev_symbolizer *s, uint64_t addr)
@@ -1394,18 +1726,60 @@ static const char *find_name_attr(struct profev_symbolizer *s, Dwarf_Off off,
 	return found;
 }
 
+/* getSubroutineName(LinkageName) of the DIE at off, demangled. */
+static const char *die_name(struct profev_symbolizer *s, uint64_t off)
+{
+	static const Dwarf_Half linkage[2] = { DW_AT_MIPS_linkage_name, DW_AT_linkage_name };
+	static const Dwarf_Half plain[1] = { DW_AT_name };
+	const char *raw = find_name_attr(s, off, linkage, 2);
+	if (!raw)
+		raw = find_name_attr(s, off, plain, 1);
+	return raw ? demangle_cached(s, raw) : NULL;
+}
+
+/*
+ * Most subroutine DIEs carry no name of their own, only a reference to the
+ * abstract instance every inlined copy shares; their names are cached by
+ * that reference, so libdwarf resolves each function once.
+ */
 static const char *sub_name(struct profev_symbolizer *s, struct sub *sb)
 {
 	if (sb->named)
 		return sb->name;
 	sb->named = 1;
-	static const Dwarf_Half linkage[2] = { DW_AT_MIPS_linkage_name, DW_AT_linkage_name };
-	static const Dwarf_Half plain[1] = { DW_AT_name };
-	const char *raw = find_name_attr(s, sb->off, linkage, 2);
-	if (!raw)
-		raw = find_name_attr(s, sb->off, plain, 1);
-	if (raw)
-		sb->name = demangle_cached(s, raw);
+	if (!sb->via_origin) {
+		sb->name = die_name(s, sb->off);
+		return sb->name;
+	}
+	if ((s->nnames + 1) * 2 > s->capnames) {
+		size_t cap = s->capnames ? s->capnames * 2 : 4096;
+		struct namecache *v = calloc(cap, sizeof(*v));
+		if (!v) {
+			sb->name = die_name(s, sb->origin);
+			return sb->name;
+		}
+		for (size_t i = 0; i < s->capnames; i++) {
+			if (!s->names[i].used)
+				continue;
+			size_t h = (s->names[i].off * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
+			while (v[h].used)
+				h = (h + 1) & (cap - 1);
+			v[h] = s->names[i];
+		}
+		free(s->names);
+		s->names = v;
+		s->capnames = cap;
+	}
+	size_t h = (sb->origin * 0x9e3779b97f4a7c15ull) >> 20 & (s->capnames - 1);
+	while (s->names[h].used && s->names[h].off != sb->origin)
+		h = (h + 1) & (s->capnames - 1);
+	if (!s->names[h].used) {
+		s->names[h].used = 1;
+		s->names[h].off = sb->origin;
+		s->names[h].name = die_name(s, sb->origin);
+		s->nnames++;
+	}
+	sb->name = s->names[h].name;
 	return sb->name;
 }
 
@@ -1512,22 +1886,55 @@ int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
 /* Open and close                                                    */
 /* ---------------------------------------------------------------- */
 
-static int has_section(Elf *elf, const char *want)
+/* The DWARF sections' bytes, decompressed if need be (SHF_COMPRESSED or
+ * GNU .zdebug). @return whether there is a .debug_info. */
+static int load_sections(Elf *elf, struct dwsects *d)
 {
+	static const struct { const char *name; size_t off; } want[] = {
+		{ "info", offsetof(struct dwsects, info) },
+		{ "abbrev", offsetof(struct dwsects, abbrev) },
+		{ "line", offsetof(struct dwsects, line) },
+		{ "line_str", offsetof(struct dwsects, line_str) },
+		{ "str", offsetof(struct dwsects, str) },
+		{ "rnglists", offsetof(struct dwsects, rnglists) },
+		{ "ranges", offsetof(struct dwsects, ranges) },
+		{ "addr", offsetof(struct dwsects, addr) },
+		{ "str_offsets", offsetof(struct dwsects, str_offsets) },
+	};
 	size_t shstrndx;
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return 0;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (strcmp(name, want) == 0 ||
-			     (name[0] == '.' && name[1] == 'z' && strcmp(name + 2, want + 1) == 0)))
-			return 1;
+		int gnu = 0;
+		if (!name)
+			continue;
+		if (strncmp(name, ".debug_", 7) == 0)
+			name += 7;
+		else if (strncmp(name, ".zdebug_", 8) == 0)
+			name += 8, gnu = 1;
+		else
+			continue;
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			if (strcmp(name, want[i].name) != 0)
+				continue;
+			if (gnu)
+				elf_compress_gnu(scn, 0, 0);
+			else if (sh.sh_flags & SHF_COMPRESSED)
+				elf_compress(scn, 0, 0);
+			Elf_Data *data = elf_getdata(scn, NULL);
+			if (data && data->d_buf) {
+				struct sect *sec = (struct sect *)((char *)d + want[i].off);
+				sec->p = data->d_buf;
+				sec->n = data->d_size;
+			}
+		}
 	}
-	return 0;
+	return d->info.n > 0 && d->abbrev.n > 0;
 }
 
 struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
@@ -1544,7 +1951,6 @@ struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *sy
 	}
 	s->fd = -1;
 	s->sfd = -1;
-	s->seed = 2463534242u;
 	s->demangler_handle = open_demangler(&s->demangler);
 	elf_version(EV_CURRENT);
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1571,8 +1977,13 @@ struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *sy
 	}
 	if (load_symtab(s, s->selfp ? s->selfp : s->elf))
 		goto out;
-	if (has_section(s->elf, ".debug_info")) {
+	if (load_sections(s->elf, &s->dw)) {
 		Dwarf_Error e = NULL;
+		/* libdwarf otherwise records every allocation in a search tree to
+		 * free leftovers at dwarf_finish(); that tree was a third of the
+		 * run time. Everything here is freed explicitly. (The flag is
+		 * libdwarf-global; it only stops that bookkeeping.) */
+		dwarf_set_de_alloc_flag(0);
 		int rc = dwarf_init_b(s->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &s->dbg, &e);
 		if (rc == DW_DLV_ERROR) {
 			fail(s, PROFEV_E_CORRUPT, "'%s': unreadable DWARF: %s", path, dwarf_errmsg(e));
@@ -1622,6 +2033,10 @@ void profev_symbolizer_free(struct profev_symbolizer *s)
 	free(s->tn);
 	free(s->out);
 	free(s->chain);
+	free(s->stack);
+	free(s->names);
+	free(s->ab.v);
+	free(s->ab.specs);
 	free(s->syms);
 	free(s->filesyms);
 	if (s->dbg)

@@ -84,9 +84,17 @@ static uint64_t *addresses(const char *path, size_t want, size_t *n, uint64_t *t
 	return a;
 }
 
+static const uint64_t *sort_a;
+
+static int cmp_order(const void *x, const void *y)
+{
+	uint64_t a = sort_a[*(const size_t *)x], b = sort_a[*(const size_t *)y];
+	return a < b ? -1 : a > b;
+}
+
 int main(int argc, char **argv)
 {
-	char dir[4096], bin[4096], cmd[16384], list[4200], out[4200], llvm[4200], a2l[4200];
+	char dir[4000], bin[4096], cmd[16384], list[4200], out[4200], llvm[4200], a2l[4200];
 	const char *root = getenv("PROFEV_ROOT") ? getenv("PROFEV_ROOT") : ".";
 	size_t want = argc > 2 ? strtoul(argv[2], NULL, 10) : 100000;
 	snprintf(dir, sizeof(dir), "%s", argv[0]);
@@ -121,7 +129,10 @@ int main(int argc, char **argv)
 		fprintf(f, "0x%llx\n", (unsigned long long)a[i]);
 	fclose(f);
 
-	/* pfsym: open, load, look up and print every address */
+	/* pfsym: open, load, look up and print every address. Like
+	 * profev_symtrace() it looks the addresses up in address order (each
+	 * unit's tables are then walked in order), then prints them in the
+	 * order given. */
 	double t0 = now();
 	struct profev_error err;
 	struct profev_symbolizer *s = profev_symbolizer_new(bin, NULL, &err);
@@ -129,18 +140,34 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_sym: %s\n", err.message);
 		return 2;
 	}
-	FILE *o = fopen(out, "w");
+	size_t *order = malloc(n * sizeof(*order));
+	char **answers = calloc(n, sizeof(*answers));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_a = a;
+	qsort(order, n, sizeof(*order), cmp_order);
 	for (size_t i = 0; i < n; i++) {
 		const struct profev_symframe *fr;
-		int k = profev_symbolizer_lookup(s, a[i], &fr);
+		int k = profev_symbolizer_lookup(s, a[order[i]], &fr);
+		char buf[16384];
+		size_t o = 0;
 		if (k <= 0)
-			fputs("??\n??:0:0\n", o);
-		for (int j = 0; j < k; j++)
-			fprintf(o, "%s\n%s:%u:%u\n", fr[j].function ? fr[j].function : "??",
-				fr[j].file ? fr[j].file : "??", fr[j].line, fr[j].column);
+			o = (size_t)snprintf(buf, sizeof(buf), "??\n??:0:0\n");
+		for (int j = 0; j < k && o < sizeof(buf); j++)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\n%s:%u:%u\n",
+					      fr[j].function ? fr[j].function : "??",
+					      fr[j].file ? fr[j].file : "??", fr[j].line, fr[j].column);
+		answers[order[i]] = strdup(buf);
+	}
+	FILE *o = fopen(out, "w");
+	for (size_t i = 0; i < n; i++) {
+		fputs(answers[i], o);
 		fputc('\n', o);
+		free(answers[i]);
 	}
 	fclose(o);
+	free(answers);
+	free(order);
 	profev_symbolizer_free(s);
 	double t_pfsym = now() - t0;
 

@@ -18,8 +18,8 @@ cd "$OUT/src"
 gen() { # file-index language
 	awk -v f="$1" -v n="$FUNCS" -v lang="$2" 'BEGIN {
 		srand(f * 7919 + 17);
-		if (lang == "cc") { print "namespace big" f " {"; pre = "template <typename T> " }
 		print "extern volatile int big_sink;"
+		if (lang == "cc") print "namespace big" f " {"
 		for (h = 0; h < 8; h++) {
 			print "static inline __attribute__((always_inline)) int leaf" h "(int x) {"
 			print "\tif (x & " (h + 1) ") big_sink += x * " (h + 3) ";"
@@ -62,7 +62,7 @@ gen() { # file-index language
 		if (lang == "cc") {
 			print "}"
 			for (i = 0; i < n; i += 50)
-				print "int call_big" f "_" i "(int x) { return big" f "::f" f "_" i "(x); }"
+				print "extern \"C\" int call_big" f "_" i "(int x) { return big" f "::f" f "_" i "(x); }"
 		}
 	}' > "g$1.$2"
 }
