@@ -164,7 +164,13 @@ $(BUILD)/profev.pc: Makefile
 	  'Libs: -L$${libdir} -lprofev' 'Libs.private: $(PKG_LIBS) $(DWARF_LIBS)' \
 	  'Cflags: -I$${includedir}' > $@
 
-install: all $(BUILD)/profev.pc ## install under $(DESTDIR)$(PREFIX)
+$(BUILD)/profev-client.pc: Makefile
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: profev-client' 'Description: profev instrumentation runtime (<profev.h>)' \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lprofev-client -pthread' 'Cflags: -I$${includedir}' > $@
+
+install: all $(BUILD)/profev.pc $(BUILD)/profev-client.pc ## install under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGDIR)
 	install -m 755 $(BUILD)/profev $(DESTDIR)$(BINDIR)/profev
 	for c in $(COMMANDS); do ln -sf profev $(DESTDIR)$(BINDIR)/$$c; done
@@ -175,13 +181,13 @@ install: all $(BUILD)/profev.pc ## install under $(DESTDIR)$(PREFIX)
 	$(if $(CLIENT_SRC),install -m 755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/)
 	$(if $(CLIENT_SRC),ln -sf libprofev-client.so.0 $(DESTDIR)$(LIBDIR)/libprofev-client.so)
 	install -m 644 $(PUBLIC_HDR) $(DESTDIR)$(INCDIR)/
-	install -m 644 $(BUILD)/profev.pc $(DESTDIR)$(PKGDIR)/
+	install -m 644 $(BUILD)/profev.pc $(BUILD)/profev-client.pc $(DESTDIR)$(PKGDIR)/
 	for m in $(MANPAGES); do s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 	  install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 
 uninstall: ## remove what install put under $(DESTDIR)$(PREFIX)
 	rm -f $(DESTDIR)$(BINDIR)/profev $(COMMANDS:%=$(DESTDIR)$(BINDIR)/%)
-	rm -f $(DESTDIR)$(LIBDIR)/libprofev* $(DESTDIR)$(PKGDIR)/profev.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libprofev* $(DESTDIR)$(PKGDIR)/profev.pc $(DESTDIR)$(PKGDIR)/profev-client.pc
 	rm -f $(PUBLIC_HDR:lib/%=$(DESTDIR)$(INCDIR)/%)
 	for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 

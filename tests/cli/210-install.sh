@@ -7,7 +7,7 @@ make -s -C "$PROFEV_ROOT" install BUILD="$PROFEV_BUILD" PREFIX=/opt/pv DESTDIR="
 	{ cat make.txt >&2; fail "make install failed"; }
 root=$stage/opt/pv
 for f in bin/profev lib/libprofev.a lib/libprofev.so.0 include/profev_trace.h include/profev.h \
-	lib/pkgconfig/profev.pc share/man/man1/pfdump.1 share/man/man5/profev-trace.5; do
+	lib/pkgconfig/profev.pc lib/pkgconfig/profev-client.pc lib/libprofev-client.a share/man/man1/pfdump.1 share/man/man5/profev-trace.5; do
 	[ -e "$root/$f" ] || fail "install lacks $f"
 done
 for c in pfrec pfdump pfsym pfconv; do
@@ -36,3 +36,15 @@ flags=$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs --static profev) || fail
 # A sanitized build's library needs the sanitizer runtime in the program.
 cc ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} -o reader reader.c $flags -pthread || fail "cannot build against the installed library"
 [ "$(LD_LIBRARY_PATH=$root/lib ./reader "$GOLDEN/allkinds.bin")" = 16 ] || fail "installed library read the wrong count"
+# An instrumented program builds against the installed client with pkg-config.
+cat > game.c <<'C'
+#include <profev.h>
+PROFEV_CATEGORY(game, "game");
+int main(void) { PROFEV_ZONE(game, "frame"); PROFEV_FRAME_MARK(); return 0; }
+C
+sed "s|^prefix=.*|prefix=$root|" "$root/lib/pkgconfig/profev-client.pc" > profev-client.pc
+cflags=$(PKG_CONFIG_PATH=$PWD pkg-config --cflags profev-client) || fail "pkg-config profev-client"
+cc ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} $cflags -o game game.c "$root/lib/libprofev-client.a" -pthread ||
+	fail "cannot build an instrumented program against the installed client"
+pfrec -q -o game.bin ./game || fail "pfrec of the installed-client program"
+[ "$(pfdump --jsonl game.bin | grep -c '"type":"zone_begin","name":"frame"')" = 1 ] || fail "zone missing"
