@@ -130,7 +130,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 	$(Q)$(CC) $(CFLAGS_ALL) -O3 -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_PACKAGES := gcc make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
+DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
                 libiberty-dev python3 protobuf-compiler llvm elfutils binutils groff-base valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

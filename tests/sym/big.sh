@@ -1,14 +1,14 @@
 #!/bin/sh
 # Builds OUT/big: a large -g -O2 program for the pfsym benchmark, generated
-# so that nothing large is committed. FILES C files and FILES/4 C++ files of
+# so that nothing large is committed. FILES files (every eighth one C++) of
 # FUNCS functions each; every function calls always-inline helpers nested
 # three deep and a few other functions, so the DWARF holds many subprograms,
 # inlined_subroutine trees and line rows, like real optimized code.
 # usage: big.sh OUT [FILES] [FUNCS]
 set -eu
 OUT=$1
-FILES=${2:-48}
-FUNCS=${3:-300}
+FILES=${2:-32}
+FUNCS=${3:-250}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 [ -x "$OUT/big" ] && exit 0
@@ -69,7 +69,7 @@ gen() { # file-index language
 
 i=0
 while [ $i -lt "$FILES" ]; do
-	if [ $((i % 4)) -eq 3 ]; then gen $i cc; else gen $i c; fi
+	if [ $((i % 8)) -eq 7 ]; then gen $i cc; else gen $i c; fi
 	i=$((i + 1))
 done
 {
@@ -77,7 +77,7 @@ done
 	echo "int main(int argc, char **argv) { (void)argv; int r = argc;"
 	i=0
 	while [ $i -lt "$FILES" ]; do
-		if [ $((i % 4)) -eq 3 ]; then
+		if [ $((i % 8)) -eq 7 ]; then
 			echo "{ extern int call_big${i}_0(int); r += call_big${i}_0(r); }"
 		else
 			echo "{ extern int f${i}_0(int); r += f${i}_0(r); }"
