@@ -191,6 +191,70 @@ static void check_demangle(void)
 	}
 }
 
+/* Section file offset and size by name, 0 if absent. */
+static size_t section(const char *path, const char *name, size_t *size)
+{
+	size_t off = 0, shstrndx;
+	int fd = open(path, O_RDONLY);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	*size = 0;
+	if (e && elf_getshdrstrndx(e, &shstrndx) == 0)
+		while ((scn = elf_nextscn(e, scn))) {
+			const char *nm = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+			if (nm && strcmp(nm, name) == 0)
+				off = sh.sh_offset, *size = sh.sh_size;
+		}
+	elf_end(e);
+	close(fd);
+	return off;
+}
+
+/*
+ * Damaged debug info must not crash or loop: overwrite bytes of the DWARF
+ * sections of a copy and look up every sampled address (run under
+ * SAN=address,undefined to catch stray reads).
+ */
+static void check_damaged(const char *prog)
+{
+	static const char *const names[] = { ".debug_info", ".debug_line", ".debug_abbrev",
+					     ".debug_rnglists", ".debug_line_str" };
+	char path[600], cmd[2048];
+	snprintf(path, sizeof(path), "%s/damaged", tmpdir);
+	size_t n, hit = 0;
+	uint64_t *a = sample(prog, 7, &n);
+	uint64_t seed = 0x2545f4914f6cdd1dull;
+	for (int round = 0; round < 12; round++) {
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", prog, path);
+		if (run(cmd))
+			break;
+		FILE *f = fopen(path, "r+b");
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			size_t size, off = section(path, names[k], &size);
+			for (int j = 0; size && j < 4 + round * 8; j++) {
+				seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+				fseek(f, (long)(off + seed % size), SEEK_SET);
+				fputc((int)(seed >> 40) & 0xff, f);
+				hit++;
+			}
+		}
+		fclose(f);
+		struct profev_error err;
+		struct profev_symbolizer *s = profev_symbolizer_new(path, NULL, &err);
+		for (size_t i = 0; s && i < n; i++) {
+			const struct profev_symframe *fr;
+			int k = profev_symbolizer_lookup(s, a[i], &fr);
+			CHECK(k >= 0 || k == PROFEV_E_NOMEM);
+			for (int j = 0; j < k; j++)
+				CHECK(!fr[j].function || strlen(fr[j].function) < 100000);
+		}
+		profev_symbolizer_free(s);
+	}
+	CHECK(hit > 100);
+	free(a);
+}
+
 static void check_errors(void)
 {
 	struct profev_error err;
@@ -268,6 +332,9 @@ int main(void)
 	struct profev_symbolizer *s = profev_symbolizer_new(p, NULL, &err);
 	CHECK(s && profev_symbolizer_has_dwarf(s));
 	profev_symbolizer_free(s);
+
+	snprintf(p, sizeof(p), "%s/prog", fx);
+	check_damaged(p);
 
 	/* the stripped program has neither DWARF nor .symtab, only .dynsym */
 	snprintf(p, sizeof(p), "%s/prog.stripped", fx);
