@@ -174,16 +174,19 @@ int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 	uint8_t *addr_p = cols[COL_ADDR].data;
 	uint32_t run_index = UINT32_MAX, run_len = 0, ntext = 0, last_except = 0;
 	uint32_t last_tid = 0;
-	struct thread_state *st = NULL;
+	struct thread_state *st = NULL, cur = { 0 };
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct profev_event *e = &ev[i];
 		if (!st || e->tid != last_tid) {
+			if (st)
+				*st = cur; /* before map_index, which may move the states */
 			int64_t found = map_index(&map, e->tid, base_ts);
 			if (found < 0)
 				goto out;
 			uint32_t ti = (uint32_t)found;
 			st = &map.states[ti];
+			cur = *st;
 			last_tid = e->tid;
 			if (ti != run_index) {
 				if (run_len) {
@@ -196,14 +199,14 @@ int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 		}
 		run_len++;
 		uint8_t type = e->type;
-		struct follow *f = &pred->next[follow_slot(st->key)];
-		uint64_t delta = e->ts - st->ts;
+		struct follow *f = &pred->next[follow_slot(cur.key)];
+		uint64_t delta = e->ts - cur.ts;
 		unsigned mask = (f->type != type ? X_TYPE : 0) | (f->name != e->name ? X_NAME : 0);
 		ts_p = put_varint(ts_p, zigzag((int64_t)(delta - f->delta)));
 		unsigned predicted_flags = f->flags;
 		*f = (struct follow){ delta, e->name, type, e->flags };
-		st->ts = e->ts;
-		st->key = next_key(type, e->name);
+		cur.ts = e->ts;
+		cur.key = next_key(type, e->name);
 
 		uint64_t *category = NULL;
 		if (e->flags & PROFEV_EVF_DOUBLE) {
@@ -218,11 +221,11 @@ int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
 		}
 		uint64_t frame_delta = 0;
 		if (is_memory(type)) {
-			addr_p = put_varint(addr_p, zigzag((int64_t)(e->addr - st->addr)));
-			st->addr = e->addr;
-		} else if (e->frame != st->frame) {
-			frame_delta = zigzag((int64_t)(e->frame - st->frame));
-			st->frame = e->frame;
+			addr_p = put_varint(addr_p, zigzag((int64_t)(e->addr - cur.addr)));
+			cur.addr = e->addr;
+		} else if (e->frame != cur.frame) {
+			frame_delta = zigzag((int64_t)(e->frame - cur.frame));
+			cur.frame = e->frame;
 			mask |= X_FRAME;
 		}
 		mask |= (e->stack ? X_STACK : 0) | (e->flags != predicted_flags ? X_FLAGS : 0);
@@ -344,7 +347,8 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 	uint64_t except_at = next_exception(&except, 0);
 	uint32_t ntext = 0;
 	uint64_t run_left = 0;
-	struct thread_state *st = NULL;
+	/* The current thread's state lives in a local for the length of its run. */
+	struct thread_state *st = NULL, cur = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		struct profev_event e;
 		if (unlikely(run_left == 0)) {
@@ -354,10 +358,13 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 				*why = "thread runs do not cover the events";
 				goto out;
 			}
+			if (st)
+				*st = cur;
 			st = &states[ti];
+			cur = *st;
 		}
 		run_left--;
-		struct follow *f = &pred->next[follow_slot(st->key)];
+		struct follow *f = &pred->next[follow_slot(cur.key)];
 		unsigned mask = 0;
 		uint64_t category = 0, frame_delta = 0, stack = 0, flags = f->flags;
 		if (unlikely(i == except_at)) {
@@ -382,16 +389,16 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 			except_at = next_exception(&except, i + 1);
 		}
 		f->delta += (uint64_t)unzigzag(cur_varint(&tsc));
-		st->ts += f->delta;
+		cur.ts += f->delta;
 		uint8_t type = f->type;
-		e.ts = st->ts;
+		e.ts = cur.ts;
 		e.type = type;
 		e.name = f->name;
 		e.flags = (uint8_t)flags;
 		e.stack = (uint32_t)stack;
 		e.reserved = 0;
-		e.tid = st->tid;
-		st->key = next_key(type, f->name);
+		e.tid = cur.tid;
+		cur.key = next_key(type, f->name);
 		if (unlikely(flags & PROFEV_EVF_DOUBLE)) {
 			const uint8_t *d = cur_take(&doubles, 8);
 			e.payload = d ? get_le64(d) : 0;
@@ -412,15 +419,15 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 			}
 		}
 		if (unlikely(is_memory(type))) {
-			st->addr += (uint64_t)unzigzag(cur_varint(&addrs));
-			e.addr = st->addr;
+			cur.addr += (uint64_t)unzigzag(cur_varint(&addrs));
+			e.addr = cur.addr;
 			if (mask & X_FRAME) {
 				*why = "frame change on a memory event";
 				goto out;
 			}
 		} else {
-			st->frame += (uint64_t)unzigzag(frame_delta);
-			e.frame = st->frame;
+			cur.frame += (uint64_t)unzigzag(frame_delta);
+			e.frame = cur.frame;
 		}
 		if (unlikely(type == PROFEV_EV_MESSAGE)) {
 			uint64_t tlen = cur_varint(&text);
