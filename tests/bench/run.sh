@@ -15,4 +15,10 @@ section "trace format: write, read, size ($EVENTS events)"
 section "client and pfrec (bench_client, bare loop in the same run)"
 "$BUILD/bench/bench_client" || status=1
 
+section "pfconv: events/s and bytes/event per target ($EVENTS events)"
+PROFEV_BUILD=$BUILD "$BUILD/bench/bench_conv" "$EVENTS" || status=1
+
+section "pfsym against llvm-symbolizer and addr2line (100000 distinct addresses)"
+PROFEV_BUILD=$BUILD "$BUILD/bench/bench_sym" || status=1
+
 exit $status
