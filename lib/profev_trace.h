@@ -413,7 +413,8 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c);
 int profev_reader_next_event(struct profev_reader *r, struct profev_event *ev,
 			     struct profev_event_info *info);
 
-/** Resolve ids against what has been read so far. */
+/** Resolve ids against what has been read so far. Returned pointers stay
+ *  valid until the next profev_reader_next_chunk() or _next_event() call. */
 const char *profev_reader_string(const struct profev_reader *r, uint32_t id); /**< "" if unknown */
 uint32_t profev_reader_string_count(const struct profev_reader *r);
 const char *profev_reader_thread_name(const struct profev_reader *r, uint32_t tid); /**< "" if unknown */
