@@ -1,6 +1,7 @@
 /*
- * symbolize.c - addresses to functions, files and lines: DWARF through
- * libdwarf (the only file that includes it), ELF symbols through libelf.
+ * symbolize.c - addresses to functions, files and lines: DWARF 2-5 decoded
+ * in this file (with libdwarf's dwarf.h constants; see "Sequential DWARF
+ * scanning" for why not libdwarf itself), ELF symbols through libelf.
  *
  * The answers reproduce llvm-symbolizer --inlines --demangle (LLVM 14),
  * which the tests hold as the reference, so several rules here copy its
@@ -30,7 +31,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <dwarf.h>
-#include <libdwarf.h>
 #include "profev_sym.h"
 
 #ifdef PROFEV_HAVE_LIBIBERTY
@@ -268,11 +268,14 @@ static int push_range(struct ranges *r, uint64_t lo, uint64_t hi)
 /* ---------------------------------------------------------------- */
 
 /*
- * The two bulk passes, every DIE of a unit and its whole line program, are
- * decoded here straight from the section bytes: through libdwarf they cost
- * an allocation per DIE, attribute and row, and made pfsym slower than
- * llvm-symbolizer. libdwarf still answers the random-access questions
- * (names through abstract_origin and specification).
+ * DWARF is decoded here straight from the section bytes. libdwarf
+ * (20210528, Debian 12) was tried first: it allocates per DIE, attribute
+ * and line row, which made pfsym three times slower than llvm-symbolizer,
+ * and it double-frees on a damaged .debug_rnglists (t_symbolize's damage
+ * test), so a bad debug file would crash pfsym. The decoder below reads
+ * DWARF 2 to 5 (unit headers, abbreviations, every form, range lists, line
+ * programs), bounds-checks every read and gives up on a unit it cannot
+ * read. Its constants come from libdwarf's dwarf.h.
  */
 
 struct cur {
@@ -660,7 +663,7 @@ struct seq {
 };
 
 struct sub {
-	Dwarf_Off off;
+	uint64_t off;         /* .debug_info offset of the DIE */
 	int32_t parent;       /* nearest enclosing subroutine, -1 at top */
 	uint32_t call_file, call_line, call_col;
 	uint8_t subprogram;   /* else inlined_subroutine */
@@ -747,9 +750,9 @@ struct profev_symbolizer {
 	struct filesym *filesyms;
 	size_t nfilesyms;
 	/* DWARF */
-	Dwarf_Debug dbg;      /* names only; see "Sequential DWARF scanning" */
 	struct dwsects dw;
 	struct abbrevs ab;
+	uint64_t ab_off;      /* abbrev offset + 1 that ab holds, 0 = none */
 	int32_t *stack;
 	size_t capstack;
 	struct namecache *names;   /* by abstract origin, see sub_name() */
@@ -781,12 +784,6 @@ static int fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
 	vsnprintf(s->err.message, sizeof(s->err.message), fmt, ap);
 	va_end(ap);
 	return code;
-}
-
-static void dwfree(struct profev_symbolizer *s, Dwarf_Error e)
-{
-	if (e)
-		dwarf_dealloc_error(s->dbg, e);
 }
 
 static const char *demangle_cached(struct profev_symbolizer *s, const char *name)
@@ -1289,8 +1286,10 @@ static int load_dies(struct profev_symbolizer *s, struct cu *cu)
 {
 	const struct dwsects *d = &s->dw;
 	struct abbrevs *ab = &s->ab;
+	s->ab_off = 0;
 	if (parse_abbrevs(&s->dw.abbrev, cu->abbrev_off, &cu->u, ab))
 		return 0;
+	s->ab_off = cu->abbrev_off + 1;
 	struct cur c = { d->info.p + cu->first_child, d->info.p + cu->unit_end, 0 };
 	int32_t root = -1;
 	size_t depth = 0;
@@ -1336,7 +1335,7 @@ static int load_dies(struct profev_symbolizer *s, struct cu *cu)
 					if (v.form == DW_FORM_ref_addr)
 						ref = v.u;
 					else if (v.form == DW_FORM_GNU_ref_alt || v.form == DW_FORM_ref_sig8)
-						nrefs = 99; /* in another file: libdwarf decides */
+						nrefs = 99; /* another file: not followed */
 					else
 						ref = cu->unit_off + v.u;
 					break;
@@ -1456,6 +1455,7 @@ static int load_units(struct profev_symbolizer *s)
 		if (c.bad || u.version < 2 || u.version > 5 || (u.addrsize != 4 && u.addrsize != 8) ||
 		    (type != DW_UT_compile && type != DW_UT_partial))
 			continue;
+		s->ab_off = 0;
 		if (parse_abbrevs(&s->dw.abbrev, abbr, &u, &s->ab))
 			continue;
 		uint64_t die_off = (uint64_t)(c.p - d->info.p);
@@ -1586,7 +1586,7 @@ static const char *file_name(struct profev_symbolizer *s, struct cu *cu, uint64_
 	int v5 = cu->line_version >= 5;
 	if (v5 ? index >= (uint64_t)cu->nfiles : (index == 0 || index > (uint64_t)cu->nfiles))
 		return NULL;
-	Dwarf_Signed i = (Dwarf_Signed)index - cu->file_base;
+	int64_t i = (int64_t)index - cu->file_base;
 	if (i < 0 || i >= cu->nfiles)
 		return NULL;
 	if (cu->file_done[i])
@@ -1600,16 +1600,18 @@ static const char *file_name(struct profev_symbolizer *s, struct cu *cu, uint64_
 		return name;
 	}
 	const char *dir = NULL;
-	Dwarf_Unsigned di = cu->fdirs[i];
+	uint64_t di = cu->fdirs[i];
 	if (v5) {
-		if (di < (Dwarf_Unsigned)cu->ndirs)
+		if (di < (uint64_t)cu->ndirs)
 			dir = cu->dirs[di];
-	} else if (di > 0 && di <= (Dwarf_Unsigned)cu->ndirs) {
+	} else if (di > 0 && di <= (uint64_t)cu->ndirs) {
 		dir = cu->dirs[di - 1];
 	}
 	char buf[4096];
 	buf[0] = '\0';
-	if ((!v5 || di != 0) && cu->comp_dir && *cu->comp_dir && !is_abs(dir))
+	/* LLVM 14 prepends comp_dir to any relative directory, DWARF 5's
+	 * entry 0 (itself the comp dir) included: "./csu/./csu/x.c" */
+	if (cu->comp_dir && *cu->comp_dir && !is_abs(dir))
 		path_append(buf, sizeof(buf), cu->comp_dir);
 	path_append(buf, sizeof(buf), dir);
 	path_append(buf, sizeof(buf), name);
@@ -1666,71 +1668,99 @@ static int32_t find_sub(struct cu *cu, uint64_t addr)
 	return cu->map[lo - 1].sub;
 }
 
-/* DWARFDie::findRecursively over abstract_origin and specification. */
-static const char *find_name_attr(struct profev_symbolizer *s, Dwarf_Off off,
-				  const Dwarf_Half *attrs, int nattrs)
+/* The unit holding .debug_info offset off, NULL if none. */
+static struct cu *cu_of(struct profev_symbolizer *s, uint64_t off)
 {
-	Dwarf_Off work[16], seen[16];
+	size_t lo = 0, n = s->ncus;
+	while (n > 0) {
+		size_t half = n / 2;
+		if (off < s->cus[lo + half].unit_off) {
+			n = half;
+		} else {
+			lo += half + 1;
+			n -= half + 1;
+		}
+	}
+	if (lo == 0 || off >= s->cus[lo - 1].unit_end)
+		return NULL;
+	return &s->cus[lo - 1];
+}
+
+/*
+ * DWARFDie::findRecursively: the first of attrs (in that order of
+ * preference) on the DIE, else on the DIEs its abstract_origin and
+ * specification lead to, specification first.
+ */
+static const char *find_name_attr(struct profev_symbolizer *s, uint64_t off,
+				  const unsigned *attrs, int nattrs)
+{
+	uint64_t work[16], seen[16];
 	int nwork = 0, nseen = 0;
 	work[nwork++] = off;
 	seen[nseen++] = off;
-	const char *found = NULL;
-	while (nwork && !found) {
-		Dwarf_Off cur = work[--nwork];
-		Dwarf_Die die = NULL;
-		Dwarf_Error e = NULL;
-		if (dwarf_offdie_b(s->dbg, cur, 1, &die, &e) != DW_DLV_OK) {
-			dwfree(s, e);
+	while (nwork) {
+		uint64_t at = work[--nwork];
+		struct cu *cu = cu_of(s, at);
+		if (!cu)
 			continue;
-		}
-		for (int i = 0; i < nattrs && !found; i++) {
-			Dwarf_Attribute a = NULL;
-			if (dwarf_attr(die, attrs[i], &a, &e) == DW_DLV_OK) {
-				char *str = NULL;
-				if (dwarf_formstring(a, &str, &e) == DW_DLV_OK)
-					found = str;
-				else
-					dwfree(s, e);
-				e = NULL;
-				dwarf_dealloc_attribute(a);
-			} else {
-				dwfree(s, e);
-				e = NULL;
-			}
-		}
-		static const Dwarf_Half follow[2] = { DW_AT_abstract_origin, DW_AT_specification };
-		for (int i = 0; i < 2 && !found; i++) {
-			Dwarf_Attribute a = NULL;
-			if (dwarf_attr(die, follow[i], &a, &e) != DW_DLV_OK) {
-				dwfree(s, e);
-				e = NULL;
+		if (s->ab_off != cu->abbrev_off + 1) {
+			s->ab_off = 0;
+			if (parse_abbrevs(&s->dw.abbrev, cu->abbrev_off, &cu->u, &s->ab))
 				continue;
-			}
-			Dwarf_Off ref = 0;
-			if (dwarf_global_formref(a, &ref, &e) == DW_DLV_OK) {
-				int dup = 0;
-				for (int j = 0; j < nseen; j++)
-					dup |= seen[j] == ref;
-				if (!dup && nseen < 16 && nwork < 16) {
-					seen[nseen++] = ref;
-					work[nwork++] = ref;
-				}
-			} else {
-				dwfree(s, e);
-				e = NULL;
-			}
-			dwarf_dealloc_attribute(a);
+			s->ab_off = cu->abbrev_off + 1;
 		}
-		dwarf_dealloc_die(die);
+		struct cur c = { s->dw.info.p + at, s->dw.info.p + cu->unit_end, 0 };
+		uint64_t code = rd_uleb(&c);
+		if (code == 0 || code >= s->ab.n || !s->ab.v[code].tag)
+			continue;
+		const struct abbrev *a = &s->ab.v[code];
+		const char *found[4] = { NULL, NULL, NULL, NULL };
+		uint64_t refs[2] = { 0, 0 };
+		int has_ref[2] = { 0, 0 };
+		for (uint32_t k = 0; k < a->n && !c.bad; k++) {
+			const struct spec *sp = &s->ab.specs[a->first + k];
+			struct val v;
+			read_val(&c, sp->form, sp->implicit, &cu->u, &v);
+			for (int i = 0; i < nattrs && i < 4; i++)
+				if (sp->attr == attrs[i] && !found[i])
+					found[i] = val_str(&s->dw, &cu->u, &v);
+			int r = sp->attr == DW_AT_abstract_origin ? 0 :
+				sp->attr == DW_AT_specification ? 1 : -1;
+			if (r < 0)
+				continue;
+			if (v.form == DW_FORM_ref_addr) {
+				refs[r] = v.u;
+				has_ref[r] = 1;
+			} else if (v.form == DW_FORM_ref1 || v.form == DW_FORM_ref2 ||
+				   v.form == DW_FORM_ref4 || v.form == DW_FORM_ref8 ||
+				   v.form == DW_FORM_ref_udata) {
+				refs[r] = cu->unit_off + v.u;
+				has_ref[r] = 1;
+			}
+		}
+		for (int i = 0; i < nattrs && i < 4; i++)
+			if (found[i])
+				return found[i];
+		for (int r = 0; r < 2; r++) {
+			if (!has_ref[r])
+				continue;
+			int dup = 0;
+			for (int j = 0; j < nseen; j++)
+				dup |= seen[j] == refs[r];
+			if (!dup && nseen < 16 && nwork < 16) {
+				seen[nseen++] = refs[r];
+				work[nwork++] = refs[r];
+			}
+		}
 	}
-	return found;
+	return NULL;
 }
 
 /* getSubroutineName(LinkageName) of the DIE at off, demangled. */
 static const char *die_name(struct profev_symbolizer *s, uint64_t off)
 {
-	static const Dwarf_Half linkage[2] = { DW_AT_MIPS_linkage_name, DW_AT_linkage_name };
-	static const Dwarf_Half plain[1] = { DW_AT_name };
+	static const unsigned linkage[2] = { DW_AT_MIPS_linkage_name, DW_AT_linkage_name };
+	static const unsigned plain[1] = { DW_AT_name };
 	const char *raw = find_name_attr(s, off, linkage, 2);
 	if (!raw)
 		raw = find_name_attr(s, off, plain, 1);
@@ -1740,7 +1770,7 @@ static const char *die_name(struct profev_symbolizer *s, uint64_t off)
 /*
  * Most subroutine DIEs carry no name of their own, only a reference to the
  * abstract instance every inlined copy shares; their names are cached by
- * that reference, so libdwarf resolves each function once.
+ * that reference, so each function's name is looked up once.
  */
 static const char *sub_name(struct profev_symbolizer *s, struct sub *sb)
 {
@@ -1813,7 +1843,7 @@ int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
 			     const struct profev_symframe **frames)
 {
 	size_t n = 0;
-	struct cu *cu = s->dbg ? find_cu(s, addr) : NULL;
+	struct cu *cu = s->ncus ? find_cu(s, addr) : NULL;
 	*frames = NULL;
 	if (cu && cu->loaded == 0 && load_cu(s, cu))
 		return s->err.code;
@@ -1978,20 +2008,7 @@ struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *sy
 	if (load_symtab(s, s->selfp ? s->selfp : s->elf))
 		goto out;
 	if (load_sections(s->elf, &s->dw)) {
-		Dwarf_Error e = NULL;
-		/* libdwarf otherwise records every allocation in a search tree to
-		 * free leftovers at dwarf_finish(); that tree was a third of the
-		 * run time. Everything here is freed explicitly. (The flag is
-		 * libdwarf-global; it only stops that bookkeeping.) */
-		dwarf_set_de_alloc_flag(0);
-		int rc = dwarf_init_b(s->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &s->dbg, &e);
-		if (rc == DW_DLV_ERROR) {
-			fail(s, PROFEV_E_CORRUPT, "'%s': unreadable DWARF: %s", path, dwarf_errmsg(e));
-			dwarf_dealloc_error(NULL, e);
-			s->dbg = NULL;
-			goto out;
-		}
-		if (rc == DW_DLV_OK && load_units(s))
+		if (load_units(s))
 			goto out;
 	}
 	return s;
@@ -2004,7 +2021,7 @@ out:
 
 int profev_symbolizer_has_dwarf(const struct profev_symbolizer *s)
 {
-	return s->dbg != NULL && s->ncus > 0;
+	return s->ncus > 0;
 }
 
 const struct profev_error *profev_symbolizer_error(const struct profev_symbolizer *s)
@@ -2039,8 +2056,6 @@ void profev_symbolizer_free(struct profev_symbolizer *s)
 	free(s->ab.specs);
 	free(s->syms);
 	free(s->filesyms);
-	if (s->dbg)
-		dwarf_finish(s->dbg, NULL);
 	if (s->selfp)
 		elf_end(s->selfp);
 	if (s->sfd >= 0)

@@ -255,6 +255,37 @@ static void check_damaged(const char *prog)
 	free(a);
 }
 
+/*
+ * A real library: the C library with its debug file from /usr/lib/debug
+ * (libc6-dbg), found by build-id like pfsym does, symbols from the library
+ * itself. Skipped where the debug file is not installed.
+ */
+static void check_system_libc(void)
+{
+	const char *lib = "/lib/x86_64-linux-gnu/libc.so.6";
+	uint8_t id[64];
+	int idlen = profev_elf_build_id(lib, id, sizeof(id));
+	struct profev_debuginfo di;
+	if (idlen <= 0 || profev_debuginfo_find(lib, id, (unsigned)idlen, NULL, &di) < 0)
+		return;
+	if (!di.has_dwarf || !di.symbols_path) {
+		fprintf(stderr, "%s: no debug file installed, skipped\n", lib);
+		profev_debuginfo_release(&di);
+		return;
+	}
+	size_t n, known = 0;
+	uint64_t *a = sample(lib, 97, &n);
+	char ref[600];
+	snprintf(ref, sizeof(ref), "'%s'", lib);
+	int bad = compare(di.path, di.symbols_path, ref, a, n, &known);
+	fprintf(stderr, "%s with %s: %zu addresses, %zu known, %d differ\n", lib, di.path, n,
+		known, bad);
+	CHECK_EQ(bad, 0);
+	CHECK(known > n / 2);
+	free(a);
+	profev_debuginfo_release(&di);
+}
+
 static void check_errors(void)
 {
 	struct profev_error err;
@@ -280,6 +311,7 @@ int main(void)
 	}
 	check_demangle();
 	check_errors();
+	check_system_libc();
 
 	char cmd[4096], fx[512], p[1024], r[4096], frames[1024];
 	snprintf(fx, sizeof(fx), "%s/fx", tmpdir);
