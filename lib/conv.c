@@ -61,6 +61,17 @@ void profev_conv_opts_init(struct profev_conv_opts *opts, int format)
 
 /* ------------------------------------------------------------------ */
 
+/* A memory block still allocated; addr 0 marks an empty slot. */
+struct block {
+	uint64_t addr, size;
+	uint32_t pool;
+};
+
+struct pool {
+	uint32_t name;
+	uint64_t live;
+};
+
 struct loop {
 	struct conv c;
 	const struct profev_conv_sink *sink;
@@ -78,6 +89,10 @@ struct loop {
 	unsigned nslots;
 	struct conv_thread *last;   /* lookup cache: events come in runs per thread */
 	uint64_t warned[PROFEV_CONV_W_SUMMARY];
+	struct block *blocks;       /* live memory blocks by address */
+	uint64_t bmask, nblocks;
+	struct pool *pools;         /* live bytes per pool, few: searched in order */
+	unsigned npools, pcap;
 };
 
 static int sink_write(void *ctx, const void *data, size_t len)
@@ -234,6 +249,8 @@ static void free_tracks(struct loop *l)
 	}
 	free(l->threads);
 	free(l->slots);
+	free(l->blocks);
+	free(l->pools);
 }
 
 static int emitting(const struct conv_thread *t)
@@ -247,6 +264,80 @@ static int announce(struct loop *l, struct conv_thread *t)
 		return 0;
 	t->announced = 1;
 	return l->c.ops->thread(&l->c, t);
+}
+
+int conv_idset_grow(struct conv_idset *s, uint32_t id)
+{
+	size_t i = id >> 6;
+	size_t nw = s->nw ? s->nw : 64;
+	while (nw <= i)
+		nw *= 2;
+	uint64_t *w = realloc(s->w, nw * sizeof(*w));
+	if (!w)
+		return PROFEV_E_NOMEM;
+	memset(w + s->nw, 0, (nw - s->nw) * sizeof(*w));
+	s->w = w;
+	s->nw = nw;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory: live blocks and bytes per pool                              */
+
+static struct block *block_slot(const struct loop *l, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9e3779b97f4a7c15ull >> 32) & l->bmask;
+	while (l->blocks[i].addr && l->blocks[i].addr != addr)
+		i = (i + 1) & l->bmask;
+	return &l->blocks[i];
+}
+
+static int blocks_rehash(struct loop *l, uint64_t mask)
+{
+	struct block *old = l->blocks;
+	uint64_t n = old ? l->bmask + 1 : 0;
+	struct block *b = calloc(mask + 1, sizeof(*b));
+	if (!b)
+		return PROFEV_E_NOMEM;
+	l->blocks = b;
+	l->bmask = mask;
+	for (uint64_t i = 0; i < n; i++)
+		if (old[i].addr)
+			*block_slot(l, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Empty b's slot, moving back the entries its probe run passed over. */
+static void block_remove(struct loop *l, struct block *b)
+{
+	uint64_t i = (uint64_t)(b - l->blocks);
+	b->addr = 0;
+	l->nblocks--;
+	for (i = (i + 1) & l->bmask; l->blocks[i].addr; i = (i + 1) & l->bmask) {
+		struct block moved = l->blocks[i];
+		l->blocks[i].addr = 0;
+		*block_slot(l, moved.addr) = moved;
+	}
+}
+
+static struct pool *pool_of(struct loop *l, uint32_t name)
+{
+	for (unsigned i = 0; i < l->npools; i++)
+		if (l->pools[i].name == name)
+			return &l->pools[i];
+	if (l->npools == l->pcap) {
+		unsigned cap = l->pcap ? l->pcap * 2 : 8;
+		void *p = realloc(l->pools, cap * sizeof(*l->pools));
+		if (!p)
+			return NULL;
+		l->pools = p;
+		l->pcap = cap;
+	}
+	struct pool *p = &l->pools[l->npools++];
+	p->name = name;
+	p->live = 0;
+	return p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -352,7 +443,7 @@ static int advance(struct loop *l, struct conv_thread *t, uint64_t ts)
 }
 
 static int push(struct loop *l, struct conv_thread *t, uint64_t ts, uint32_t name, uint32_t cat,
-		uint64_t frame)
+		uint64_t frame, uint32_t stack)
 {
 	if (t->depth == PROFEV_CONV_MAX_DEPTH) {
 		char tb[32], wb[40];
@@ -376,6 +467,7 @@ static int push(struct loop *l, struct conv_thread *t, uint64_t ts, uint32_t nam
 	z->name = name;
 	z->cat = cat;
 	z->frame = frame;
+	z->stack = stack;
 	l->open_zones++;
 	if (!emitting(t))
 		return 0;
@@ -449,6 +541,68 @@ static struct conv_thread *frames_of(struct loop *l, uint32_t set)
 	return new_track(l, key, CONV_FRAMES, set, profev_reader_string(l->c.r, set));
 }
 
+/* Pass a memory event on when it falls in the window: its counter always,
+ * its thread's part (the allocation and its callstack) when the thread is
+ * kept. */
+static int memory_emit(struct loop *l, struct conv_thread *t, const struct profev_event *ev,
+		       const struct conv_mem *m, uint64_t ts)
+{
+	struct conv *c = &l->c;
+	if (ts < l->from || ts > l->to)
+		return 0;
+	c->st.events_out++;
+	l->part_events++;
+	return c->ops->memory(c, emitting(t) ? t : NULL, ev, m);
+}
+
+static int on_memory(struct loop *l, struct conv_thread *t, const struct profev_event *ev, uint64_t ts)
+{
+	if (!l->blocks && blocks_rehash(l, 1023))
+		return PROFEV_E_NOMEM;
+	struct conv_mem m = { 0, 0, ev->name };
+	struct pool *p;
+	int rc;
+	struct block *b = ev->addr ? block_slot(l, ev->addr) : NULL;
+	if (ev->type == PROFEV_EV_MEM_FREE) {
+		if (!b || !b->addr)
+			return 0;
+		struct block gone = *b;
+		block_remove(l, b);
+		if (!(p = pool_of(l, gone.pool)))
+			return PROFEV_E_NOMEM;
+		p->live -= gone.size;
+		m = (struct conv_mem){ gone.size, p->live, gone.pool };
+		return memory_emit(l, t, ev, &m, ts);
+	}
+	if (b && b->addr) {
+		/* Allocated again without a free: the old block is gone. */
+		struct block gone = *b;
+		block_remove(l, b);
+		if (!(p = pool_of(l, gone.pool)))
+			return PROFEV_E_NOMEM;
+		p->live -= gone.size;
+		struct profev_event fr = *ev;
+		fr.type = PROFEV_EV_MEM_FREE;
+		fr.name = gone.pool;
+		fr.payload = 0;
+		fr.stack = 0;
+		m = (struct conv_mem){ gone.size, p->live, gone.pool };
+		if ((rc = memory_emit(l, t, &fr, &m, ts)))
+			return rc;
+		b = block_slot(l, ev->addr);
+	}
+	if (!(p = pool_of(l, ev->name)))
+		return PROFEV_E_NOMEM;
+	p->live += ev->payload;
+	if (b) {
+		*b = (struct block){ ev->addr, ev->payload, ev->name };
+		if (++l->nblocks * 2 > l->bmask && blocks_rehash(l, l->bmask * 2 + 1))
+			return PROFEV_E_NOMEM;
+	}
+	m = (struct conv_mem){ ev->payload, p->live, ev->name };
+	return memory_emit(l, t, ev, &m, ts);
+}
+
 static int on_event(struct loop *l, const struct profev_event *ev, const struct profev_event_info *in)
 {
 	struct conv *c = &l->c;
@@ -502,7 +656,7 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 
 	switch (ev->type) {
 	case PROFEV_EV_ZONE_BEGIN:
-		return push(l, t, ts, ev->name, (uint32_t)ev->payload, 0);
+		return push(l, t, ts, ev->name, (uint32_t)ev->payload, 0, ev->stack);
 	case PROFEV_EV_ZONE_END:
 		if (t->dropped) {
 			t->dropped--;
@@ -523,10 +677,13 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 			return pop(l, t, ts, CONV_EDGE_UNCLOSED);
 		}
 		return pop(l, t, ts, CONV_EDGE_NORMAL);
+	case PROFEV_EV_MEM_ALLOC:
+	case PROFEV_EV_MEM_FREE:
+		return on_memory(l, t, ev, ts);
 	case PROFEV_EV_FRAME_MARK:
 		if (t->depth && (rc = pop(l, t, ts, CONV_EDGE_NORMAL)))
 			return rc;
-		return push(l, t, ts, ev->name, 0, ev->frame);
+		return push(l, t, ts, ev->name, 0, ev->frame, 0);
 	case PROFEV_EV_THREAD_NAME:
 		return 0; /* thread_of() applied the name */
 	}
@@ -541,10 +698,8 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 		return c->ops->instant(c, t, ev, in);
 	case PROFEV_EV_MESSAGE:
 		return c->ops->message(c, t, ev, in);
-	case PROFEV_EV_LOST:
-		return c->ops->lost(c, t, ev);
 	default:
-		return c->ops->memory(c, t, ev, in);
+		return c->ops->lost(c, t, ev);
 	}
 }
 
@@ -702,7 +857,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		rc = c->ops->init(c);
 
 	int trace_rc = 0;
-	uint32_t nstr = 0;
+	uint32_t nstr = 0, nstacks = 0;
 	struct profev_event ev;
 	struct profev_event_info in;
 	while (!rc) {
@@ -721,6 +876,9 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		if (ev.payload > nstr && (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
 					  ev.type == PROFEV_EV_INSTANT || ev.type == PROFEV_EV_MESSAGE))
 			ev.payload = 0;
+		/* Targets index tables by callstack id too. */
+		if (ev.stack > nstacks && (nstacks = profev_reader_stack_count(r)) < ev.stack)
+			ev.stack = 0;
 		if (!l->based)
 			set_base(l, ev.ts, ev.tid);
 		c->now = ev.ts;

@@ -30,6 +30,7 @@ struct jname {
 
 struct chrome {
 	int first;  /* no event written in this part yet */
+	struct conv_idset stacks; /* callstacks the part's events refer to */
 	struct jname *names; /* by string id */
 	size_t nnames;
 	char *arena;
@@ -122,6 +123,7 @@ static void ch_fini(struct conv *c)
 		return;
 	free(ch->names);
 	free(ch->arena);
+	conv_idset_free(&ch->stacks);
 	free(ch);
 }
 
@@ -230,17 +232,120 @@ static int ch_part_begin(struct conv *c)
 		return rc;
 	outbuf_lit(&c->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	ch->first = 1;
+	conv_idset_clear(&ch->stacks);
 	if (c->program)
 		return metadata(c, "process_name", c->pid, 0, basename_of(c->program), "");
 	return 0;
 }
 
+/*
+ * Callstacks. Each one the part uses becomes a chain of stackFrames
+ * entries "S.0" (its outermost function) to "S.K" (its innermost, the
+ * event's "sf"), S its callstack id: an address symbolized with inlined
+ * functions gives one entry per function. Chains are not shared between
+ * callstacks, so an entry's parents are exactly its callstack.
+ */
+
+/* Functions of a frame: its inline chain, or 1. */
+static unsigned frame_functions(const struct conv *c, const struct profev_frame *f,
+				const struct profev_symframe **sym)
+{
+	unsigned n = 0;
+	*sym = f->flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_symbol(c->r, f->module, f->offset, &n);
+	if (!*sym)
+		n = 0;
+	return n ? n : 1;
+}
+
+/* The event's ,"sf":"S.K" for callstack id; nothing for none. Needs 40 bytes. */
+static int put_sf(struct conv *c, uint32_t id)
+{
+	struct chrome *ch = c->fmt;
+	unsigned n, k = 0;
+	const struct profev_frame *f = conv_stack(c, id, &n);
+	if (!f)
+		return 0;
+	int rc = conv_idset_add(&ch->stacks, id);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		const struct profev_symframe *sym;
+		k += frame_functions(c, &f[i], &sym);
+	}
+	char buf[40];
+	int len = snprintf(buf, sizeof(buf), ",\"sf\":\"%" PRIu32 ".%u\"", id, k - 1);
+	outbuf_put(&c->out, buf, (size_t)len);
+	return 0;
+}
+
+static int stack_frames(struct conv *c, uint32_t id)
+{
+	unsigned n, k = 0;
+	const struct profev_frame *f = conv_stack(c, id, &n);
+	for (unsigned i = n; i-- > 0;) {
+		const struct profev_symframe *sym;
+		unsigned nf = frame_functions(c, &f[i], &sym);
+		const struct profev_module *m =
+			f[i].flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_module(c->r, f[i].module);
+		const char *mod = m ? basename_of(m->path) : "";
+		for (unsigned j = nf; j-- > 0; k++) {
+			const char *fn = sym && sym[j].function ? sym[j].function : NULL;
+			size_t room = 128 + JSON_STRING_MAX(strlen(mod)) * 2 + (fn ? JSON_STRING_MAX(strlen(fn)) : 0);
+			int rc = outbuf_reserve(&c->out, room);
+			if (rc)
+				return rc;
+			char buf[64];
+			int len = snprintf(buf, sizeof(buf), "%s\n\"%" PRIu32 ".%u\":{\"name\":", k ? "," : "", id, k);
+			outbuf_put(&c->out, buf, (size_t)len);
+			if (fn) {
+				c->st.replaced_bytes += json_string(&c->out, fn, strlen(fn));
+			} else {
+				/* unsymbolized: where it is, as module+0xoffset */
+				outbuf_byte(&c->out, '"');
+				c->st.replaced_bytes += json_chars(&c->out, mod, strlen(mod));
+				len = snprintf(buf, sizeof(buf), "%s0x%" PRIx64 "\"", m ? "+" : "", f[i].offset);
+				outbuf_put(&c->out, buf, (size_t)len);
+			}
+			if (m) {
+				outbuf_lit(&c->out, ",\"category\":");
+				c->st.replaced_bytes += json_string(&c->out, mod, strlen(mod));
+			}
+			if (k) {
+				len = snprintf(buf, sizeof(buf), ",\"parent\":\"%" PRIu32 ".%u\"", id, k - 1);
+				outbuf_put(&c->out, buf, (size_t)len);
+			}
+			outbuf_byte(&c->out, '}');
+		}
+	}
+	return 0;
+}
+
 static int ch_part_end(struct conv *c)
 {
-	int rc = outbuf_reserve(&c->out, 8);
+	struct chrome *ch = c->fmt;
+	int rc = outbuf_reserve(&c->out, 32);
 	if (rc)
 		return rc;
-	outbuf_lit(&c->out, "\n]}\n");
+	outbuf_lit(&c->out, "\n]");
+	int first = 1;
+	for (size_t i = 0; i < ch->stacks.nw; i++) {
+		for (uint64_t w = ch->stacks.w[i]; w; w &= w - 1) {
+			if ((rc = outbuf_reserve(&c->out, 32)))
+				return rc;
+			if (first)
+				outbuf_lit(&c->out, ",\"stackFrames\":{");
+			else
+				outbuf_byte(&c->out, ',');
+			first = 0;
+			if ((rc = stack_frames(c, (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(w)))))
+				return rc;
+		}
+	}
+	if ((rc = outbuf_reserve(&c->out, 8)))
+		return rc;
+	if (!first)
+		outbuf_lit(&c->out, "\n}");
+	outbuf_lit(&c->out, "}\n");
 	return 0;
 }
 
@@ -265,7 +370,7 @@ static int zone_room(struct conv *c, const struct conv_thread *t, const struct c
 		return rc;
 	if (z->cat && (rc = jname(c, z->cat, k)))
 		return rc;
-	*room = n->len + (z->cat ? k->len : 0);
+	*room = n->len + (z->cat ? k->len : 0) + (z->stack ? 40 : 0);
 	return 0;
 }
 
@@ -311,6 +416,8 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	if ((rc = put_ids(c, t)))
 		return rc;
 	zone_names(c, t, z, &n, &k);
+	if (z->stack && (rc = put_sf(c, z->stack)))
+		return rc;
 	if (edge == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
 	event_end(c);
@@ -341,6 +448,8 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	if ((rc = put_ids(c, t)))
 		return rc;
 	zone_names(c, t, z, &n, &k);
+	if (z->stack && (rc = put_sf(c, z->stack)))
+		return rc;
 	if (edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
 	else if (edge == CONV_EDGE_CUT && z->aux == CONV_EDGE_CUT)
@@ -426,6 +535,29 @@ static int ch_counter(struct conv *c, const struct profev_event *ev,
 	return 0;
 }
 
+/* A pool's live bytes: a counter "memory: POOL" of the process. */
+static int ch_memory(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		     const struct conv_mem *m)
+{
+	(void)t;
+	(void)ev;
+	const char *pool = m->pool ? profev_reader_string(c->r, m->pool) : "default";
+	size_t len = strlen(pool);
+	int rc = event_begin(c, JSON_STRING_MAX(len), 'C');
+	if (rc)
+		return rc;
+	field_ts(c, ",\"ts\":", c->now);
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, c->pid);
+	outbuf_lit(&c->out, ",\"name\":\"memory: ");
+	c->st.replaced_bytes += json_chars(&c->out, pool, len);
+	outbuf_lit(&c->out, "\",\"args\":{\"bytes\":");
+	json_u64(&c->out, m->live);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
 const struct conv_ops conv_chrome_ops = {
 	.name = "chrome",
 	.split_ok = 1,
@@ -440,4 +572,5 @@ const struct conv_ops conv_chrome_ops = {
 	.message = ch_message,
 	.lost = ch_lost,
 	.counter = ch_counter,
+	.memory = ch_memory,
 };

@@ -10,6 +10,8 @@
  */
 #ifndef PROFEV_CONV_INTERNAL_H
 #define PROFEV_CONV_INTERNAL_H
+#include <stdlib.h>
+#include <string.h>
 #include "outbuf.h"
 #include "profev_conv.h"
 
@@ -25,6 +27,8 @@ struct conv_zone {
 	uint64_t aux;    /* the target's own (folded: the stack node) */
 	uint32_t name;   /* string id of the zone (frames: of the frame set) */
 	uint32_t cat;    /* string id of its category */
+	uint32_t stack;  /* callstack id of its BEGIN, 0 = none; defined in the
+	                    reader (conv.c drops ids it does not know) */
 };
 
 enum conv_track_kind {
@@ -72,6 +76,19 @@ struct conv {
 };
 
 /*
+ * A memory event as the targets see it. conv.c keeps the blocks still
+ * allocated by address and the live bytes per pool, over the whole trace
+ * and every thread, so a window or a thread filter never changes the
+ * counter's values; an allocation over a block still live first frees it,
+ * and a free of an unknown address is not passed on.
+ */
+struct conv_mem {
+	uint64_t size;  /* bytes allocated or freed */
+	uint64_t live;  /* the pool's live bytes after the event */
+	uint32_t pool;  /* string id of the block's pool, 0 = default */
+};
+
+/*
  * A target. Every callback returns 0 or a negative enum profev_errc; an
  * output error is the outbuf's sticky error. Callbacks that may be NULL say
  * so. Strings come from the reader (profev_reader_string(c->r, id)) and are
@@ -99,9 +116,11 @@ struct conv_ops {
 	int (*lost)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
 	int (*counter)(struct conv *c, const struct profev_event *ev,
 		       const struct profev_event_info *in);
-	/* Issue 5 adds memory events and callstack samples here; NULL skips. */
+	/* A memory event (ev->type MEM_ALLOC or MEM_FREE) in the window. t is
+	 * its thread, or NULL when the thread filter leaves the thread out:
+	 * then only the pool's counter is written. NULL: memory is skipped. */
 	int (*memory)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		      const struct profev_event_info *in);
+		      const struct conv_mem *m);
 	/* After the last event, before the last part_end. May be NULL. */
 	int (*finish)(struct conv *c);
 };
@@ -116,6 +135,53 @@ CONV_HIDDEN const char *conv_track_name(const struct conv_thread *t, char buf[32
 /* A message's one-line title: its text up to the first line end, at most
  * max bytes, cut on a UTF-8 boundary. @return its length. */
 CONV_HIDDEN size_t conv_message_title(const char *text, size_t len, size_t max);
+/* A set of ids (string or callstack ids), growing with the largest id; the
+ * read loop keeps ids within the reader's tables, so its size is bounded. */
+struct conv_idset {
+	uint64_t *w;
+	size_t nw;
+};
+CONV_HIDDEN int conv_idset_grow(struct conv_idset *s, uint32_t id);
+/* Add id: 1 if it is new, 0 if it was there, <0 on no memory. */
+static inline int conv_idset_add(struct conv_idset *s, uint32_t id)
+{
+	size_t i = id >> 6;
+	if (__builtin_expect(i >= s->nw, 0) && conv_idset_grow(s, id))
+		return PROFEV_E_NOMEM;
+	uint64_t bit = 1ull << (id & 63);
+	if (s->w[i] & bit)
+		return 0;
+	s->w[i] |= bit;
+	return 1;
+}
+static inline int conv_idset_has(const struct conv_idset *s, uint32_t id)
+{
+	size_t i = id >> 6;
+	return i < s->nw && (s->w[i] >> (id & 63) & 1);
+}
+static inline void conv_idset_clear(struct conv_idset *s)
+{
+	if (s->w)
+		memset(s->w, 0, s->nw * sizeof(*s->w));
+}
+static inline void conv_idset_free(struct conv_idset *s)
+{
+	free(s->w);
+	s->w = NULL;
+	s->nw = 0;
+}
+/* Frames of callstack id as the reader knows them, innermost first; NULL
+ * (and *n = 0) for an unknown or empty one. */
+static inline const struct profev_frame *conv_stack(const struct conv *c, uint32_t id, unsigned *n)
+{
+	const struct profev_frame *f = id ? profev_reader_stack(c->r, id, n) : NULL;
+	if (!f || !*n) {
+		*n = 0;
+		return NULL;
+	}
+	return f;
+}
+
 /* The output error as a return code: the outbuf's sticky sink error. */
 static inline int conv_out_rc(const struct conv *c) { return c->out.err ? PROFEV_E_IO : 0; }
 #endif

@@ -59,7 +59,12 @@ enum {
 	TE_NAME_IID = 10,
 	TE_TRACK_UUID = 11,
 	TE_NAME = 23,
+	TE_COUNTER_VALUE = 30,
 	TE_DOUBLE_COUNTER_VALUE = 44,
+	TE_CALLSTACK_IID = 56,
+
+	CD_UNIT = 3,
+	UNIT_SIZE_BYTES = 3,
 
 	TYPE_SLICE_BEGIN = 1,
 	TYPE_SLICE_END = 2,
@@ -73,8 +78,33 @@ enum {
 
 	ID_EVENT_CATEGORIES = 1,
 	ID_EVENT_NAMES = 2,
+	ID_FUNCTION_NAMES = 5,
+	ID_FRAMES = 6,
+	ID_CALLSTACKS = 7,
+	ID_BUILD_IDS = 16,
+	ID_MAPPING_PATHS = 17,
+	ID_SOURCE_PATHS = 18,
+	ID_MAPPINGS = 19,
 	IE_IID = 1,
 	IE_NAME = 2,
+
+	/* profiling/profile_common.proto */
+	IS_IID = 1,
+	IS_STR = 2,
+	MAP_IID = 1,
+	MAP_BUILD_ID = 2,
+	MAP_START_OFFSET = 3,
+	MAP_LOAD_BIAS = 6,
+	MAP_PATH_STRING_IDS = 7,
+	MAP_EXACT_OFFSET = 8,
+	FR_IID = 1,
+	FR_FUNCTION_NAME_ID = 2,
+	FR_MAPPING_ID = 3,
+	FR_REL_PC = 4,
+	FR_SOURCE_PATH_IID = 5,
+	FR_LINE_NUMBER = 6,
+	CST_IID = 1,
+	CST_FRAME_IDS = 2,
 };
 
 /* Track uuids: one process track, threads by TID, then counters and frame
@@ -84,54 +114,47 @@ enum {
 #define UUID_THREAD(tid) (16ull + (tid))
 #define UUID_COUNTER(id) (2ull << 32 | (id))
 #define UUID_FRAMES(id) (3ull << 32 | (id))
+#define UUID_MEMORY(pool) (4ull << 32 | (pool))
+#define UUID_ALLOCS (5ull << 32)
+
+/* Mapping path components: iid (module index + 1) << 8 | component. */
+#define PATH_PARTS 255
 
 /* Room for a packet's fixed fields and nesting, strings apart. */
 #define PACKET_MAX 192
 #define TITLE_MAX 96
 
-/* Set of string ids, growing with the trace's string table. */
-struct idset {
-	uint64_t *w;
-	size_t nw;
+/*
+ * Callstack interning. The trace's callstack ids serve as callstack iids
+ * and module index + 1 as mapping and build-id iids. Frames get their own
+ * iids: each distinct (module, offset) a run of consecutive ones, one per
+ * function of its inline chain (one if it is not symbolized), innermost
+ * first; function names and source paths take their frame's iid. Iids are
+ * never reused for other values, as Perfetto requires across resets; each
+ * part defines again what it uses.
+ */
+struct pfr {
+	uint64_t offset;
+	uint32_t module;  /* index, or NOMOD: the offset is an absolute pc */
+	uint32_t iid;     /* first of n; 0 = empty slot */
+	uint32_t n;
+	uint32_t part;    /* part it was last defined in, counted from 1 */
 };
+#define NOMOD UINT32_MAX
 
 struct pf {
-	struct idset names, cats, counters;
+	struct conv_idset names, cats, counters, pools, stacks, mappings;
+	int allocs_track;         /* the allocations track is described */
+	uint32_t part;
+	struct pfr *fr;           /* (module, offset) -> frame iids */
+	size_t frmask, nfr;
+	uint32_t next_iid;
+	/* What the packet being prepared defines. */
+	uint32_t stack;           /* callstack to define, 0 = none */
+	struct pfr *newfr;
+	uint32_t *newmod;
+	unsigned nnewfr, nnewmod, newcap;
 };
-
-static int idset_grow(struct idset *s, uint32_t id)
-{
-	size_t i = id >> 6;
-	size_t nw = s->nw ? s->nw : 64;
-	while (nw <= i)
-		nw *= 2;
-	uint64_t *w = realloc(s->w, nw * sizeof(*w));
-	if (!w)
-		return PROFEV_E_NOMEM;
-	memset(w + s->nw, 0, (nw - s->nw) * sizeof(*w));
-	s->w = w;
-	s->nw = nw;
-	return 0;
-}
-
-/* Add id: 1 if it is new, 0 if it was there, <0 on no memory. */
-static inline int idset_add(struct idset *s, uint32_t id)
-{
-	size_t i = id >> 6;
-	if (__builtin_expect(i >= s->nw, 0) && idset_grow(s, id))
-		return PROFEV_E_NOMEM;
-	uint64_t bit = 1ull << (id & 63);
-	if (s->w[i] & bit)
-		return 0;
-	s->w[i] |= bit;
-	return 1;
-}
-
-static void idset_clear(struct idset *s)
-{
-	if (s->w)
-		memset(s->w, 0, s->nw * sizeof(*s->w));
-}
 
 static int pf_init(struct conv *c)
 {
@@ -144,9 +167,15 @@ static void pf_fini(struct conv *c)
 	struct pf *p = c->fmt;
 	if (!p)
 		return;
-	free(p->names.w);
-	free(p->cats.w);
-	free(p->counters.w);
+	conv_idset_free(&p->names);
+	conv_idset_free(&p->cats);
+	conv_idset_free(&p->counters);
+	conv_idset_free(&p->pools);
+	conv_idset_free(&p->stacks);
+	conv_idset_free(&p->mappings);
+	free(p->fr);
+	free(p->newfr);
+	free(p->newmod);
 	free(p);
 }
 
@@ -173,9 +202,14 @@ static int pf_part_begin(struct conv *c)
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
 	/* Each part is a trace of its own: everything is defined again. */
-	idset_clear(&p->names);
-	idset_clear(&p->cats);
-	idset_clear(&p->counters);
+	conv_idset_clear(&p->names);
+	conv_idset_clear(&p->cats);
+	conv_idset_clear(&p->counters);
+	conv_idset_clear(&p->pools);
+	conv_idset_clear(&p->stacks);
+	conv_idset_clear(&p->mappings);
+	p->allocs_track = 0;
+	p->part++;
 
 	const struct profev_meta *m = profev_reader_meta(c->r);
 	size_t need = PACKET_MAX;
@@ -281,7 +315,7 @@ static int intern(struct conv *c, uint32_t name, uint32_t cat, size_t extra, int
 	size_t nl = 0, cl = 0;
 	*newn = *newc = 0;
 	if (name) {
-		int r = idset_add(&p->names, name);
+		int r = conv_idset_add(&p->names, name);
 		if (r < 0)
 			return r;
 		if (r) {
@@ -291,7 +325,7 @@ static int intern(struct conv *c, uint32_t name, uint32_t cat, size_t extra, int
 		}
 	}
 	if (cat) {
-		int r = idset_add(&p->cats, cat);
+		int r = conv_idset_add(&p->cats, cat);
 		if (r < 0)
 			return r;
 		if (r) {
@@ -303,10 +337,15 @@ static int intern(struct conv *c, uint32_t name, uint32_t cat, size_t extra, int
 	return outbuf_reserve(&c->out, need);
 }
 
+static void stack_write(struct conv *c);
+
+/* Names, categories and (when stack_prepare() made one ready) a callstack
+ * new to the part, in the packet's one InternedData. */
 static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn, int newc)
 {
 	struct outbuf *o = &c->out;
-	if (!newn && !newc)
+	struct pf *p = c->fmt;
+	if (!newn && !newc && !p->stack)
 		return;
 	size_t id = pb_begin(o, TP_INTERNED_DATA);
 	if (newc) {
@@ -323,7 +362,248 @@ static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn
 		c->st.replaced_bytes += pb_string_utf8(o, IE_NAME, s, strlen(s));
 		pb_end(o, e);
 	}
+	if (p->stack)
+		stack_write(c);
 	pb_end(o, id);
+}
+
+/* ---- callstacks ---- */
+
+static const struct profev_module *module_of(const struct conv *c, const struct profev_frame *f)
+{
+	return f->flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_module(c->r, f->module);
+}
+
+static struct pfr *fr_slot(const struct pf *p, uint32_t module, uint64_t offset)
+{
+	uint64_t h = (offset * 0x9e3779b97f4a7c15ull ^ module) * 0xff51afd7ed558ccdull;
+	size_t i = (size_t)(h >> 32) & p->frmask;
+	while (p->fr[i].iid && (p->fr[i].offset != offset || p->fr[i].module != module))
+		i = (i + 1) & p->frmask;
+	return &p->fr[i];
+}
+
+static int fr_rehash(struct pf *p)
+{
+	size_t n = p->fr ? p->frmask + 1 : 0, mask = n ? 2 * n - 1 : 255;
+	struct pfr *old = p->fr;
+	if (!(p->fr = calloc(mask + 1, sizeof(*p->fr)))) {
+		p->fr = old;
+		return PROFEV_E_NOMEM;
+	}
+	p->frmask = mask;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].iid)
+			*fr_slot(p, old[i].module, old[i].offset) = old[i];
+	free(old);
+	return 0;
+}
+
+/* The frame iids of f, made on first sight. */
+static struct pfr *fr_get(struct conv *c, const struct profev_frame *f)
+{
+	struct pf *p = c->fmt;
+	if ((!p->fr || (p->nfr + 1) * 2 > p->frmask) && fr_rehash(p))
+		return NULL;
+	uint32_t module = module_of(c, f) ? f->module : NOMOD;
+	struct pfr *e = fr_slot(p, module, f->offset);
+	if (e->iid)
+		return e;
+	unsigned n = 0;
+	if (module != NOMOD && !profev_reader_symbol(c->r, module, f->offset, &n))
+		n = 0;
+	if (!n)
+		n = 1;
+	if (p->next_iid > UINT32_MAX - n - 1)
+		return NULL;
+	*e = (struct pfr){ f->offset, module, p->next_iid + 1, n, 0 };
+	p->next_iid += n;
+	p->nfr++;
+	return e;
+}
+
+static size_t path_parts(const char *path)
+{
+	size_t n = 0;
+	for (const char *s = path; *s; s++)
+		n += (s == path || s[-1] == '/') && *s != '/';
+	return n < PATH_PARTS ? n : PATH_PARTS;
+}
+
+/*
+ * Make ready to define callstack id in the next packet, with the frames and
+ * mappings this part has not defined yet; *need grows by the room they
+ * take. @return 1 if the packet may refer to it (0: unknown or empty
+ * stack), <0 on no memory.
+ */
+static int stack_prepare(struct conv *c, uint32_t id, size_t *need)
+{
+	struct pf *p = c->fmt;
+	unsigned n;
+	p->stack = 0;
+	p->nnewfr = p->nnewmod = 0;
+	const struct profev_frame *f = conv_stack(c, id, &n);
+	if (!f)
+		return 0;
+	int fresh = conv_idset_add(&p->stacks, id);
+	if (fresh <= 0)
+		return fresh < 0 ? fresh : 1;
+	if (n > p->newcap) {
+		struct pfr *a = realloc(p->newfr, n * sizeof(*a));
+		if (a)
+			p->newfr = a;
+		uint32_t *b = realloc(p->newmod, n * sizeof(*b));
+		if (b)
+			p->newmod = b;
+		if (!a || !b)
+			return PROFEV_E_NOMEM;
+		p->newcap = n;
+	}
+	size_t room = 32;
+	for (unsigned i = 0; i < n; i++) {
+		struct pfr *e = fr_get(c, &f[i]);
+		if (!e)
+			return PROFEV_E_NOMEM;
+		room += 11 * (size_t)e->n;
+		if (e->part == p->part)
+			continue;
+		e->part = p->part;
+		p->newfr[p->nnewfr++] = *e;
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		room += 112 * (size_t)e->n;
+		for (unsigned k = 0; sym && k < ns && k < e->n; k++)
+			room += 3 * (strlen(sym[k].function ? sym[k].function : "") +
+				     strlen(sym[k].file ? sym[k].file : ""));
+		if (e->module == NOMOD)
+			continue;
+		int r = conv_idset_add(&p->mappings, e->module);
+		if (r < 0)
+			return r;
+		if (r) {
+			const struct profev_module *m = profev_reader_module(c->r, e->module);
+			p->newmod[p->nnewmod++] = e->module;
+			room += 128 + m->build_id_len + 3 * strlen(m->path) + 32 * path_parts(m->path);
+		}
+	}
+	p->stack = id;
+	*need += room;
+	return 1;
+}
+
+static void interned_string(struct conv *c, uint32_t field, uint64_t iid, const char *s, size_t n)
+{
+	struct outbuf *o = &c->out;
+	size_t e = pb_begin(o, field);
+	pb_uint(o, IS_IID, iid);
+	c->st.replaced_bytes += pb_string_utf8(o, IS_STR, s, n);
+	pb_end(o, e);
+}
+
+/* Inside an InternedData: what stack_prepare() found new, in field order. */
+static void stack_write(struct conv *c)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	char hex[24];
+	for (unsigned i = 0; i < p->nnewfr; i++) {
+		const struct pfr *e = &p->newfr[i];
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		for (unsigned k = 0; k < e->n; k++) {
+			const char *fn = sym && k < ns ? sym[k].function : NULL;
+			if (e->module == NOMOD)
+				fn = hex, snprintf(hex, sizeof(hex), "0x%" PRIx64, e->offset);
+			if (fn)
+				interned_string(c, ID_FUNCTION_NAMES, e->iid + k, fn, strlen(fn));
+		}
+	}
+	for (unsigned i = 0; i < p->nnewfr; i++) {
+		const struct pfr *e = &p->newfr[i];
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		for (unsigned k = 0; k < e->n; k++) {
+			const struct profev_symframe *sf = sym && k < ns ? &sym[k] : NULL;
+			size_t fm = pb_begin(o, ID_FRAMES);
+			pb_uint(o, FR_IID, e->iid + k);
+			if ((sf && sf->function) || e->module == NOMOD)
+				pb_uint(o, FR_FUNCTION_NAME_ID, e->iid + k);
+			if (e->module != NOMOD) {
+				pb_uint(o, FR_MAPPING_ID, (uint64_t)e->module + 1);
+				pb_uint(o, FR_REL_PC, e->offset);
+			}
+			if (sf && sf->file)
+				pb_uint(o, FR_SOURCE_PATH_IID, e->iid + k);
+			if (sf && sf->line)
+				pb_uint(o, FR_LINE_NUMBER, sf->line);
+			pb_end(o, fm);
+		}
+	}
+	/* Perfetto lists a callstack's frames outermost first. */
+	unsigned n;
+	const struct profev_frame *f = conv_stack(c, p->stack, &n);
+	size_t cs = pb_begin(o, ID_CALLSTACKS);
+	pb_uint(o, CST_IID, p->stack);
+	for (unsigned i = n; i-- > 0;) {
+		const struct pfr *e = fr_slot(p, module_of(c, &f[i]) ? f[i].module : NOMOD, f[i].offset);
+		for (unsigned k = e->n; k-- > 0;)
+			pb_uint(o, CST_FRAME_IDS, e->iid + k);
+	}
+	pb_end(o, cs);
+	for (unsigned i = 0; i < p->nnewmod; i++) {
+		const struct profev_module *m = profev_reader_module(c->r, p->newmod[i]);
+		if (!m->build_id_len)
+			continue;
+		size_t e = pb_begin(o, ID_BUILD_IDS);
+		pb_uint(o, IS_IID, (uint64_t)p->newmod[i] + 1);
+		pb_bytes(o, IS_STR, m->build_id, m->build_id_len);
+		pb_end(o, e);
+	}
+	for (unsigned i = 0; i < p->nnewmod; i++) {
+		const char *s = profev_reader_module(c->r, p->newmod[i])->path;
+		uint64_t base = ((uint64_t)p->newmod[i] + 1) << 8;
+		for (unsigned k = 0; *s && k < PATH_PARTS; k++) {
+			while (*s == '/')
+				s++;
+			size_t len = strcspn(s, "/");
+			if (!len)
+				break;
+			/* the last part keeps the rest of a path too long to split */
+			if (k == PATH_PARTS - 1)
+				len = strlen(s);
+			interned_string(c, ID_MAPPING_PATHS, base | k, s, len);
+			s += len;
+		}
+	}
+	for (unsigned i = 0; i < p->nnewfr; i++) {
+		const struct pfr *e = &p->newfr[i];
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		for (unsigned k = 0; sym && k < ns && k < e->n; k++)
+			if (sym[k].file)
+				interned_string(c, ID_SOURCE_PATHS, e->iid + k, sym[k].file, strlen(sym[k].file));
+	}
+	for (unsigned i = 0; i < p->nnewmod; i++) {
+		const struct profev_module *m = profev_reader_module(c->r, p->newmod[i]);
+		uint64_t iid = (uint64_t)p->newmod[i] + 1;
+		size_t e = pb_begin(o, ID_MAPPINGS);
+		pb_uint(o, MAP_IID, iid);
+		if (m->build_id_len)
+			pb_uint(o, MAP_BUILD_ID, iid);
+		/* rel_pc is the ELF virtual address itself (what llvm-symbolizer
+		 * takes): no offset or bias to apply. */
+		pb_uint(o, MAP_START_OFFSET, 0);
+		pb_uint(o, MAP_LOAD_BIAS, 0);
+		for (size_t k = 0, np = path_parts(m->path); k < np; k++)
+			pb_uint(o, MAP_PATH_STRING_IDS, iid << 8 | k);
+		pb_uint(o, MAP_EXACT_OFFSET, 0);
+		pb_end(o, e);
+	}
+	p->stack = 0;
 }
 
 static void annotation_bool(struct outbuf *o, const char *name)
@@ -335,12 +615,6 @@ static void annotation_bool(struct outbuf *o, const char *name)
 }
 
 static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
-
-static inline int idset_has(const struct idset *s, uint32_t id)
-{
-	size_t i = id >> 6;
-	return i < s->nw && (s->w[i] >> (id & 63) & 1);
-}
 
 /*
  * The common zone packets, written byte by byte: names already interned,
@@ -376,8 +650,8 @@ static inline void fast_tail(struct outbuf *o, uint8_t *p, uint8_t *plen, uint8_
 static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
 	struct pf *pf = c->fmt;
-	if (__builtin_expect(edge == CONV_EDGE_NORMAL && t->kind == CONV_THREAD &&
-			     idset_has(&pf->names, z->name) && (!z->cat || idset_has(&pf->cats, z->cat)) &&
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL && t->kind == CONV_THREAD && !z->stack &&
+			     conv_idset_has(&pf->names, z->name) && (!z->cat || conv_idset_has(&pf->cats, z->cat)) &&
 			     !outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
 		uint8_t *plen, *telen;
 		uint8_t *p = fast_head(c->out.p, z->shown, &plen, &telen);
@@ -402,13 +676,16 @@ static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
 	struct outbuf *o = &c->out;
-	int newn, newc, rc;
+	int newn, newc, rc, stack = 0;
+	size_t extra = 0;
 	char title[48];
 	if (t->kind == CONV_FRAMES) {
 		if ((rc = outbuf_reserve(o, PACKET_MAX)))
 			return rc;
 		newn = newc = 0;
-	} else if ((rc = intern(c, z->name, z->cat, 0, &newn, &newc))) {
+	} else if ((stack = stack_prepare(c, z->stack, &extra)) < 0) {
+		return stack;
+	} else if ((rc = intern(c, z->name, z->cat, extra, &newn, &newc))) {
 		return rc;
 	}
 	size_t pk = packet_begin(c, z->shown, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -424,6 +701,8 @@ static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zo
 			pb_uint(o, TE_NAME_IID, z->name);
 		if (z->cat)
 			pb_uint(o, TE_CATEGORY_IIDS, z->cat);
+		if (stack)
+			pb_uint(o, TE_CALLSTACK_IID, z->stack);
 	}
 	if (edge == CONV_EDGE_CUT)
 		annotation_bool(o, "continued");
@@ -540,7 +819,7 @@ static int pf_counter(struct conv *c, const struct profev_event *ev,
 {
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
-	int fresh = idset_add(&p->counters, ev->name);
+	int fresh = conv_idset_add(&p->counters, ev->name);
 	if (fresh < 0)
 		return fresh;
 	if (fresh) {
@@ -571,6 +850,91 @@ static int pf_counter(struct conv *c, const struct profev_event *ev,
 	return 0;
 }
 
+/* A track of the process's own: described once per part. */
+static void named_track(struct conv *c, uint64_t uuid, const char *prefix, const char *name, int bytes)
+{
+	struct outbuf *o = &c->out;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
+	pb_uint(o, TD_UUID, uuid);
+	pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
+	size_t n = pb_begin(o, TD_NAME);
+	outbuf_put(o, prefix, strlen(prefix));
+	c->st.replaced_bytes += pb_utf8(o, name, strlen(name));
+	pb_end(o, n);
+	if (bytes) {
+		size_t cd = pb_begin(o, TD_COUNTER);
+		pb_uint(o, CD_UNIT, UNIT_SIZE_BYTES);
+		pb_end(o, cd);
+	}
+	pb_end(o, td);
+	pb_end(o, pk);
+}
+
+/*
+ * Memory: a size counter per pool ("memory: POOL") with its live bytes, and
+ * each allocation an instant on the "allocations" track, named by its pool,
+ * carrying its callstack and its size ("bytes") for the UI to weigh
+ * callstacks by.
+ */
+static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		     const struct conv_mem *m)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	const char *pool = m->pool ? profev_reader_string(c->r, m->pool) : "default";
+	int rc, fresh = conv_idset_add(&p->pools, m->pool);
+	if (fresh < 0)
+		return fresh;
+	if (fresh) {
+		if ((rc = outbuf_reserve(o, PACKET_MAX + 3 * strlen(pool))))
+			return rc;
+		named_track(c, UUID_MEMORY(m->pool), "memory: ", pool, 1);
+	}
+	if ((rc = outbuf_reserve(o, PACKET_MAX)))
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_COUNTER);
+	pb_uint(o, TE_TRACK_UUID, UUID_MEMORY(m->pool));
+	pb_int(o, TE_COUNTER_VALUE, (int64_t)m->live);
+	pb_end(o, te);
+	pb_end(o, pk);
+	if (!t || ev->type != PROFEV_EV_MEM_ALLOC)
+		return 0;
+
+	if (!p->allocs_track) {
+		if ((rc = outbuf_reserve(o, PACKET_MAX)))
+			return rc;
+		named_track(c, UUID_ALLOCS, "allocations", "", 0);
+		p->allocs_track = 1;
+	}
+	size_t extra = 0;
+	int newn, newc, stack = stack_prepare(c, ev->stack, &extra);
+	if (stack < 0)
+		return stack;
+	if ((rc = intern(c, m->pool, 0, extra + 32, &newn, &newc)))
+		return rc;
+	pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	write_interned(c, m->pool, 0, newn, newc);
+	te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_INSTANT);
+	pb_uint(o, TE_TRACK_UUID, UUID_ALLOCS);
+	if (m->pool)
+		pb_uint(o, TE_NAME_IID, m->pool);
+	else
+		pb_bytes(o, TE_NAME, "default", 7);
+	if (stack)
+		pb_uint(o, TE_CALLSTACK_IID, ev->stack);
+	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+	pb_bytes(o, DA_NAME, "bytes", 5);
+	pb_uint(o, DA_UINT_VALUE, m->size);
+	pb_end(o, a);
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
 const struct conv_ops conv_perfetto_ops = {
 	.name = "perfetto",
 	.split_ok = 1,
@@ -585,4 +949,5 @@ const struct conv_ops conv_perfetto_ops = {
 	.message = pf_message,
 	.lost = pf_lost,
 	.counter = pf_counter,
+	.memory = pf_memory,
 };

@@ -6,10 +6,19 @@ usage: conv-check.py perfetto|chrome|folded FILE...
 perfetto: decoded with protoc against formats/perfetto (a failure or an
   unknown field fails); one packet sequence whose first packet clears the
   incremental state and whose others need it; every track described and
-  every interned id defined before use; slices balanced and in time order
-  per track.
+  every interned id (names, categories, callstacks and the frames,
+  mappings and strings they refer to) defined before use, and never
+  defined again with another value; slices balanced and in time order per
+  track; memory counters on size counter tracks.
 chrome: parsed by Python's strict json (no NaN); B/E matched per thread in
-  order; X events properly nested per thread.
+  order; X events properly nested per thread; every "sf" names a
+  stackFrames entry whose parent chain ends at a root.
+
+Memory: "live" holds each pool's last live-bytes value, "allocs" and
+"alloc_bytes" the allocations with their sizes (Perfetto); "stacks_used"
+lists the callstacks events refer to, outermost frame first, frames joined
+by ";" (Chrome: by name; Perfetto: by function name, else
+mapping+0xrel_pc).
 folded: "frame;frame weight" lines with positive integer weights.
 
 Several FILEs are parts of one split conversion: each must be complete on
@@ -95,9 +104,38 @@ def check_packets(path, lines, counts):
                 fail("%s: field unknown to formats/perfetto: %s" % (path, line.strip()))
             yield line
     tracks = {}          # uuid -> kind
+    track_names = {}
     names, cats = set(), set()
+    # Interned profiling data: table -> iid -> value, for the whole file
+    # (a value may be defined again after a reset, but never changed).
+    tables = collections.defaultdict(dict)
     depth = collections.Counter()
     last_ts = {}
+    live = counts.setdefault("live", {})
+    used = counts.setdefault("stacks_used", set())
+
+    def define(where, table, entry, value):
+        iid = one(entry, "iid")
+        if not iid or iid == "0":
+            fail(where + ": %s without an iid" % table)
+        old = tables[table].get(iid)
+        if old is not None and old != value:
+            fail(where + ": %s iid %s defined again as %r, was %r" % (table, iid, value, old))
+        tables[table][iid] = value
+        defined[table].add(iid)
+
+    def need(where, table, iid):
+        if iid not in defined[table]:
+            fail(where + ": %s iid %s used before its definition" % (table, iid))
+
+    def frame_name(iid):
+        fr = tables["frames"][iid]
+        if fr.get("function_name_id"):
+            return tables["function_names"][fr["function_name_id"]]
+        mp = tables["mappings"][fr["mapping_id"]]
+        return mp["path"].rsplit("/", 1)[-1] + "+0x%x" % int(fr["rel_pc"])
+
+    defined = collections.defaultdict(set)
     for i, pk in enumerate(packets(known(lines))):
         where = "%s: packet %d" % (path, i)
         if one(pk, "trusted_packet_sequence_id") != "1":
@@ -113,10 +151,48 @@ def check_packets(path, lines, counts):
                 names.add(one(e, "iid"))
             for e in idata.get("event_categories", []):
                 cats.add(one(e, "iid"))
+            for table in ("function_names", "source_paths", "build_ids", "mapping_paths"):
+                for e in idata.get(table, []):
+                    define(where, table, e, one(e, "str"))
+            for e in idata.get("mappings", []):
+                for p in e.get("path_string_ids", []):
+                    need(where, "mapping_paths", p)
+                if one(e, "build_id"):
+                    need(where, "build_ids", one(e, "build_id"))
+                path = "/" + "/".join(tables["mapping_paths"][p] for p in e.get("path_string_ids", []))
+                define(where, "mappings", e, {"path": path, "build_id": tables["build_ids"].get(one(e, "build_id"))})
+            for e in idata.get("frames", []):
+                fr = {k: one(e, k) for k in ("function_name_id", "mapping_id", "rel_pc",
+                                             "source_path_iid", "line_number")}
+                if fr["function_name_id"]:
+                    need(where, "function_names", fr["function_name_id"])
+                if fr["source_path_iid"]:
+                    need(where, "source_paths", fr["source_path_iid"])
+                if fr["mapping_id"]:
+                    need(where, "mappings", fr["mapping_id"])
+                    if fr["rel_pc"] is None:
+                        fail(where + ": frame with a mapping but no rel_pc")
+                elif not fr["function_name_id"]:
+                    fail(where + ": frame with neither mapping nor name")
+                define(where, "frames", e, fr)
+            for e in idata.get("callstacks", []):
+                ids = e.get("frame_ids", [])
+                if not ids:
+                    fail(where + ": empty callstack")
+                for f in ids:
+                    need(where, "frames", f)
+                define(where, "callstacks", e, tuple(ids))
         for td in pk.get("track_descriptor", []):
             uuid = one(td, "uuid")
             kind = "thread" if "thread" in td else "process" if "process" in td else \
                 "counter" if "counter" in td else "frames"
+            track_names[uuid] = one(td, "name", "")
+            if track_names[uuid].startswith("memory: "):
+                if kind != "counter" or one(td["counter"][0], "unit") != "UNIT_SIZE_BYTES":
+                    fail(where + ": memory track %s not a size counter" % uuid)
+                kind = "memory"
+            elif track_names[uuid] == "allocations":
+                kind = "allocations"
             if kind == "thread":
                 th = td["thread"][0]
                 counts["threads"].add(one(th, "thread_name", "") + "/" + one(th, "tid"))
@@ -130,9 +206,13 @@ def check_packets(path, lines, counts):
             for c in te.get("category_iids", []):
                 if c not in cats:
                     fail(where + ": category iid %s not defined" % c)
+            if one(te, "callstack_iid"):
+                need(where, "callstacks", one(te, "callstack_iid"))
+                used.add(";".join(frame_name(f) for f in tables["callstacks"][one(te, "callstack_iid")]))
+                counts["callstacks"] += 1
             # Counters get values from every thread, so only thread and frame
             # tracks are in time order in the file (trace_processor sorts).
-            if tracks[uuid] != "counter" and ts < last_ts.get(uuid, 0):
+            if tracks[uuid] not in ("counter", "memory", "allocations") and ts < last_ts.get(uuid, 0):
                 fail(where + ": time goes back on track %s" % uuid)
             last_ts[uuid] = ts
             notes = [one(a, "name") for a in te.get("debug_annotations", [])]
@@ -149,6 +229,18 @@ def check_packets(path, lines, counts):
                     fail(where + ": slice end without begin on track %s" % uuid)
                 counts["unclosed"] += "unclosed" in notes
                 counts["cut"] += "cut" in notes
+            elif t == "TYPE_INSTANT" and tracks[uuid] == "allocations":
+                sizes = [one(a, "uint_value") for a in te.get("debug_annotations", [])
+                         if one(a, "name") == "bytes"]
+                if len(sizes) != 1:
+                    fail(where + ": allocation without its size")
+                counts["allocs"] += 1
+                counts["alloc_bytes"] += int(sizes[0])
+            elif t == "TYPE_COUNTER" and tracks[uuid] == "memory":
+                if one(te, "counter_value") is None:
+                    fail(where + ": memory counter without an integer value")
+                counts["memory"] += 1
+                live[track_names[uuid][len("memory: "):]] = int(one(te, "counter_value"))
             elif t == "TYPE_INSTANT":
                 if "text" in notes:
                     counts["messages"] += 1
@@ -184,6 +276,24 @@ def check_chrome(path, counts):
     events = doc.get("traceEvents") if isinstance(doc, dict) else None
     if not isinstance(events, list):
         fail("%s: no traceEvents array" % path)
+    frames_dict = doc.get("stackFrames", {})
+    if not isinstance(frames_dict, dict):
+        fail("%s: stackFrames is not an object" % path)
+    live = counts.setdefault("live", {})
+    used = counts.setdefault("stacks_used", set())
+
+    def chain(sf, where):
+        names, seen = [], set()
+        while sf is not None:
+            if sf in seen:
+                fail(where + ": stackFrames loop at %r" % sf)
+            seen.add(sf)
+            node = frames_dict.get(sf)
+            if not isinstance(node, dict) or not isinstance(node.get("name"), str):
+                fail(where + ": sf %r not in stackFrames" % sf)
+            names.append(node["name"])
+            sf = node.get("parent")
+        return ";".join(reversed(names))
     open_b = collections.defaultdict(list)
     spans = collections.defaultdict(list)
     for i, e in enumerate(events):
@@ -221,7 +331,15 @@ def check_chrome(path, counts):
                 counts["lost"] += 1
             else:
                 counts["instants"] += 1
-        if ph == "C":
+        if "sf" in e:
+            used.add(chain(e["sf"], where))
+            counts["callstacks"] += 1
+        if ph == "C" and e.get("name", "").startswith("memory: "):
+            if set(args) != {"bytes"} or not isinstance(args["bytes"], int):
+                fail(where + ": memory counter args %r" % args)
+            counts["memory"] += 1
+            live[e["name"][len("memory: "):]] = args["bytes"]
+        elif ph == "C":
             counts["counters"] += 1
         if ph == "M" and e.get("name") == "thread_name" and not frames:
             counts["threads"].add(args["name"] + "/" + str(e["tid"]))
@@ -274,6 +392,12 @@ def main():
     for path in sys.argv[2:]:
         {"perfetto": check_perfetto, "chrome": check_chrome, "folded": check_folded}[sys.argv[1]](path, counts)
     counts["threads"] = sorted(counts["threads"])
+    for k in ("stacks_used",):
+        if k in counts:
+            counts[k] = sorted(counts[k])
+    for k in ("live", "stacks_used"):
+        if k in counts and not counts[k]:
+            del counts[k]
     print(json.dumps(dict(counts), sort_keys=True))
 
 
