@@ -27,6 +27,15 @@
  *   - By default no event is ever dropped: when the pipe cannot keep up, the
  *     producing thread waits. pfrec --drop drops instead and the trace says
  *     where and how many.
+ *   - Callstacks (the _S macros) are program counters taken in the program
+ *     with _Unwind_Backtrace; pfrec stores them as (module, offset) and
+ *     pfsym turns them into names later. A capture costs about a microsecond
+ *     at depth 16 (tests/bench/bench_client.c): keep them off hot loops.
+ *   - Memory events belong to the built-in category "memory". The plain
+ *     memory macros may be called from anywhere once main() runs; from
+ *     inside an allocator (malloc hooks) and from static constructors or
+ *     destructors use PROFEV_SECURE_ALLOC and PROFEV_SECURE_FREE, which do
+ *     nothing when the client is not running or is itself allocating.
  *
  * The header compiles as C99 and later and as C++11 and later (GCC, Clang).
  */
@@ -59,6 +68,21 @@ static inline __attribute__((format(printf, 1, 2))) int profev__nop(const char *
 #define PROFEV_MESSAGE(cat, ...) (PROFEV__USE(cat), (void)sizeof(profev__nop(__VA_ARGS__)))
 #define PROFEV_FRAME_MARK() ((void)0)
 #define PROFEV_FRAME_MARK_NAMED(name) ((void)0)
+#define PROFEV_ZONE_S(cat, name, depth) (PROFEV__USE(cat), (void)sizeof(depth))
+#define PROFEV_ALLOC(ptr, size) ((void)sizeof(ptr), (void)sizeof(size))
+#define PROFEV_FREE(ptr) ((void)sizeof(ptr))
+#define PROFEV_ALLOC_S(ptr, size, depth) \
+	((void)sizeof(ptr), (void)sizeof(size), (void)sizeof(depth))
+#define PROFEV_FREE_S(ptr, depth) ((void)sizeof(ptr), (void)sizeof(depth))
+#define PROFEV_ALLOC_NAMED(ptr, size, pool) \
+	((void)sizeof(ptr), (void)sizeof(size), (void)sizeof("" pool ""))
+#define PROFEV_FREE_NAMED(ptr, pool) ((void)sizeof(ptr), (void)sizeof("" pool ""))
+#define PROFEV_ALLOC_NAMED_S(ptr, size, pool, depth) \
+	((void)sizeof(ptr), (void)sizeof(size), (void)sizeof("" pool ""), (void)sizeof(depth))
+#define PROFEV_FREE_NAMED_S(ptr, pool, depth) \
+	((void)sizeof(ptr), (void)sizeof("" pool ""), (void)sizeof(depth))
+#define PROFEV_SECURE_ALLOC(ptr, size) ((void)sizeof(ptr), (void)sizeof(size))
+#define PROFEV_SECURE_FREE(ptr) ((void)sizeof(ptr))
 #define profev_thread_name(name) ((void)sizeof(name))
 #define profev_active() 0
 
@@ -107,12 +131,19 @@ enum {
 	PROFEV__R_END = 3,
 	PROFEV__R_COUNTER = 4,
 	PROFEV__R_INSTANT = 5,
+	PROFEV__R_MEM_ALLOC = 8,
+	PROFEV__R_MEM_FREE = 9,
+	PROFEV__R_ZONE_BEGIN_S = 17,
+	PROFEV__R_MEM_ALLOC_S = 18,
+	PROFEV__R_MEM_FREE_S = 19,
+	PROFEV__RF_SECURE = 1 << 8, /* in the record word */
 };
 
 /* The runtime's side: not API, called by the macros below. */
 extern PROFEV_API __thread struct profev__ring *profev__tls
 	__attribute__((tls_model("initial-exec")));
 extern PROFEV_API struct profev_category profev__frames;
+extern PROFEV_API struct profev_category profev__memory;
 PROFEV_API void profev__category_register(struct profev_category *c);
 PROFEV_API uint64_t profev__site_register(struct profev_site *s);
 PROFEV_API void profev__emit_slow(uint64_t word, uint64_t extra, unsigned size);
@@ -120,6 +151,10 @@ PROFEV_API uint64_t profev__zone_dyn(struct profev_category *c, const char *name
 PROFEV_API void profev__message(struct profev_category *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 PROFEV_API uint64_t profev__ticks_slow(void);
+PROFEV_API void profev__emit_mem_slow(uint64_t word, uint64_t addr, uint64_t size);
+PROFEV_API uint64_t profev__zone_s(struct profev_site *s, int depth);
+PROFEV_API void profev__mem_s(uint64_t word, uint64_t addr, uint64_t size, int depth);
+PROFEV_API void profev__mem_secure(uint64_t word, uint64_t addr, uint64_t size);
 
 /**
  * Name the calling thread in the trace (copied; at most 4080 bytes). May be
@@ -179,6 +214,23 @@ PROFEV__INLINE void profev__emit32(uint64_t word, uint64_t extra)
 	__atomic_store_n(&r->pos, p + 32, __ATOMIC_RELEASE);
 }
 
+/* A 32-byte memory record: the block's address and size after the head. */
+PROFEV__INLINE void profev__emit_mem(uint64_t word, uint64_t addr, uint64_t size)
+{
+	struct profev__ring *r = profev__tls;
+	unsigned char *p = r->pos;
+	if (PROFEV__UNLIKELY((uintptr_t)p + 32 > (uintptr_t)r->end)) {
+		profev__emit_mem_slow(word, addr, size);
+		return;
+	}
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = profev__ticks();
+	q[1] = word;
+	q[2] = addr;
+	q[3] = size;
+	__atomic_store_n(&r->pos, p + 32, __ATOMIC_RELEASE);
+}
+
 PROFEV__INLINE uint64_t profev__word(struct profev_site *s)
 {
 	uint64_t w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
@@ -221,6 +273,26 @@ PROFEV__INLINE void profev__counter(struct profev_category *c, struct profev_sit
 		__builtin_memcpy(&bits, &v, sizeof bits);
 		if (PROFEV__LIKELY(w != 0))
 			profev__emit32(w, bits);
+	}
+}
+
+/* Memory records; s names the pool, NULL for the default one. */
+PROFEV__INLINE void profev__mem(struct profev_site *s, unsigned type, const void *p, uint64_t size)
+{
+	if (profev__on(&profev__memory)) {
+		uint64_t w = s ? profev__word(s) : type;
+		if (PROFEV__LIKELY(w != 0))
+			profev__emit_mem(w, (uint64_t)(uintptr_t)p, size);
+	}
+}
+
+PROFEV__INLINE void profev__mem_stack(struct profev_site *s, unsigned type, const void *p,
+				      uint64_t size, int depth)
+{
+	if (profev__on(&profev__memory)) {
+		uint64_t w = s ? profev__word(s) : type;
+		if (PROFEV__LIKELY(w != 0))
+			profev__mem_s(w, (uint64_t)(uintptr_t)p, size, depth);
 	}
 }
 
@@ -304,13 +376,89 @@ struct profev__scope {
 	if (profev__on(&profev__frames)) \
 		profev__emit(PROFEV__R_FRAME); } while (0)
 
-/* Callstack and memory macros (PROFEV_ZONE_S, PROFEV_ALLOC...) will join
- * these; wire record types 8-10 and 17-31 are kept for them. */
-
 /** The end of a frame of the named frame set. */
 #define PROFEV_FRAME_MARK_NAMED(name) do { \
 	static struct profev_site profev__site = { 0, &profev__frames, "" name "", PROFEV__R_FRAME }; \
 	profev__point(&profev__frames, &profev__site); } while (0)
+
+/*
+ * Callstacks. depth is the number of frames kept, from the macro's caller
+ * outwards, at most 62 (more is cut to 62, 0 or less records no stack).
+ * The empty asm after a capture keeps the compiler from turning the call
+ * into a tail call, which would lose the macro's own frame.
+ */
+#define PROFEV__NO_TAIL() __asm__ __volatile__("")
+
+/** A scoped zone (like PROFEV_ZONE) that carries its callstack. */
+#define PROFEV_ZONE_S(cat, name, depth) PROFEV__ZONE_S(cat, name, depth, __COUNTER__)
+#define PROFEV__ZONE_S(cat, name, depth, n) \
+	PROFEV__SITE(PROFEV__CAT(profev__site_, n), cat, name, PROFEV__R_ZONE_BEGIN_S); \
+	PROFEV__SCOPED(PROFEV__CAT(profev__zone_, n), \
+		       profev__on(&profev_cat_##cat) \
+		       ? profev__zone_s(&PROFEV__CAT(profev__site_, n), (int)(depth)) : 0)
+
+/* A pool's call site: the pool name crosses the pipe once, like a zone's. */
+#define PROFEV__POOL(type, pool) \
+	static struct profev_site profev__site = { 0, &profev__memory, "" pool "", type }
+
+/** size bytes at ptr were allocated (default pool). */
+#define PROFEV_ALLOC(ptr, size) \
+	profev__mem(0, PROFEV__R_MEM_ALLOC, (const void *)(ptr), (uint64_t)(size))
+
+/** The block at ptr was freed (default pool). */
+#define PROFEV_FREE(ptr) profev__mem(0, PROFEV__R_MEM_FREE, (const void *)(ptr), 0)
+
+/** PROFEV_ALLOC with the allocation's callstack. */
+#define PROFEV_ALLOC_S(ptr, size, depth) do { \
+	profev__mem_stack(0, PROFEV__R_MEM_ALLOC_S, (const void *)(ptr), (uint64_t)(size), \
+			  (int)(depth)); \
+	PROFEV__NO_TAIL(); } while (0)
+
+/** PROFEV_FREE with the callstack of the free. */
+#define PROFEV_FREE_S(ptr, depth) do { \
+	profev__mem_stack(0, PROFEV__R_MEM_FREE_S, (const void *)(ptr), 0, (int)(depth)); \
+	PROFEV__NO_TAIL(); } while (0)
+
+/** An allocation in the pool named by a string literal. */
+#define PROFEV_ALLOC_NAMED(ptr, size, pool) do { \
+	PROFEV__POOL(PROFEV__R_MEM_ALLOC, pool); \
+	profev__mem(&profev__site, 0, (const void *)(ptr), (uint64_t)(size)); } while (0)
+
+/** A free in the named pool. */
+#define PROFEV_FREE_NAMED(ptr, pool) do { \
+	PROFEV__POOL(PROFEV__R_MEM_FREE, pool); \
+	profev__mem(&profev__site, 0, (const void *)(ptr), 0); } while (0)
+
+/** PROFEV_ALLOC_NAMED with the allocation's callstack. */
+#define PROFEV_ALLOC_NAMED_S(ptr, size, pool, depth) do { \
+	PROFEV__POOL(PROFEV__R_MEM_ALLOC_S, pool); \
+	profev__mem_stack(&profev__site, 0, (const void *)(ptr), (uint64_t)(size), (int)(depth)); \
+	PROFEV__NO_TAIL(); } while (0)
+
+/** PROFEV_FREE_NAMED with the callstack of the free. */
+#define PROFEV_FREE_NAMED_S(ptr, pool, depth) do { \
+	PROFEV__POOL(PROFEV__R_MEM_FREE_S, pool); \
+	profev__mem_stack(&profev__site, 0, (const void *)(ptr), 0, (int)(depth)); \
+	PROFEV__NO_TAIL(); } while (0)
+
+/**
+ * An allocation (default pool) that is safe anywhere: before the client
+ * starts, after it has shut down, in static constructors and destructors,
+ * and inside malloc itself when the client's own allocations come through
+ * it. It does nothing in those cases; the event is flagged "secure".
+ */
+#define PROFEV_SECURE_ALLOC(ptr, size) do { \
+	if (profev__on(&profev__memory)) \
+		profev__mem_secure(PROFEV__R_MEM_ALLOC | PROFEV__RF_SECURE, \
+				   (uint64_t)(uintptr_t)(const void *)(ptr), (uint64_t)(size)); \
+	} while (0)
+
+/** The free that matches PROFEV_SECURE_ALLOC; as safe. */
+#define PROFEV_SECURE_FREE(ptr) do { \
+	if (profev__on(&profev__memory)) \
+		profev__mem_secure(PROFEV__R_MEM_FREE | PROFEV__RF_SECURE, \
+				   (uint64_t)(uintptr_t)(const void *)(ptr), 0); \
+	} while (0)
 
 #endif /* PROFEV_DISABLE */
 #endif

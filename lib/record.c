@@ -26,6 +26,15 @@
 #define MAX_DEF_BODY (64u << 10) /* longest non-EVENTS message: names fit */
 #define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
 
+/* A module the client reported, by absolute address range. */
+struct mod {
+	uint64_t lo, hi;            /* hi excluded */
+	uint64_t bias;
+	uint32_t index;             /* the writer's module index */
+};
+
+#define MAX_MODULES 4096        /* the client reports at most 1024 */
+
 struct thr {
 	uint32_t tid;
 	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
@@ -64,6 +73,9 @@ struct profev_recorder {
 	struct thr **thr;
 	uint32_t nthr, capthr;
 	uint32_t threads_seen;
+
+	struct mod *mods;           /* sorted by lo, no two overlapping */
+	uint32_t nmods;
 
 	uint64_t mono_start, events;
 	uint64_t marks;             /* default frame marks so far */
@@ -223,6 +235,101 @@ static int def_category(struct profev_recorder *r, const unsigned char *b, uint3
 	return 0;
 }
 
+/*
+ * A module replaces whatever it overlaps: the address space was reused
+ * after a dlclose, and pcs from now on belong to the new module.
+ */
+static int def_module(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	struct pfw_module m;
+	if (len < sizeof m)
+		return -1;
+	memcpy(&m, b, sizeof m);
+	if (m.build_id_len > PFW_MAX_BUILD_ID || m.path_len > len - sizeof m - m.build_id_len ||
+	    m.vaddr_lo >= m.vaddr_hi || m.load_bias + m.vaddr_lo < m.load_bias ||
+	    m.load_bias + m.vaddr_hi < m.load_bias + m.vaddr_lo || m.path_len >= 4096)
+		return -1;
+	if (r->nmods == MAX_MODULES)
+		return 0;
+	char path[4096];
+	memcpy(path, b + sizeof m + m.build_id_len, m.path_len);
+	path[m.path_len] = 0;
+	struct profev_module pm = { path, m.build_id_len ? b + sizeof m : NULL, m.build_id_len,
+				    m.load_bias, m.vaddr_hi - m.vaddr_lo };
+	int index = profev_writer_module(r->w, &pm);
+	if (index < 0)
+		return writer_failed(r);
+	struct mod *n = realloc(r->mods, (r->nmods + 1) * sizeof *n);
+	if (!n)
+		return -1;
+	r->mods = n;
+	struct mod add = { m.load_bias + m.vaddr_lo, m.load_bias + m.vaddr_hi, m.load_bias,
+			   (uint32_t)index };
+	uint32_t k = 0, out = 0;
+	for (uint32_t i = 0; i < r->nmods; i++) {
+		if (n[i].hi <= add.lo || n[i].lo >= add.hi)
+			n[out++] = n[i];
+	}
+	r->nmods = out;
+	while (k < r->nmods && n[k].lo < add.lo)
+		k++;
+	memmove(n + k + 1, n + k, (r->nmods - k) * sizeof *n);
+	n[k] = add;
+	r->nmods++;
+	return 0;
+}
+
+static const struct mod *module_of(const struct profev_recorder *r, uint64_t pc)
+{
+	uint32_t lo = 0, hi = r->nmods;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r->mods[mid].hi <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nmods && pc >= r->mods[lo].lo ? &r->mods[lo] : NULL;
+}
+
+/*
+ * The callstack at p (avail bytes) as a callstack id in *id (0 for an
+ * empty stack). @return its size in bytes, 0 if incomplete, -1 if
+ * malformed, -2 if the trace could not be written.
+ */
+static long stack(struct profev_recorder *r, const unsigned char *p, uint32_t avail, uint32_t *id)
+{
+	if (avail < 8)
+		return 0;
+	uint64_t head;
+	memcpy(&head, p, 8);
+	uint32_t n = (uint32_t)(head & 0xffff);
+	if (n > PFW_MAX_FRAMES || (head >> 17))
+		return -1;
+	uint32_t size = pfw_stack_size(n);
+	if (size > avail)
+		return 0;
+	*id = 0;
+	if (!n)
+		return size;
+	struct profev_frame f[PFW_MAX_FRAMES];
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t pc;
+		memcpy(&pc, p + 8 + 8 * i, 8);
+		/* Every frame but an exact innermost one is a return address:
+		 * the call it returns from is the byte before. */
+		uint32_t flags = i == 0 && (head & PFW_STACK_EXACT) ? 0 : PROFEV_FRAMEF_RETURN;
+		const struct mod *m = module_of(r, pc);
+		if (m)
+			f[i] = (struct profev_frame){ m->index, flags, pc - m->bias };
+		else
+			f[i] = (struct profev_frame){ 0, flags | PROFEV_FRAMEF_NOMODULE, pc };
+	}
+	if (!(*id = profev_writer_stack(r->w, f, n)))
+		return writer_failed(r), -2;
+	return size;
+}
+
 static void set_rate(struct profev_recorder *r, double ticks_per_ns)
 {
 	if (ticks_per_ns > 0)
@@ -295,7 +402,8 @@ static uint64_t frame_of(const struct profev_recorder *r, uint64_t ts)
 
 static int put(struct profev_recorder *r, struct profev_event *ev)
 {
-	ev->frame = frame_of(r, ev->ts);
+	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE)
+		ev->frame = frame_of(r, ev->ts);
 	if (ev->type == PROFEV_EV_FRAME_MARK && ev->name == 0)
 		r->mark_ts[r->marks++ % 64] = ev->ts;
 	if (profev_writer_event(r->w, ev) < 0)
@@ -363,6 +471,42 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		}
 		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_LONG;
 	}
+	case PFW_R_MEM_ALLOC:
+	case PFW_R_MEM_FREE:
+	case PFW_R_MEM_ALLOC_S:
+	case PFW_R_MEM_FREE_S: {
+		if (avail < PFW_REC_LONG)
+			return 0;
+		long size = PFW_REC_LONG;
+		if (type >= PFW_R_MEM_ALLOC_S) {
+			long k = stack(r, p + PFW_REC_LONG, avail - PFW_REC_LONG, &ev.stack);
+			if (k <= 0)
+				return k;
+			size += k;
+		}
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = type == PFW_R_MEM_ALLOC || type == PFW_R_MEM_ALLOC_S ? PROFEV_EV_MEM_ALLOC
+										: PROFEV_EV_MEM_FREE;
+		memcpy(&ev.addr, p + 16, 8);
+		if (ev.type == PROFEV_EV_MEM_ALLOC)
+			memcpy(&ev.payload, p + 24, 8);
+		ev.name = arg ? map_string(r, arg) : 0;
+		if ((word >> 8) & PFW_RF_SECURE)
+			ev.flags = PROFEV_EVF_SECURE;
+		return put(r, &ev) < 0 ? -2 : size;
+	}
+	case PFW_R_ZONE_BEGIN_S: {
+		long k = stack(r, p + PFW_REC_HEAD, avail - PFW_REC_HEAD, &ev.stack);
+		if (k <= 0)
+			return k;
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = PROFEV_EV_ZONE_BEGIN;
+		ev.name = map_string(r, arg);
+		ev.payload = map_cat(r, cat);
+		if (t->depth++ < MAX_DEPTH)
+			t->stack[t->depth - 1] = ev.name;
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD + k;
+	}
 	case PFW_R_MESSAGE:
 	case PFW_R_THREAD_NAME:
 	case PFW_R_ZONE_DYN: {
@@ -429,6 +573,8 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 	case PFW_THREAD_EXIT:
 		thread_exit(r, h->tid);
 		return 0;
+	case PFW_MODULE:
+		return def_module(r, b, h->len);
 	case PFW_BYE:
 		if (h->len >= sizeof(struct pfw_bye)) {
 			struct pfw_bye bye;
@@ -847,6 +993,7 @@ void profev_recorder_free(struct profev_recorder *r)
 	free(r->thr);
 	free(r->strings);
 	free(r->cats);
+	free(r->mods);
 	free(r->buf);
 	free(r);
 }

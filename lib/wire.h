@@ -36,7 +36,8 @@ enum pfw_msg {
 	PFW_SYNC = 6,        /* struct pfw_sync: a later calibration point */
 	PFW_THREAD_EXIT = 7, /* tid: the thread ended; no more EVENTS for it */
 	PFW_BYE = 8,         /* struct pfw_bye; the program is exiting normally */
-	/* 9..15 reserved: loaded modules (dl_iterate_phdr) for callstacks */
+	PFW_MODULE = 9,      /* struct pfw_module, build-id, path: a loaded module */
+	/* 10..15 reserved */
 };
 
 enum pfw_clock {
@@ -80,6 +81,19 @@ struct pfw_bye {
 	uint64_t lost; /* events the client dropped and could not report */
 };
 
+/** A module (the program or a shared object), as dl_iterate_phdr sees it. */
+struct pfw_module {
+	uint64_t load_bias;    /* runtime address minus ELF virtual address */
+	uint64_t vaddr_lo;     /* lowest PT_LOAD virtual address */
+	uint64_t vaddr_hi;     /* end of the highest PT_LOAD (p_vaddr + p_memsz) */
+	uint32_t build_id_len; /* GNU build-id bytes that follow (0..64) */
+	uint32_t path_len;     /* then the path's bytes */
+};
+
+_Static_assert(sizeof(struct pfw_module) == 32, "formats/wire.md: MODULE is 32 bytes + data");
+
+#define PFW_MAX_BUILD_ID 64u
+
 /*
  * Records of an EVENTS message. Every record starts with 16 bytes:
  *   u64 ts   ticks (0 for PAD)
@@ -94,16 +108,42 @@ enum pfw_rec {
 	PFW_R_INSTANT = 5,     /* arg: name id */
 	PFW_R_MESSAGE = 6,     /* arg: text length; text follows */
 	PFW_R_THREAD_NAME = 7, /* arg: name length; name follows */
+	PFW_R_MEM_ALLOC = 8,   /* arg: pool name id, 0 = default; + u64 addr + u64 size */
+	PFW_R_MEM_FREE = 9,    /* arg: pool name id, 0 = default; + u64 addr + 8 zero bytes */
+	/* 10 reserved: frame images (trace event type) */
 	PFW_R_LOST = 11,       /* + u64 count of events dropped before ts + 8 zero bytes */
-	/* 8..10 reserved: memory alloc/free, frame images (trace event types) */
 	PFW_R_ZONE_DYN = 16,   /* zone begin, arg: name length; name follows */
-	/* 17..31 reserved: records that carry a callstack of program counters */
+	/* 17..31: records followed by a callstack (below); 20..31 reserved */
+	PFW_R_ZONE_BEGIN_S = 17, /* ZONE_BEGIN + callstack */
+	PFW_R_MEM_ALLOC_S = 18,  /* MEM_ALLOC (32 bytes) + callstack */
+	PFW_R_MEM_FREE_S = 19,   /* MEM_FREE (32 bytes) + callstack */
 	PFW_R_PAD = 255,       /* arg: bytes to skip, this header included */
 };
 
+/* Flags of a record's word (bits 8..15). */
+enum pfw_rec_flags {
+	PFW_RF_SECURE = 1u << 0,  /* memory records: from a SECURE macro */
+};
+
 #define PFW_REC_HEAD 16u
-#define PFW_REC_LONG 32u       /* COUNTER and LOST */
+#define PFW_REC_LONG 32u       /* COUNTER, LOST, MEM_ALLOC, MEM_FREE */
 #define PFW_MAX_TEXT 4080u     /* longest text of a variable record */
+
+/*
+ * A callstack, at the end of a record of type 17..31: a u64 whose low 16
+ * bits are the frame count n, and whose bit 16 says that the first pc is
+ * the exact address of an instruction (else every pc is a return address);
+ * then n u64 program counters, innermost first; then 8 zero bytes if n is
+ * even, so that the record stays a multiple of 16 bytes.
+ */
+#define PFW_MAX_FRAMES 62u
+#define PFW_STACK_EXACT (1ull << 16)
+
+/** Bytes taken by a callstack of n frames. */
+static inline uint32_t pfw_stack_size(uint32_t n)
+{
+	return (8u + 8u * n + 15u) & ~15u;
+}
 
 /** Bytes taken by a variable record carrying len bytes. */
 static inline uint32_t pfw_var_size(uint32_t len)

@@ -46,6 +46,12 @@
 #define pipe_lock profev__pipe_lock
 #define pipe_unlock profev__pipe_unlock
 #define pipe_write_all profev__pipe_write_all
+#define rec_acquire profev__rec_acquire
+#define rec_publish profev__rec_publish
+#define in_client profev__in_client
+#define category_add profev__category_add
+#define modules_init profev__modules_init
+#define modules_check profev__modules_check
 
 #define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -96,7 +102,18 @@ extern uint64_t calib_tick0, calib_mono0;
 extern int64_t calib_real0;
 extern double calib_rate;
 
+void category_add(struct profev_category *c); /* register; client_init() has run */
+
 /* ring.c */
+/* Set while this thread runs client code that may allocate or lock (ring
+ * registration, definitions, module scans, unwinding): an event that an
+ * allocator hook makes then is dropped instead of re-entering the client. */
+extern __thread int in_client __attribute__((tls_model("initial-exec")));
+/* Room for a record of n bytes in this thread's ring (registering the ring
+ * on first use), or NULL when the event is not to be recorded; the record
+ * becomes visible with rec_publish(its end). */
+unsigned char *rec_acquire(uint32_t n);
+void rec_publish(unsigned char *end);
 extern struct ring *all_rings;        /* every ring ever made, newest first */
 extern pthread_mutex_t reg_lock;      /* ring list and free list */
 void ring_recycle(struct ring *r);    /* flush thread: r was flushed to the end */
@@ -119,5 +136,11 @@ int pipe_lock(int from_signal);
 void pipe_unlock(void);
 
 uint32_t client_gettid(void);
+
+/* modules.c */
+void modules_init(void);              /* at start: report every loaded module */
+/* Called with the pcs of a capture: reports modules loaded since the last
+ * scan when a pc falls outside every known one. Never from a signal. */
+void modules_check(const uint64_t *pc, unsigned n);
 
 #endif

@@ -33,6 +33,8 @@ struct client cl = { .fd = -1 };
 
 /* Frame marks are on whenever the client records; index 0 = no category. */
 PROFEV_API struct profev_category profev__frames = { 0, 0, 0, "frame", "frame marks", 0 };
+/* The memory macros' category: --categories=-memory turns them off. */
+PROFEV_API struct profev_category profev__memory = { 0, 0, 0, "memory", "memory events", 0 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t cat_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -171,6 +173,11 @@ static void category_announce(struct profev_category *c, int enabled)
 void profev__category_register(struct profev_category *c)
 {
 	client_init();
+	category_add(c);
+}
+
+void category_add(struct profev_category *c)
+{
 	pthread_mutex_lock(&cat_lock);
 	if (c->index == 0 && ncategories < UINT16_MAX) {
 		c->index = ++ncategories;
@@ -274,6 +281,8 @@ static void do_init(void)
 	}
 	atexit(at_exit);
 	crash_install();
+	modules_init();
+	category_add(&profev__memory);
 	__atomic_store_n(&profev__frames.enabled, 1, __ATOMIC_RELAXED);
 }
 

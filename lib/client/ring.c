@@ -23,6 +23,8 @@ static struct ring *free_rings;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
+__thread int in_client __attribute__((tls_model("initial-exec")));
+
 static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_string_id;
 
@@ -52,6 +54,7 @@ void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uin
 {
 	struct pfw_header h = { PFW_MAGIC, type, 0, alen + blen + clen, 0 };
 	size_t need = sizeof h + h.len;
+	in_client++;
 	spin_lock(&defs_busy, 0);
 	if (defs_len + need > defs_cap) {
 		size_t cap = defs_cap ? defs_cap * 2 : 4096;
@@ -60,6 +63,7 @@ void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uin
 		unsigned char *nb = realloc(defs_buf, cap);
 		if (!nb) {
 			spin_unlock(&defs_busy);
+			in_client--;
 			return;
 		}
 		defs_buf = nb;
@@ -76,6 +80,7 @@ void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uin
 		memcpy(p + alen + blen, c, clen);
 	defs_len += need;
 	spin_unlock(&defs_busy);
+	in_client--;
 }
 
 size_t defs_take(unsigned char **buf, size_t *cap, int from_signal)
@@ -163,6 +168,7 @@ static struct ring *ring_register(void)
 {
 	if (!ATOMIC_LOAD(&cl.active))
 		return NULL;
+	in_client++;
 	pthread_once(&key_once, make_key);
 	pthread_mutex_lock(&reg_lock);
 	struct ring *r = free_rings;
@@ -176,6 +182,7 @@ static struct ring *ring_register(void)
 			free(r);
 			free(base);
 			pthread_mutex_unlock(&reg_lock);
+			in_client--;
 			return NULL;
 		}
 		memset(r, 0, sizeof *r);
@@ -198,6 +205,7 @@ static struct ring *ring_register(void)
 	pthread_setspecific(exit_key, r);
 	alt_stack_add();
 	profev__tls = &r->pub;
+	in_client--;
 	return r;
 }
 
@@ -266,6 +274,11 @@ full:
 static unsigned char *acquire(uint32_t n)
 {
 	struct profev__ring *pub = profev__tls;
+	if (in_client) {
+		if (pub != &no_ring)
+			((struct ring *)(void *)pub)->dropped++;
+		return NULL;
+	}
 	struct ring *r = pub == &no_ring ? ring_register() : (struct ring *)(void *)pub;
 	if (!r)
 		return NULL;
@@ -301,6 +314,29 @@ static void publish(unsigned char *end)
 {
 	struct ring *r = (struct ring *)(void *)profev__tls;
 	ATOMIC_STORE(&r->pub.pos, end);
+}
+
+unsigned char *rec_acquire(uint32_t n)
+{
+	return acquire(n);
+}
+
+void rec_publish(unsigned char *end)
+{
+	publish(end);
+}
+
+void profev__emit_mem_slow(uint64_t word, uint64_t addr, uint64_t size)
+{
+	unsigned char *p = acquire(PFW_REC_LONG);
+	if (!p)
+		return;
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = client_ticks();
+	q[1] = word;
+	q[2] = addr;
+	q[3] = size;
+	publish(p + PFW_REC_LONG);
 }
 
 void profev__emit_slow(uint64_t word, uint64_t extra, unsigned size)

@@ -3,7 +3,9 @@
  * run without, it records each scenario with the recorder library and
  * checks the trace through the reader. */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +24,7 @@ PROFEV_CATEGORY(audio, "sound");
 PROFEV_CATEGORY(physics, "simulation");
 
 #define MANY_THREADS 16
+#define PFW_MAX_ID 64
 static long many_zones = 1000000;
 
 /* ---- the traced side ---------------------------------------------------- */
@@ -282,10 +285,91 @@ static int child_busy_exit(void)
 	exit(6);
 }
 
+/* Memory macros at made-up addresses, each from its own function so that
+ * the callstacks can be checked by function. */
+#define NOINLINE __attribute__((noinline))
+#define A(n) ((void *)(uintptr_t)(0x100000 + (n)))
+void site_alloc_s(void);
+void site_free_s(void);
+void site_named_s(void);
+void site_free_named_s(void);
+void site_zone_s(int n);
+void memory_calls(void);
+NOINLINE void site_alloc_s(void) { PROFEV_ALLOC_S(A(2), 200, 16); }
+NOINLINE void site_free_s(void) { PROFEV_FREE_S(A(2), 16); }
+NOINLINE void site_named_s(void) { PROFEV_ALLOC_NAMED_S(A(4), 400, "meshes", 8); }
+NOINLINE void site_free_named_s(void) { PROFEV_FREE_NAMED_S(A(4), "meshes", 3); }
+NOINLINE void site_zone_s(int n)
+{
+	if (n > 0) {
+		site_zone_s(n - 1);
+		__asm__ __volatile__("");
+		return;
+	}
+	PROFEV_ZONE_S(render, "deep", 100); /* more than 62: cut to 62 */
+	PROFEV_INSTANT(render, "inside deep");
+}
+
+NOINLINE void memory_calls(void)
+{
+	PROFEV_ALLOC(A(1), 100);
+	PROFEV_FREE(A(1));
+	site_alloc_s();
+	site_free_s();
+	PROFEV_ALLOC_NAMED(A(3), 300, "textures");
+	PROFEV_FREE_NAMED(A(3), "textures");
+	site_named_s();
+	site_free_named_s();
+	PROFEV_SECURE_ALLOC(A(5), 500);
+	PROFEV_SECURE_FREE(A(5));
+	PROFEV_ALLOC_S(A(6), 600, 0); /* depth 0: no callstack */
+	{
+		PROFEV_ZONE_S(render, "shallow", 1);
+	}
+	site_zone_s(70);
+}
+
+static int child_memory(void)
+{
+	memory_calls();
+	return 0;
+}
+
+/* Before the client starts and after it shut down, the SECURE macros (and
+ * the others) do nothing, and do not crash. */
+static void after_shutdown(void)
+{
+	PROFEV_SECURE_ALLOC(A(9), 9);
+	PROFEV_SECURE_FREE(A(9));
+	PROFEV_ALLOC(A(9), 9);
+	PROFEV_FREE_S(A(9), 8);
+}
+
+__attribute__((constructor(101))) static void before_start(void)
+{
+	PROFEV_SECURE_ALLOC(A(8), 8);
+	PROFEV_SECURE_FREE(A(8));
+	PROFEV_ALLOC_S(A(8), 8, 4);
+	/* Registered before the client's own handler: runs after it. */
+	atexit(after_shutdown);
+}
+
+__attribute__((destructor)) static void in_destructor(void)
+{
+	PROFEV_SECURE_FREE(A(10));
+}
+
+static int child_secure(void)
+{
+	PROFEV_SECURE_ALLOC(A(7), 7);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
 } children[] = {
+	{ "memory", child_memory }, { "secure", child_secure },
 	{ "churn", child_churn }, { "busy-exit", child_busy_exit },
 	{ "macros", child_macros }, { "many", child_many }, { "categories", child_categories },
 	{ "segv", child_segv }, { "overflow", child_overflow }, { "abort", child_abort }, { "kill", child_kill },
@@ -335,6 +419,8 @@ static void record(struct rec *out, const char *scenario, const char *categories
 struct ev {
 	struct profev_event e;
 	char name[48], cat[16], thread[16], text[48];
+	unsigned nframes;
+	struct profev_frame fr[4]; /* the innermost frames */
 };
 
 struct trace {
@@ -349,6 +435,10 @@ struct trace {
 	uint32_t tids[64];
 	uint64_t per_tid[64];
 	unsigned ntids;
+	unsigned nmods;
+	char mod_path[64][256];
+	uint8_t mod_id[64][PFW_MAX_ID];
+	uint32_t mod_idlen[64];
 };
 
 static void load(struct trace *t, const char *path, int keep)
@@ -400,6 +490,17 @@ static void load(struct trace *t, const char *path, int keep)
 		snprintf(v->thread, sizeof v->thread, "%s", in.thread);
 		if (in.text)
 			snprintf(v->text, sizeof v->text, "%.*s", (int)in.text_len, in.text);
+		const struct profev_frame *fr = profev_reader_stack(r, e.stack, &v->nframes);
+		for (unsigned i = 0; fr && i < v->nframes && i < 4; i++)
+			v->fr[i] = fr[i];
+	}
+	t->nmods = profev_reader_module_count(r);
+	for (unsigned i = 0; i < t->nmods && i < 64; i++) {
+		const struct profev_module *m = profev_reader_module(r, i);
+		snprintf(t->mod_path[i], sizeof t->mod_path[i], "%s", m->path);
+		t->mod_idlen[i] = m->build_id_len <= PFW_MAX_ID ? m->build_id_len : 0;
+		if (m->build_id)
+			memcpy(t->mod_id[i], m->build_id, t->mod_idlen[i]);
 	}
 	CHECK_EQ(rc, 0);
 	if (rc < 0)
@@ -713,6 +814,203 @@ static void test_clock(void)
 	unload(&t, &rc);
 }
 
+/* This program's GNU build-id, read as the loader mapped it. */
+static int own_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct trace *t = arg; /* mod_id[63] receives it */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+			const char *name = p + sizeof *nh;
+			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_descsz <= PFW_MAX_ID) {
+				memcpy(t->mod_id[63], desc, nh->n_descsz);
+				t->mod_idlen[63] = nh->n_descsz;
+				return 1;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1; /* the first object is the program */
+}
+
+/*
+ * The function that contains each frame, by llvm-symbolizer on this very
+ * executable (the traced child is this program): names[i] gets the
+ * outermost function at offset[i] - 1 (return addresses).
+ */
+static void functions(const uint64_t *offset, unsigned n, char names[][48])
+{
+	char self[256] = "";
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[len > 0 ? len : 0] = 0;
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, "llvm-symbolizer --no-inlines --obj='%s'", self);
+	for (unsigned i = 0; i < n; i++) {
+		size_t l = strlen(cmd);
+		snprintf(cmd + l, sizeof cmd - l, " 0x%llx", (unsigned long long)offset[i] - 1);
+		names[i][0] = 0;
+	}
+	FILE *p = popen(cmd, "r");
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	char line[512];
+	unsigned i = 0, in_block = 0;
+	while (fgets(line, sizeof line, p)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0]) {
+			in_block = 0;
+			continue;
+		}
+		if (!in_block && i < n)
+			snprintf(names[i++], 48, "%.47s", line);
+		in_block = 1;
+		if (fgets(line, sizeof line, p) == NULL) /* file:line */
+			break;
+	}
+	pclose(p);
+}
+
+static void test_memory(void)
+{
+	struct rec rc;
+	struct trace t;
+	record(&rc, "memory", NULL, 0, 0);
+	CHECK_EQ(rc.rc, 0);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 1);
+	CHECK(t.complete);
+	CHECK_EQ(count(&t, PROFEV_EV_MEM_ALLOC, NULL), 6);
+	CHECK_EQ(count(&t, PROFEV_EV_MEM_FREE, NULL), 5);
+
+	/* Every event in order: address, size, pool, flags, stack depth. */
+	static const struct {
+		int type;
+		uintptr_t addr;
+		uint64_t size;
+		const char *pool;
+		int flags;
+		unsigned frames;
+		const char *fn0, *fn1; /* innermost functions, by llvm-symbolizer */
+	} want[] = {
+		{ PROFEV_EV_MEM_ALLOC, 0x100001, 100, "", 0, 0, NULL, NULL },
+		{ PROFEV_EV_MEM_FREE, 0x100001, 0, "", 0, 0, NULL, NULL },
+		{ PROFEV_EV_MEM_ALLOC, 0x100002, 200, "", 0, 5, "site_alloc_s", "memory_calls" },
+		{ PROFEV_EV_MEM_FREE, 0x100002, 0, "", 0, 5, "site_free_s", "memory_calls" },
+		{ PROFEV_EV_MEM_ALLOC, 0x100003, 300, "textures", 0, 0, NULL, NULL },
+		{ PROFEV_EV_MEM_FREE, 0x100003, 0, "textures", 0, 0, NULL, NULL },
+		{ PROFEV_EV_MEM_ALLOC, 0x100004, 400, "meshes", 0, 5, "site_named_s", "memory_calls" },
+		{ PROFEV_EV_MEM_FREE, 0x100004, 0, "meshes", 0, 3, "site_free_named_s", "memory_calls" },
+		{ PROFEV_EV_MEM_ALLOC, 0x100005, 500, "", PROFEV_EVF_SECURE, 0, NULL, NULL },
+		{ PROFEV_EV_MEM_FREE, 0x100005, 0, "", PROFEV_EVF_SECURE, 0, NULL, NULL },
+		{ PROFEV_EV_MEM_ALLOC, 0x100006, 600, "", 0, 0, NULL, NULL },
+		{ PROFEV_EV_ZONE_BEGIN, 0, 0, "shallow", 0, 1, "memory_calls", NULL },
+		{ PROFEV_EV_ZONE_END, 0, 0, "shallow", 0, 0, NULL, NULL },
+		{ PROFEV_EV_ZONE_BEGIN, 0, 0, "deep", 0, 62, "site_zone_s", "site_zone_s" },
+		{ PROFEV_EV_INSTANT, 0, 0, "inside deep", 0, 0, NULL, NULL },
+		{ PROFEV_EV_ZONE_END, 0, 0, "deep", 0, 0, NULL, NULL },
+	};
+	size_t nwant = sizeof want / sizeof want[0];
+	uint64_t offs[64];
+	unsigned noffs = 0;
+	size_t first = 0;
+	while (first < t.n && t.ev[first].e.type != PROFEV_EV_MEM_ALLOC)
+		first++;
+	CHECK(first + nwant <= t.n);
+	for (size_t i = 0; i < nwant && first + i < t.n; i++) {
+		const struct ev *v = &t.ev[first + i];
+		if (v->e.type != want[i].type)
+			fprintf(stderr, "event %zu\n", i);
+		CHECK_EQ(v->e.type, want[i].type);
+		if (want[i].addr)
+			CHECK_EQ_U64(v->e.addr, want[i].addr);
+		if (want[i].type == PROFEV_EV_MEM_ALLOC)
+			CHECK_EQ_U64(v->e.payload, want[i].size);
+		CHECK_STR(v->name, want[i].pool);
+		CHECK_EQ(v->e.flags, want[i].flags);
+		/* The stacks go as deep as asked, or to the bottom of the stack
+		 * (main, __libc_start_call_main, __libc_start_main, _start). */
+		if (want[i].frames == 5)
+			CHECK(v->nframes >= 5 && v->nframes <= 16);
+		else
+			CHECK_EQ(v->nframes, want[i].frames);
+		for (unsigned k = 0; k < v->nframes && k < 2; k++) {
+			CHECK_EQ(v->fr[k].flags, PROFEV_FRAMEF_RETURN);
+			CHECK_STR(t.mod_path[v->fr[k].module], t.mod_path[v->fr[0].module]);
+			if (noffs < 64)
+				offs[noffs++] = v->fr[k].offset;
+		}
+	}
+	char names[64][48];
+	functions(offs, noffs, names);
+	unsigned k = 0;
+	for (size_t i = 0; i < nwant && k < noffs; i++) {
+		const struct ev *v = &t.ev[first + i];
+		for (unsigned f = 0; f < v->nframes && f < 2; f++, k++) {
+			const char *fn = f == 0 ? want[i].fn0 : want[i].fn1;
+			if (fn)
+				CHECK_STR(names[k], fn);
+		}
+	}
+
+	/* Frames are in this program, whose path and build-id pfrec recorded. */
+	const struct ev *e = find(&t, PROFEV_EV_ZONE_BEGIN, "deep", 0);
+	CHECK(e && e->nframes == 62);
+	if (e) {
+		char self[256] = "";
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = 0;
+		uint32_t m = e->fr[0].module;
+		CHECK(m < t.nmods);
+		CHECK_STR(t.mod_path[m], self);
+		dl_iterate_phdr(own_id, &t);
+		CHECK(t.mod_idlen[63] >= 16);
+		CHECK_EQ(t.mod_idlen[m], t.mod_idlen[63]);
+		CHECK(memcmp(t.mod_id[m], t.mod_id[63], t.mod_idlen[63]) == 0);
+		CHECK_EQ(e->fr[2].offset, e->fr[3].offset); /* recursion: the same return address */
+	}
+	/* libc is there too. */
+	int libc = 0;
+	for (unsigned i = 0; i < t.nmods && i < 63; i++)
+		libc |= strstr(t.mod_path[i], "libc.so") != NULL;
+	CHECK(libc);
+	unload(&t, &rc);
+}
+
+static void test_secure(void)
+{
+	struct rec rc;
+	struct trace t;
+	record(&rc, "secure", NULL, 0, 0);
+	CHECK_EQ(rc.rc, 0);
+	CHECK_EQ(rc.res.exit_kind, PROFEV_EXIT_EXITED);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 1);
+	CHECK(t.complete);
+	/* Only the one made while the client ran. */
+	CHECK_EQ(count(&t, PROFEV_EV_MEM_ALLOC, NULL), 1);
+	CHECK_EQ(count(&t, PROFEV_EV_MEM_FREE, NULL), 0);
+	const struct ev *e = find(&t, PROFEV_EV_MEM_ALLOC, NULL, 0);
+	CHECK(e && e->e.addr == 0x100007 && e->e.flags == PROFEV_EVF_SECURE);
+	unload(&t, &rc);
+	/* --categories=-memory: no memory events at all. */
+	record(&rc, "memory", "-memory", 0, 0);
+	load(&t, rc.path, 1);
+	CHECK_EQ(count(&t, PROFEV_EV_MEM_ALLOC, NULL) + count(&t, PROFEV_EV_MEM_FREE, NULL), 0);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "deep"), 1);
+	unload(&t, &rc);
+	/* Not recorded: nothing happens either. */
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "/proc/%d/exe secure", (int)getpid());
+	CHECK_EQ(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = getenv("T_CLIENT_ZONES");
@@ -725,6 +1023,8 @@ int main(int argc, char **argv)
 		return 99;
 	}
 	test_macros();
+	test_memory();
+	test_secure();
 	test_categories();
 	test_crashes();
 	test_fork();

@@ -90,6 +90,13 @@ struct result {
 	char names[64][32], cats[64][16], texts[64][32], threads[64][16];
 	int n, complete;
 	uint64_t lost_meta;
+	struct profev_frame frames[64][4]; /* each event's callstack, first 4 frames */
+	unsigned nframes[64];
+	uint32_t nmods;
+	char mod_path[8][32];
+	uint8_t mod_id[8][8];
+	uint32_t mod_idlen[8];
+	uint64_t mod_bias[8], mod_size[8];
 };
 
 static void on_warn(void *ctx, const char *m)
@@ -134,7 +141,22 @@ static void run(struct result *out, char **argv)
 		snprintf(out->threads[out->n], 16, "%s", in.thread);
 		if (in.text)
 			snprintf(out->texts[out->n], 32, "%.*s", (int)in.text_len, in.text);
+		unsigned nf = 0;
+		const struct profev_frame *f = profev_reader_stack(rd, e.stack, &nf);
+		out->nframes[out->n] = nf;
+		for (unsigned i = 0; f && i < nf && i < 4; i++)
+			out->frames[out->n][i] = f[i];
 		out->n++;
+	}
+	out->nmods = profev_reader_module_count(rd);
+	for (uint32_t i = 0; i < out->nmods && i < 8; i++) {
+		const struct profev_module *m = profev_reader_module(rd, i);
+		snprintf(out->mod_path[i], 32, "%s", m->path);
+		out->mod_idlen[i] = m->build_id_len;
+		if (m->build_id_len <= 8 && m->build_id)
+			memcpy(out->mod_id[i], m->build_id, m->build_id_len);
+		out->mod_bias[i] = m->load_bias;
+		out->mod_size[i] = m->size;
 	}
 	out->complete = k == 0;
 	out->lost_meta = profev_reader_meta(rd)->lost_events;
@@ -242,6 +264,189 @@ static void test_every_record(void)
 	CHECK_EQ(o.res.stats.threads, 1);
 }
 
+static void module(struct bytes *s, uint64_t bias, uint64_t lo, uint64_t hi, const char *id,
+		   const char *path)
+{
+	unsigned char b[256];
+	struct pfw_module m = { bias, lo, hi, (uint32_t)strlen(id), (uint32_t)strlen(path) };
+	memcpy(b, &m, sizeof m);
+	memcpy(b + sizeof m, id, m.build_id_len);
+	memcpy(b + sizeof m + m.build_id_len, path, m.path_len);
+	msg(s, PFW_MODULE, 0, b, (uint32_t)sizeof m + m.build_id_len + m.path_len);
+}
+
+/* A callstack of n pcs after a record head. */
+static void rec_stack(struct bytes *r, int exact, unsigned n, const uint64_t *pc)
+{
+	uint64_t head = n | (exact ? PFW_STACK_EXACT : 0), zero = 0;
+	put(r, &head, 8);
+	put(r, pc, 8 * n);
+	if (!(n & 1))
+		put(r, &zero, 8);
+}
+
+static void rec_mem(struct bytes *r, uint64_t ts, unsigned type, unsigned flags, uint32_t pool,
+		    uint64_t addr, uint64_t size)
+{
+	uint64_t w = pfw_word(type, 0, pool) | (uint64_t)flags << 8;
+	put(r, &ts, 8);
+	put(r, &w, 8);
+	put(r, &addr, 8);
+	put(r, &size, 8);
+}
+
+#define LIB 0x7f0000000000ull
+
+static void stacks_stream(struct bytes *s)
+{
+	struct bytes r = { .n = 0 };
+	hello(s);
+	module(s, 0x10000, 0, 0x5000, "\x01\x02\xab\xcd", "/bin/a");
+	module(s, LIB, 0x1000, 0x3000, "", "libb.so");
+	category(s, 1, "render");
+	string(s, 1, "draw");
+	string(s, 2, "pool x");
+	msg(s, PFW_THREAD, 9, "t", 1);
+	uint64_t pc[3] = { 0x10100, LIB + 0x1500, 0x999 };
+	rec(&r, 2000, PFW_R_ZONE_BEGIN_S, 1, 1);
+	rec_stack(&r, 0, 3, pc);
+	rec(&r, 2100, PFW_R_ZONE_END, 1, 0);
+	rec_mem(&r, 2200, PFW_R_MEM_ALLOC_S, PFW_RF_SECURE, 2, 0xabc0, 48);
+	rec_stack(&r, 0, 2, pc);
+	rec_mem(&r, 2300, PFW_R_MEM_FREE, 0, 2, 0xabc0, 0);
+	rec_mem(&r, 2400, PFW_R_MEM_ALLOC, 0, 0, 0x5000, 7);
+	rec_mem(&r, 2500, PFW_R_MEM_FREE_S, 0, 0, 0x5000, 0);
+	rec_stack(&r, 1, 1, pc);
+	rec(&r, 2600, PFW_R_ZONE_BEGIN_S, 1, 1);
+	rec_stack(&r, 0, 3, pc); /* the same stack: the same id */
+	rec_mem(&r, 2700, PFW_R_MEM_ALLOC_S, 0, 0, 0x6000, 1);
+	rec_stack(&r, 0, 0, pc);
+	msg(s, PFW_EVENTS, 9, r.b, (uint32_t)r.n);
+	/* libb.so was unloaded and libc.so took part of its place. */
+	module(s, LIB, 0x1000, 0x2000, "\xee", "libc.so");
+	r.n = 0;
+	uint64_t pc2[2] = { LIB + 0x1500, LIB + 0x2800 };
+	rec_mem(&r, 2800, PFW_R_MEM_ALLOC_S, 0, 0, 0x7000, 2);
+	rec_stack(&r, 0, 2, pc2);
+	msg(s, PFW_EVENTS, 9, r.b, (uint32_t)r.n);
+}
+
+static void check_frame(const struct profev_frame *f, uint32_t module, uint32_t flags,
+			uint64_t offset, int line)
+{
+	if (f->module != module || f->flags != flags || f->offset != offset) {
+		fprintf(stderr, "t_record.c:%d: frame {%u, %u, 0x%llx} != {%u, %u, 0x%llx}\n", line,
+			f->module, f->flags, (unsigned long long)f->offset, module, flags,
+			(unsigned long long)offset);
+		check_failures++;
+	}
+}
+#define FRAME(f, m, fl, off) check_frame(f, m, fl, off, __LINE__)
+
+static void test_stacks_and_memory(void)
+{
+	static struct bytes s;
+	s.n = 0;
+	stacks_stream(&s);
+	struct result o;
+	play(&o, &s);
+	CHECK_EQ(o.rc, 0);
+	CHECK_STR(o.warnings, "");
+	CHECK(o.complete);
+	CHECK_EQ(o.n, 9);
+	CHECK_EQ(o.nmods, 3);
+	CHECK_STR(o.mod_path[0], "/bin/a");
+	CHECK_EQ(o.mod_idlen[0], 4);
+	CHECK(memcmp(o.mod_id[0], "\x01\x02\xab\xcd", 4) == 0);
+	CHECK_EQ_U64(o.mod_bias[0], 0x10000);
+	CHECK_EQ_U64(o.mod_size[0], 0x5000);
+	CHECK_STR(o.mod_path[1], "libb.so");
+	CHECK_EQ(o.mod_idlen[1], 0);
+	CHECK_EQ_U64(o.mod_size[1], 0x2000);
+	CHECK_STR(o.mod_path[2], "libc.so");
+
+	const unsigned R = PROFEV_FRAMEF_RETURN, N = PROFEV_FRAMEF_NOMODULE;
+	CHECK_EQ(o.ev[0].type, PROFEV_EV_ZONE_BEGIN);
+	CHECK_STR(o.names[0], "draw");
+	CHECK_STR(o.cats[0], "render");
+	CHECK(o.ev[0].stack != 0);
+	CHECK_EQ(o.nframes[0], 3);
+	FRAME(&o.frames[0][0], 0, R, 0x100);
+	FRAME(&o.frames[0][1], 1, R, 0x1500);
+	FRAME(&o.frames[0][2], 0, R | N, 0x999);
+	CHECK_EQ(o.ev[1].type, PROFEV_EV_ZONE_END);
+	CHECK_STR(o.names[1], "draw");
+
+	CHECK_EQ(o.ev[2].type, PROFEV_EV_MEM_ALLOC);
+	CHECK_EQ_U64(o.ev[2].addr, 0xabc0);
+	CHECK_EQ_U64(o.ev[2].payload, 48);
+	CHECK_STR(o.names[2], "pool x");
+	CHECK_EQ(o.ev[2].flags, PROFEV_EVF_SECURE);
+	CHECK_EQ(o.nframes[2], 2);
+	CHECK(o.ev[2].stack != o.ev[0].stack);
+	FRAME(&o.frames[2][1], 1, R, 0x1500);
+
+	CHECK_EQ(o.ev[3].type, PROFEV_EV_MEM_FREE);
+	CHECK_EQ_U64(o.ev[3].addr, 0xabc0);
+	CHECK_STR(o.names[3], "pool x");
+	CHECK_EQ(o.ev[3].flags, 0);
+	CHECK_EQ(o.ev[3].stack, 0);
+
+	CHECK_EQ(o.ev[4].type, PROFEV_EV_MEM_ALLOC);
+	CHECK_EQ_U64(o.ev[4].payload, 7);
+	CHECK_STR(o.names[4], "");
+	CHECK_EQ(o.ev[4].stack, 0);
+
+	/* An exact first pc is not a return address. */
+	CHECK_EQ(o.ev[5].type, PROFEV_EV_MEM_FREE);
+	CHECK_EQ(o.nframes[5], 1);
+	FRAME(&o.frames[5][0], 0, 0, 0x100);
+
+	CHECK_EQ(o.ev[6].type, PROFEV_EV_ZONE_BEGIN);
+	CHECK_EQ(o.ev[6].stack, o.ev[0].stack);
+	CHECK_EQ(o.ev[7].stack, 0);
+	CHECK_EQ_U64(o.ev[7].payload, 1);
+
+	/* After the overlap: the new module, and nothing where only the old
+	 * one was. */
+	CHECK_EQ(o.nframes[8], 2);
+	FRAME(&o.frames[8][0], 2, R, 0x1500);
+	FRAME(&o.frames[8][1], 0, R | N, LIB + 0x2800);
+
+	/* Damaged: too many frames, reserved bits, a bad module. */
+	static const struct {
+		unsigned n;
+		uint64_t extra;
+		const char *warning;
+	} bad[] = {
+		{ 63, 0, "malformed event record" },
+		{ 1, 1ull << 20, "malformed event record" },
+		{ 40, 0, "record crosses the end of its message" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct bytes r = { .n = 0 };
+		s.n = 0;
+		hello(&s);
+		rec(&r, 2000, PFW_R_INSTANT, 0, 0);
+		rec(&r, 2000, PFW_R_ZONE_BEGIN_S, 0, 0);
+		uint64_t head = bad[i].n | bad[i].extra;
+		put(&r, &head, 8);
+		for (unsigned k = 0; k < 7; k++)
+			put(&r, &head, 8);
+		msg(&s, PFW_EVENTS, 7, r.b, (uint32_t)r.n);
+		play(&o, &s);
+		CHECK(o.complete);
+		CHECK_EQ(o.n, 1);
+		CHECK(strstr(o.warnings, bad[i].warning) != NULL);
+	}
+	s.n = 0;
+	hello(&s);
+	module(&s, 0x1000, 0x500, 0x500, "", "empty");
+	play(&o, &s);
+	CHECK(strstr(o.warnings, "malformed message") != NULL);
+	CHECK_EQ(o.nmods, 0);
+}
+
 static void test_broken_streams(void)
 {
 	struct result o;
@@ -315,13 +520,14 @@ static void test_broken_streams(void)
  * trace must stay complete whatever the stream holds. */
 static void test_mutations(void)
 {
-	static struct bytes good, bad;
-	good.n = 0;
+	static struct bytes good, good2, bad;
+	good.n = good2.n = 0;
 	every_record(&good);
+	stacks_stream(&good2);
 	unsigned seed = 12345;
 	int incomplete = 0;
-	for (int i = 0; i < 150; i++) {
-		bad = good;
+	for (int i = 0; i < 300; i++) {
+		bad = i % 2 ? good2 : good;
 		int flips = 1 + i % 4;
 		for (int k = 0; k < flips; k++) {
 			seed = seed * 1103515245u + 12345u;
@@ -389,6 +595,7 @@ static void test_programs(void)
 int main(void)
 {
 	test_every_record();
+	test_stacks_and_memory();
 	test_broken_streams();
 	test_mutations();
 	test_programs();
