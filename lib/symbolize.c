@@ -1277,7 +1277,8 @@ static int load_lines(struct profev_symbolizer *s, struct cu *cu)
 			col = 0;
 		}
 	}
-	qsort(cu->seqs, cu->nseqs, sizeof(*cu->seqs), cmp_seq);
+	if (cu->nseqs > 1)
+		qsort(cu->seqs, cu->nseqs, sizeof(*cu->seqs), cmp_seq);
 	return 0;
 }
 
@@ -1521,7 +1522,8 @@ static int load_units(struct profev_symbolizer *s)
 		s->ncus++;
 	}
 	free(r.v);
-	qsort(s->curanges, s->ncuranges, sizeof(*s->curanges), cmp_curange);
+	if (s->ncuranges > 1)
+		qsort(s->curanges, s->ncuranges, sizeof(*s->curanges), cmp_curange);
 	return 0;
 nomem:
 	free(r.v);

@@ -258,7 +258,8 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 		   struct profev_error *err)
 {
 	/* by module, then offset: lookups walk each unit's tables in order */
-	qsort(t->v, t->n, sizeof(*t->v), cmp_entry_module);
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_entry_module);
 	for (size_t i = 0; i < t->n && t->v[i].module < rep->pub.nmodules;) {
 		uint32_t m = t->v[i].module;
 		size_t end = i;
@@ -351,7 +352,8 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 static int rewrite(FILE *f, long long start, int out, struct table *t,
 		   const struct profev_symtrace_opts *o, struct profev_error *err)
 {
-	qsort(t->v, t->n, sizeof(*t->v), cmp_entry_chunk);
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_entry_chunk);
 	struct profev_writer *w = profev_writer_new(out, &o->writer, err);
 	if (!w)
 		return err ? err->code : PROFEV_E_IO;
