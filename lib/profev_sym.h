@@ -3,8 +3,9 @@
  *
  * Three layers, each usable alone:
  *   - struct profev_symbolizer: one ELF file's DWARF (line tables,
- *     subprograms, inline chains; DWARF 4 and 5) and symbol table, loaded
- *     once, then any number of address lookups by binary search;
+ *     subprograms, inline chains; DWARF 2 to 5) and symbol table, loaded
+ *     once per compile unit, then any number of address lookups by binary
+ *     search (fastest in address order);
  *   - profev_debuginfo_find(): where a module's debug info lives
  *     (--debug-dir build-id trees, .gnu_debuglink, /usr/lib/debug, the
  *     module itself), refusing files whose build-id differs;
@@ -45,8 +46,10 @@ struct profev_symbolizer;
  * @param symbols_path file whose symbol table to use, NULL for path itself:
  *        llvm-symbolizer takes symbols from the module even when DWARF comes
  *        from a separate debug file, so pass the module when it is at hand.
+ * Damaged DWARF is not an error: units that cannot be read are skipped and
+ * their addresses answered from the symbol table.
  * @return a symbolizer, or NULL with *err filled (IO: cannot open;
- *         UNSUPPORTED: not an ELF file; CORRUPT: DWARF unreadable).
+ *         UNSUPPORTED: not an ELF file; NOMEM).
  */
 struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
 						struct profev_error *err);
