@@ -259,6 +259,14 @@ struct pf_seen {
 	unsigned ntracks;
 	unsigned char name_def[MAXIDS], cat_def[MAXIDS];
 	char thread_names[256];
+	/* Callstack interning: InternedData fields 5, 6, 7, 16..19 by iid. */
+	unsigned char prof_def[20][MAXIDS];
+	uint64_t frame_pc[MAXIDS], frame_map[MAXIDS], frame_fn[MAXIDS];
+	uint64_t stack_frames[64][16]; /* callstack iid -> frame iids, outermost first */
+	unsigned stack_n[64];
+	unsigned allocs, memory, stack_refs;
+	uint64_t alloc_bytes;
+	char memlog[512];  /* "default=N," or "pool=N," (named pools) per memory counter */
 };
 
 static int track_index(struct pf_seen *s, uint64_t uuid)
@@ -277,26 +285,78 @@ static void interned(struct pf_seen *s, struct pbr *id)
 	uint32_t f, f2;
 	uint64_t v, v2;
 	struct pbr e, x;
-	while (rd_field(id, &f, &v, &e)) {
-		if (f != 1 && f != 2)
+	/* Everything a packet defines is defined for the whole packet: pass 0
+	 * defines, pass 1 checks what entries refer to. */
+	struct pbr all = *id;
+	for (int pass = 0; pass < 2; pass++)
+	for (*id = all; rd_field(id, &f, &v, &e);) {
+		if (f >= 20 || (f > 2 && f < 5) || (f > 7 && f < 16))
 			continue;
-		uint64_t iid = 0;
-		while (rd_field(&e, &f2, &v2, &x))
+		uint64_t iid = 0, refs[3][16];
+		unsigned nref[3] = { 0, 0, 0 };
+		uint64_t pc = 0, map = 0, fn = 0, frames[16];
+		unsigned nframes = 0;
+		while (rd_field(&e, &f2, &v2, &x)) {
 			if (f2 == 1)
 				iid = v2;
-		if (!iid || iid >= MAXIDS)
-			PF_FAIL(s, "bad iid %llu", (unsigned long long)iid);
-		else
-			(f == 1 ? s->cat_def : s->name_def)[iid] = 1;
+			/* what the entry refers to: its table and the iid */
+			unsigned want = f == 19 && f2 == 2 ? 16 : f == 19 && f2 == 7 ? 17 : f == 6 && f2 == 2 ? 5 :
+					f == 6 && f2 == 3 ? 19 : f == 6 && f2 == 5 ? 18 : f == 7 && f2 == 2 ? 6 : 0;
+			if (want && v2 && (v2 >= MAXIDS || !s->prof_def[want][v2])) {
+				/* defined later in the same packet is fine: check again below */
+				unsigned k = want == 6 ? 0 : want == 19 ? 1 : 2;
+				if (nref[k] < 16)
+					refs[k][nref[k]++] = v2 << 8 | want;
+			}
+			if (f == 6 && f2 == 4)
+				pc = v2;
+			if (f == 6 && f2 == 3)
+				map = v2;
+			if (f == 6 && f2 == 2)
+				fn = v2;
+			if (f == 7 && f2 == 2 && nframes < 16)
+				frames[nframes++] = v2;
+		}
+		if (!iid || iid >= MAXIDS) {
+			if (!pass)
+				PF_FAIL(s, "bad iid %llu in field %u", (unsigned long long)iid, f);
+			continue;
+		}
+		if (!pass) {
+			if (f == 1 || f == 2)
+				(f == 1 ? s->cat_def : s->name_def)[iid] = 1;
+			else if (s->prof_def[f][iid])
+				PF_FAIL(s, "iid %llu of field %u defined twice in one part", (unsigned long long)iid, f);
+			else
+				s->prof_def[f][iid] = 1;
+			continue;
+		}
+		if (f == 7 && iid < 64) {
+			memcpy(s->stack_frames[iid], frames, nframes * sizeof(*frames));
+			s->stack_n[iid] = nframes;
+		}
+		for (unsigned k = 0; k < 3; k++)
+			for (unsigned i = 0; i < nref[k]; i++) {
+				uint64_t ref = refs[k][i] >> 8;
+				unsigned table = (unsigned)(refs[k][i] & 0xff);
+				if (ref >= MAXIDS || !s->prof_def[table][ref])
+					PF_FAIL(s, "field %u entry %llu refers to undefined iid %llu of field %u", f,
+						(unsigned long long)iid, (unsigned long long)ref, table);
+			}
+		if (f == 6) {
+			s->frame_pc[iid] = pc;
+			s->frame_map[iid] = map;
+			s->frame_fn[iid] = fn;
+		}
 	}
 }
 
 static void track_event(struct pf_seen *s, struct pbr *te)
 {
 	uint32_t f, f2;
-	uint64_t v, v2, type = 0, uuid = 0, name_iid = 0, cat_iid = 0;
+	uint64_t v, v2, type = 0, uuid = 0, name_iid = 0, cat_iid = 0, stack = 0, bytes = 0, ivalue = 0;
 	struct pbr sub, x;
-	int has_name = 0, has_double = 0;
+	int has_name = 0, has_double = 0, has_int = 0, has_bytes = 0;
 	while (rd_field(te, &f, &v, &sub)) {
 		switch (f) {
 		case 9: type = v; break;
@@ -305,8 +365,14 @@ static void track_event(struct pf_seen *s, struct pbr *te)
 		case 3: cat_iid = v; break;
 		case 23: has_name = 1; break;
 		case 44: has_double = 1; break;
+		case 30: has_int = 1; ivalue = v; break;
+		case 56: stack = v; break;
 		case 4:
-			while (rd_field(&sub, &f2, &v2, &x)) {
+			for (int is_bytes = 0; rd_field(&sub, &f2, &v2, &x);) {
+				if (f2 == 10 && v2 == 5 && !memcmp(x.p, "bytes", 5))
+					is_bytes = 1;
+				if (f2 == 3 && is_bytes)
+					bytes = v2, has_bytes = 1;
 				if (f2 == 10 && v2 == 8 && !memcmp(x.p, "unclosed", 8))
 					s->unclosed++;
 				if (f2 == 10 && v2 == 3 && !memcmp(x.p, "cut", 3))
@@ -324,6 +390,25 @@ static void track_event(struct pf_seen *s, struct pbr *te)
 		PF_FAIL(s, "name iid %llu used before its definition", (unsigned long long)name_iid);
 	if (cat_iid && (cat_iid >= MAXIDS || !s->cat_def[cat_iid]))
 		PF_FAIL(s, "category iid %llu used before its definition", (unsigned long long)cat_iid);
+	if (stack) {
+		s->stack_refs++;
+		if (stack >= MAXIDS || !s->prof_def[7][stack])
+			PF_FAIL(s, "callstack iid %llu used before its definition", (unsigned long long)stack);
+	}
+	if (uuid == 5ull << 32) {
+		s->allocs++;
+		s->alloc_bytes += bytes;
+		if (!has_bytes)
+			PF_FAIL(s, "allocation without its size");
+	}
+	if (uuid >> 32 == 4) {
+		size_t used = strlen(s->memlog);
+		snprintf(s->memlog + used, sizeof(s->memlog) - used, "%s=%llu,",
+			 uuid & 0xffffffff ? "pool" : "default", (unsigned long long)ivalue);
+		s->memory++;
+		if (!has_int)
+			PF_FAIL(s, "memory counter without an integer value");
+	}
 	switch (type) {
 	case 1: s->begins++; s->depth[ti]++; break;
 	case 2:
@@ -338,7 +423,7 @@ static void track_event(struct pf_seen *s, struct pbr *te)
 		break;
 	case 4:
 		s->counters++;
-		if (!has_double)
+		if (!has_double && !has_int)
 			PF_FAIL(s, "counter without a value");
 		break;
 	default: PF_FAIL(s, "event type %llu", (unsigned long long)type);
@@ -863,10 +948,197 @@ static int write_odd_names(const char *path)
 	return CHECK_DONE();
 }
 
+/* ---- memory and callstacks ---- */
+
+/* Process 7: main (10) and worker (11); modules game (0, with a build-id)
+ * and lib.so (1, without). Callstacks, innermost first:
+ *   sa: game+0x100 (symbolized: inl inlined in outer), lib.so+0x20, game+0x10
+ *   sb: game+0x200          sc: a pc outside every module
+ *   sd: game+0x10 twice (recursion)
+ * Memory, (ts tid what): 100 10 alloc 0x1000 100 B sa; 110 11 alloc 0x2000
+ * 50 B gpu sb; 120 10 free 0x9999 (unknown); 130 10 alloc 0x3000 30 B sc;
+ * 140 10 free 0x1000; 150 11 alloc 0x2000 70 B sd (0x2000 still live in
+ * gpu: freed first); 160..170 10 zone Z with sa; 180 10 free 0x2000 named
+ * gpu (the block is the default pool's); 190 10 alloc at address 0 5 B.
+ * Live bytes: default 100 130 30 100 30 35, gpu 50 0. */
+static uint32_t memory_trace(struct tw *t)
+{
+	static const uint8_t bid[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct profev_module m0 = { "/opt/game/bin/game", bid, 8, 0x555500000000ull, 0x10000 };
+	struct profev_module m1 = { "lib.so", NULL, 0, 0x7f0000000000ull, 0x1000 };
+	struct profev_meta meta = { .pid = 7, .mono_start_ns = 100 };
+	CHECK_EQ(profev_writer_meta(t->w, &meta), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 10, 7, "main"), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 11, 7, "worker"), 0);
+	CHECK_EQ(profev_writer_module(t->w, &m0), 0);
+	CHECK_EQ(profev_writer_module(t->w, &m1), 1);
+	struct profev_frame fa[3] = { { 0, PROFEV_FRAMEF_RETURN, 0x100 }, { 1, PROFEV_FRAMEF_RETURN, 0x20 },
+				      { 0, PROFEV_FRAMEF_RETURN, 0x10 } };
+	struct profev_frame fb = { 0, 0, 0x200 }, fc = { 0, PROFEV_FRAMEF_NOMODULE, 0x7fff1234 };
+	struct profev_frame fd[2] = { { 0, PROFEV_FRAMEF_RETURN, 0x10 }, { 0, PROFEV_FRAMEF_RETURN, 0x10 } };
+	uint32_t sa = profev_writer_stack(t->w, fa, 3), sb = profev_writer_stack(t->w, &fb, 1);
+	uint32_t sc = profev_writer_stack(t->w, &fc, 1), sd = profev_writer_stack(t->w, fd, 2);
+	struct profev_symframe sym[2] = { { "inl", "a.h", 3, 0 }, { "outer", "a.c", 30, 0 } };
+	CHECK_EQ(profev_writer_symbol(t->w, 0, 0x100, sym, 2), 0);
+	static const struct { uint64_t ts; uint32_t tid; uint8_t type; const char *pool; uint64_t addr, size; int stack; } seq[] = {
+		{ 100, 10, PROFEV_EV_MEM_ALLOC, NULL, 0x1000, 100, 1 },
+		{ 110, 11, PROFEV_EV_MEM_ALLOC, "gpu", 0x2000, 50, 2 },
+		{ 120, 10, PROFEV_EV_MEM_FREE, NULL, 0x9999, 0, 0 },
+		{ 130, 10, PROFEV_EV_MEM_ALLOC, NULL, 0x3000, 30, 3 },
+		{ 140, 10, PROFEV_EV_MEM_FREE, NULL, 0x1000, 0, 0 },
+		{ 150, 11, PROFEV_EV_MEM_ALLOC, NULL, 0x2000, 70, 4 },
+		{ 180, 10, PROFEV_EV_MEM_FREE, "gpu", 0x2000, 0, 0 },
+		{ 190, 10, PROFEV_EV_MEM_ALLOC, NULL, 0, 5, 0 },
+	};
+	uint32_t stacks[5] = { 0, sa, sb, sc, sd };
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		if (seq[i].ts == 180) {
+			struct profev_event z = { .ts = 160, .tid = 10, .type = PROFEV_EV_ZONE_BEGIN, .stack = sa };
+			z.name = str(t, "Z");
+			CHECK_EQ(profev_writer_event(t->w, &z), 0);
+			ze(t, 170, 10);
+		}
+		struct profev_event e = { .ts = seq[i].ts, .tid = seq[i].tid, .type = seq[i].type,
+					  .payload = seq[i].size, .stack = stacks[seq[i].stack] };
+		e.addr = seq[i].addr;
+		e.name = seq[i].pool ? str(t, seq[i].pool) : 0;
+		CHECK_EQ(profev_writer_event(t->w, &e), 0);
+	}
+	return sa;
+}
+
+/* The "memory: POOL" counter values of a Chrome output, in order. */
+static void chrome_memory(const char *j, const char *pool, char *out, size_t size)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "\"name\":\"memory: %s\",\"args\":{\"bytes\":", pool);
+	out[0] = 0;
+	for (const char *p = j; (p = strstr(p, key)); p++) {
+		size_t used = strlen(out);
+		snprintf(out + used, size - used, "%llu,", strtoull(p + strlen(key), NULL, 10));
+	}
+}
+
+static void test_memory(void)
+{
+	struct profev_conv_opts o;
+	struct profev_conv_stats st;
+	struct mem m;
+	char got[256];
+	struct tw t = tw_new();
+	memory_trace(&t);
+	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	chrome_memory(m.part[0], "default", got, sizeof(got));
+	CHECK_STR(got, "100,130,30,100,30,35,");
+	chrome_memory(m.part[0], "gpu", got, sizeof(got));
+	CHECK_STR(got, "50,0,");
+	CHECK_EQ(count(m.part[0], "\"ph\":\"C\""), 8);
+	/* zone Z refers to sa's innermost function; its parents are sa's */
+	CHECK(strstr(m.part[0], "\"name\":\"Z\",\"sf\":\"1.3\"") != NULL);
+	CHECK(strstr(m.part[0], "\"1.0\":{\"name\":\"game+0x10\",\"category\":\"game\"}") != NULL);
+	CHECK(strstr(m.part[0], "\"1.1\":{\"name\":\"lib.so+0x20\",\"category\":\"lib.so\",\"parent\":\"1.0\"}") != NULL);
+	CHECK(strstr(m.part[0], "\"1.2\":{\"name\":\"outer\",\"category\":\"game\",\"parent\":\"1.1\"}") != NULL);
+	CHECK(strstr(m.part[0], "\"1.3\":{\"name\":\"inl\",\"category\":\"game\",\"parent\":\"1.2\"}") != NULL);
+	CHECK_EQ(count(m.part[0], "\"parent\""), 3);
+	mem_free(&m);
+	fclose(t.f);
+
+	/* A window keeps the values: what was live before it still counts. */
+	t = tw_new();
+	memory_trace(&t);
+	o.from_ns = 35;
+	o.to_ns = 85;
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	chrome_memory(m.part[0], "default", got, sizeof(got));
+	CHECK_STR(got, "30,100,30,");
+	chrome_memory(m.part[0], "gpu", got, sizeof(got));
+	CHECK_STR(got, "0,");
+	mem_free(&m);
+	fclose(t.f);
+
+	/* Perfetto: the same values; allocations with their callstacks, each
+	 * defined before use; a thread filter keeps every counter value. */
+	for (int filter = 0; filter < 2; filter++) {
+		t = tw_new();
+		uint32_t sa = memory_trace(&t);
+		profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
+		o.thread = filter ? "worker" : NULL;
+		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+		struct pf_seen *s = calloc(1, sizeof(*s));
+		pf_check(m.part[0], m.len[0], s);
+		CHECK_EQ(s->errors, 0);
+		CHECK_STR(s->memlog, "default=100,pool=50,default=130,default=30,pool=0,default=100,default=30,default=35,");
+		CHECK_EQ(s->allocs, filter ? 2 : 5);
+		CHECK_EQ(s->alloc_bytes, filter ? 120 : 255);
+		/* allocations with stacks, and zone Z */
+		CHECK_EQ(s->stack_refs, filter ? 2 : 5);
+		if (!filter) {
+			/* sa outermost first: game+0x10, lib.so+0x20, outer, inl */
+			CHECK_EQ(s->stack_n[sa], 4);
+			static const uint64_t pc[4] = { 0x10, 0x20, 0x100, 0x100 }, map[4] = { 1, 2, 1, 1 };
+			for (unsigned i = 0; i < 4 && i < s->stack_n[sa]; i++) {
+				uint64_t fr = s->stack_frames[sa][i];
+				CHECK_EQ(s->frame_pc[fr], pc[i]);
+				CHECK_EQ(s->frame_map[fr], map[i]);
+				CHECK_EQ(s->frame_fn[fr] != 0, i >= 2);
+			}
+		}
+		free(s);
+		mem_free(&m);
+		fclose(t.f);
+	}
+
+	/* Split: each part defines again the callstacks it uses. */
+	t = tw_new();
+	memory_trace(&t);
+	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
+	o.split_size = 600;
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK(m.n >= 3);
+	unsigned refs = 0;
+	for (unsigned i = 0; i < m.n; i++) {
+		struct pf_seen *s = calloc(1, sizeof(*s));
+		pf_check(m.part[i], m.len[i], s);
+		CHECK_EQ(s->errors, 0);
+		refs += s->stack_refs;
+		free(s);
+	}
+	CHECK(refs >= 5); /* a zone cut by a split carries its callstack in each piece */
+	mem_free(&m);
+	fclose(t.f);
+
+	/* Folded output has no memory. */
+	t = tw_new();
+	memory_trace(&t);
+	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK_STR(m.part[0], "main (10);Z 10\n");
+	mem_free(&m);
+	fclose(t.f);
+}
+
+/* For tests/cli/310-conv-memory.sh. */
+static int write_memory(const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	struct profev_error err;
+	struct tw t = { f, f ? profev_writer_new(fileno(f), NULL, &err) : NULL };
+	if (!t.w)
+		return 1;
+	memory_trace(&t);
+	CHECK_EQ(profev_writer_close(t.w), 0);
+	profev_writer_free(t.w);
+	fclose(f);
+	return CHECK_DONE();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--write-odd-names") == 0)
 		return write_odd_names(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "--write-memory") == 0)
+		return write_memory(argv[2]);
 	test_folded();
 	test_chrome();
 	test_perfetto();
@@ -880,5 +1152,6 @@ int main(int argc, char **argv)
 	test_bad_utf8();
 	test_undefined_ids();
 	test_args();
+	test_memory();
 	return CHECK_DONE();
 }
