@@ -153,7 +153,9 @@ static void alt_stack_remove(void)
 static void thread_exit(void *arg)
 {
 	struct ring *r = arg;
+	in_client++;
 	alt_stack_remove();
+	in_client--;
 	profev__tls = &no_ring;
 	ATOMIC_STORE(&r->state, RING_EXITED);
 	flush_kick();

@@ -13,6 +13,17 @@ static void f(int i) {
 	PROFEV_ZONE(app, "f2");
 	PROFEV_COUNTER(app, "i", i);
 	PROFEV_INSTANT(app, "in f");
+	PROFEV_ZONE_S(app, "f3", 4);
+	PROFEV_ALLOC(&i, sizeof i);
+	PROFEV_FREE(&i);
+	PROFEV_ALLOC_S(&i, sizeof i, 2);
+	PROFEV_FREE_S(&i, 2);
+	PROFEV_ALLOC_NAMED(&i, sizeof i, "pool");
+	PROFEV_FREE_NAMED(&i, "pool");
+	PROFEV_ALLOC_NAMED_S(&i, sizeof i, "pool", 62);
+	PROFEV_FREE_NAMED_S(&i, "pool", 3);
+	PROFEV_SECURE_ALLOC(&i, sizeof i);
+	PROFEV_SECURE_FREE(&i);
 }
 int main(void) {
 	char name[8] = "dyn";
@@ -56,8 +67,11 @@ expect_exit 0 pfrec -q -o c.bin ./p
 contains out.txt "active 1"
 expect_exit 0 pfrec -q -o x.bin ./px
 [ "$(count_type x.bin zone_begin)" -eq "$(count_type c.bin zone_begin)" ] || fail "C++ and C traces differ"
-[ "$(count_type x.bin zone_begin)" -eq 12 ] || fail "expected 12 zones"
+[ "$(count_type x.bin zone_begin)" -eq 15 ] || fail "expected 15 zones"
 [ "$(count_type x.bin message)" -eq 6 ] || fail "expected 6 messages"
+[ "$(count_type x.bin alloc)" -eq 15 ] || fail "expected 15 allocations"
+[ "$(count_type c.bin free)" -eq 15 ] || fail "expected 15 frees"
+[ "$(pfdump --jsonl x.bin | grep -c '"stack"')" -eq 15 ] || fail "expected 15 events with a stack"
 
 printf '#include <profev.h>\nvoid g(void) { PROFEV_ZONE(nosuch, "x"); }\n' >bad1.c
 ! $CC -std=c99 -I"$PROFEV_ROOT/lib" -c bad1.c -o bad1.o 2>/dev/null || fail "undeclared category compiled"

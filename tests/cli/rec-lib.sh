@@ -26,3 +26,17 @@ build_prog() {
 count_type() {
 	pfdump --jsonl "$1" | grep -c "\"type\":\"$2\"" || true
 }
+
+# build_reader NAME: compiles NAME.c from stdin into ./NAME against libprofev.
+build_reader() {
+	cat >"$1.c"
+	$CC -std=gnu99 -O1 -Wall -Wextra -Werror $SANFLAGS -I"$PROFEV_ROOT/lib" -o "$1" "$1.c" \
+		"$PROFEV_BUILD/libprofev.a" -lzstd -lxxhash -lelf -ldwarf -lz -lm -pthread ||
+		fail "cannot build $1"
+}
+
+# fn_at MODULE OFFSET: the function (outermost of an inline chain) holding
+# the call before return address OFFSET (hex, 0x...), by llvm-symbolizer.
+fn_at() {
+	llvm-symbolizer --no-inlines --obj="$1" "$(printf '0x%x' $(($2 - 1)))" | head -n 1
+}
