@@ -4,8 +4,17 @@
  * One streaming pass over a struct profev_reader writes Perfetto's protobuf
  * trace, Chrome's Trace Event Format JSON, or folded stacks for flame
  * graphs. Memory stays bounded whatever the trace's length: it grows with
- * the number of threads, open zones, distinct names and (folded only)
- * distinct stacks, never with the number of events.
+ * the number of threads, open zones, distinct names, callstacks and
+ * (folded only) stacks of zones, and (Perfetto and Chrome) memory blocks
+ * still allocated, never with the number of events.
+ *
+ * Memory events become a live-bytes counter per pool in Perfetto and
+ * Chrome output, counted over the whole trace and every thread (a window or
+ * a thread filter selects which values are written, not what they count):
+ * blocks are followed by address, a free subtracts its block's size from
+ * the block's pool, and a free of an unknown address changes nothing.
+ * Perfetto output also has each allocation as an instant with its
+ * callstack and size; zones recorded with callstacks carry them in both.
  *
  * Contracts (as for profev_trace.h): the library never prints or exits;
  * warnings and progress reach the caller through callbacks; failures return
@@ -87,10 +96,11 @@ struct profev_conv_opts {
 	 *  monotonic start, else its first event). Zones crossing an edge are
 	 *  cut at it. to_ns = UINT64_MAX: until the end. */
 	uint64_t from_ns, to_ns;
-	/** Only this thread's zones, instants, messages and lost-event
-	 *  records: a decimal TID, or a thread name (a thread matches from the
-	 *  first time it carries that name). NULL: every thread. Counters and
-	 *  frame marks belong to the whole process and are always kept. */
+	/** Only this thread's zones, instants, messages, allocations and
+	 *  lost-event records: a decimal TID, or a thread name (a thread
+	 *  matches from the first time it carries that name). NULL: every
+	 *  thread. Counters, memory counters and frame marks belong to the
+	 *  whole process and are always kept. */
 	const char *thread;
 	/** Start a new part when the current one would pass this many bytes;
 	 *  zones open at a cut are closed there and reopened in the next part.
