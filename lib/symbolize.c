@@ -651,10 +651,11 @@ static int read_ranges(const struct dwsects *d, const struct unitctx *u, const s
 /* Data                                                              */
 /* ---------------------------------------------------------------- */
 
+/* As LLVM's DWARFDebugLine::Row, whose file and column are 16 bits. */
 struct row {
 	uint64_t addr;
-	uint32_t file, line;
-	uint32_t col;
+	uint32_t line;
+	uint16_t file, col;
 };
 
 struct seq {
@@ -1213,7 +1214,13 @@ static int load_lines(struct profev_symbolizer *s, struct cu *cu)
 
 	/* the line number program */
 	c.p = prog;
-	size_t caprows = 0, capseq = 0;
+	/* every row takes at least one opcode byte: reserve that bound once
+	 * (pages never written are never faulted in) and trim at the end,
+	 * rather than copying the rows over and over while they grow */
+	size_t caprows = (size_t)(c.end - prog) + 1, capseq = 0;
+	cu->rows = malloc(caprows * sizeof(*cu->rows));
+	if (!cu->rows)
+		return -1;
 	uint64_t addr = 0, file = 1, line = 1, col = 0;
 	uint32_t first = 0;
 	int in_seq = 0;
@@ -1258,7 +1265,7 @@ static int load_lines(struct profev_symbolizer *s, struct cu *cu)
 		if (grow((void **)&cu->rows, &caprows, cu->nrows + 1, sizeof(*cu->rows)))
 			return -1;
 		uint32_t idx = (uint32_t)cu->nrows++;
-		cu->rows[idx] = (struct row){ addr, (uint32_t)file, (uint32_t)line, (uint32_t)col };
+		cu->rows[idx] = (struct row){ addr, (uint32_t)line, (uint16_t)file, (uint16_t)col };
 		if (!in_seq) {
 			in_seq = 1;
 			first = idx;
@@ -1279,6 +1286,9 @@ static int load_lines(struct profev_symbolizer *s, struct cu *cu)
 	}
 	if (cu->nseqs > 1)
 		qsort(cu->seqs, cu->nseqs, sizeof(*cu->seqs), cmp_seq);
+	struct row *fit = realloc(cu->rows, (cu->nrows ? cu->nrows : 1) * sizeof(*cu->rows));
+	if (fit)
+		cu->rows = fit;
 	return 0;
 }
 
@@ -1299,6 +1309,12 @@ static int load_dies(struct profev_symbolizer *s, struct cu *cu)
 	int rc = 0;
 	if (!cu->root_children)
 		c.p = c.end;
+	/* at most one subroutine per byte of the unit; reserved, then trimmed
+	 * (see load_lines) */
+	cu->capsubs = (size_t)(c.end - c.p) / 2 + 1;
+	cu->subs = malloc(cu->capsubs * sizeof(*cu->subs));
+	if (!cu->subs)
+		return -1;
 	while (c.p < c.end && !c.bad) {
 		uint64_t off = (uint64_t)(c.p - d->info.p);
 		uint64_t code = rd_uleb(&c);
@@ -1391,6 +1407,11 @@ static int load_dies(struct profev_symbolizer *s, struct cu *cu)
 		}
 	}
 	free(r.v);
+	struct sub *fit = realloc(cu->subs, (cu->nsubs ? cu->nsubs : 1) * sizeof(*cu->subs));
+	if (fit) {
+		cu->subs = fit;
+		cu->capsubs = cu->nsubs ? cu->nsubs : 1;
+	}
 	if (rc == 0)
 		rc = map_flatten(s, cu, root);
 	return rc;

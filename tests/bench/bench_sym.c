@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,11 +29,23 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static double timed(const char *cmd)
+/* CPU seconds (user + system) of this process or of its waited children:
+ * on a shared, loaded machine they vary less than wall time. */
+static double cpu(int who)
 {
-	double t0 = now();
+	struct rusage ru;
+	getrusage(who, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double timed(const char *cmd, double *cpu_s)
+{
+	double t0 = now(), c0 = cpu(RUSAGE_CHILDREN);
 	int rc = system(cmd);
 	double t = now() - t0;
+	if (cpu_s)
+		*cpu_s = cpu(RUSAGE_CHILDREN) - c0;
 	if (rc != 0) {
 		fprintf(stderr, "bench_sym: '%s' failed (%d)\n", cmd, rc);
 		return -1;
@@ -108,8 +121,9 @@ int main(int argc, char **argv)
 	} else {
 		snprintf(bin, sizeof(bin), "%s/symbig/big", dir);
 		snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/big.sh' '%s/symbig' >/dev/null 2>&1", root, dir);
-		fprintf(stderr, "bench_sym: building the large binary (once)...\n");
-		if (timed(cmd) < 0)
+		if (access(bin, X_OK) != 0)
+			fprintf(stderr, "bench_sym: building the large binary (once, minutes)...\n");
+		if (timed(cmd, NULL) < 0)
 			return 2;
 	}
 	snprintf(list, sizeof(list), "%s/bench_sym.addrs", dir);
@@ -133,7 +147,7 @@ int main(int argc, char **argv)
 	 * profev_symtrace() it looks the addresses up in address order (each
 	 * unit's tables are then walked in order), then prints them in the
 	 * order given. */
-	double t0 = now();
+	double t0 = now(), c0 = cpu(RUSAGE_SELF);
 	struct profev_error err;
 	struct profev_symbolizer *s = profev_symbolizer_new(bin, NULL, &err);
 	if (!s) {
@@ -141,7 +155,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	size_t *order = malloc(n * sizeof(*order));
-	char **answers = calloc(n, sizeof(*answers));
+	size_t *at = malloc((n + 1) * sizeof(*at));
+	size_t cap = n * 64, len = 0;
+	char *answers = malloc(cap);
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	sort_a = a;
@@ -149,33 +165,35 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const struct profev_symframe *fr;
 		int k = profev_symbolizer_lookup(s, a[order[i]], &fr);
-		char buf[16384];
-		size_t o = 0;
-		if (k <= 0)
-			o = (size_t)snprintf(buf, sizeof(buf), "??\n??:0:0\n");
-		for (int j = 0; j < k && o < sizeof(buf); j++)
-			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\n%s:%u:%u\n",
-					      fr[j].function ? fr[j].function : "??",
-					      fr[j].file ? fr[j].file : "??", fr[j].line, fr[j].column);
-		answers[order[i]] = strdup(buf);
+		at[order[i]] = len;
+		for (int j = 0; j < (k > 0 ? k : 1); j++) {
+			const char *fn = k > 0 && fr[j].function ? fr[j].function : "??";
+			const char *file = k > 0 && fr[j].file ? fr[j].file : "??";
+			size_t need = strlen(fn) + strlen(file) + 32;
+			if (len + need + 2 > cap)
+				answers = realloc(answers, cap = (cap + need) * 2);
+			len += (size_t)sprintf(answers + len, "%s\n%s:%u:%u\n", fn, file,
+					       k > 0 ? fr[j].line : 0, k > 0 ? fr[j].column : 0);
+		}
+		answers[len++] = '\n';
+		answers[len++] = '\0';
 	}
 	FILE *o = fopen(out, "w");
-	for (size_t i = 0; i < n; i++) {
-		fputs(answers[i], o);
-		fputc('\n', o);
-		free(answers[i]);
-	}
+	for (size_t i = 0; i < n; i++)
+		fputs(answers + at[i], o);
 	fclose(o);
 	free(answers);
+	free(at);
 	free(order);
 	profev_symbolizer_free(s);
-	double t_pfsym = now() - t0;
+	double t_pfsym = now() - t0, c_pfsym = cpu(RUSAGE_SELF) - c0;
 
 	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --inlines --demangle --obj='%s' < '%s' > '%s'",
 		 bin, list, llvm);
-	double t_llvm = timed(cmd);
+	double c_llvm = 0, c_a2l = 0;
+	double t_llvm = timed(cmd, &c_llvm);
 	snprintf(cmd, sizeof(cmd), "addr2line -f -i -C -e '%s' < '%s' > '%s'", bin, list, a2l);
-	double t_a2l = timed(cmd);
+	double t_a2l = timed(cmd, &c_a2l);
 
 	/* same answers? */
 	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", out, llvm);
@@ -208,14 +226,18 @@ int main(int argc, char **argv)
 
 	printf("pfsym benchmark: %zu distinct addresses of '%s' (%.1f MB of code)\n", n, bin,
 	       (double)text / 1e6);
-	printf("%-22s %9s %14s %10s\n", "tool", "seconds", "addresses/s", "vs llvm");
-	printf("%-22s %9.3f %14.0f %9.2fx\n", "pfsym (libprofev)", t_pfsym, (double)n / t_pfsym,
-	       t_llvm > 0 ? t_llvm / t_pfsym : 0);
+	printf("%-22s %8s %13s %8s %9s %8s\n", "tool", "wall s", "addresses/s", "vs llvm",
+	       "CPU s", "vs llvm");
+	printf("%-22s %8.3f %13.0f %7.2fx %9.3f %7.2fx\n", "pfsym (libprofev)", t_pfsym,
+	       (double)n / t_pfsym, t_llvm > 0 ? t_llvm / t_pfsym : 0, c_pfsym,
+	       t_llvm > 0 ? c_llvm / c_pfsym : 0);
 	if (t_llvm > 0)
-		printf("%-22s %9.3f %14.0f %9.2fx\n", "llvm-symbolizer", t_llvm, (double)n / t_llvm, 1.0);
+		printf("%-22s %8.3f %13.0f %7.2fx %9.3f %7.2fx\n", "llvm-symbolizer", t_llvm,
+		       (double)n / t_llvm, 1.0, c_llvm, 1.0);
 	if (t_a2l > 0)
-		printf("%-22s %9.3f %14.0f %9.2fx\n", "addr2line (binutils)", t_a2l, (double)n / t_a2l,
-		       t_llvm > 0 ? t_llvm / t_a2l : 0);
+		printf("%-22s %8.3f %13.0f %7.2fx %9.3f %7.2fx\n", "addr2line (binutils)", t_a2l,
+		       (double)n / t_a2l, t_llvm > 0 ? t_llvm / t_a2l : 0, c_a2l,
+		       t_llvm > 0 ? c_llvm / c_a2l : 0);
 	printf("answers equal to llvm-symbolizer's: %zu of %zu\n", n - differ, n);
 	free(a);
 	return differ ? 1 : 0;
