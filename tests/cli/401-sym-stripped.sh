@@ -45,3 +45,13 @@ expect_exit 0 pfsym -d dbg -o filled.bin nodbg.bin
 contains err.txt "8 resolved, 1 unresolved"
 pfdump filled.bin > c.txt || fail "pfdump failed"
 cmp a.txt c.txt || fail "filling in later differs from symbolizing at once"
+
+# on another machine: the program file is gone, only its debug file is here
+# (whose full .symtab then also names _start)
+mkdir elsewhere && cp t.bin elsewhere/ && cp -r dbg elsewhere/ && mv prog.stripped prog.gone
+(cd elsewhere && pfsym -d dbg -o s.bin t.bin) 2>err.txt || { cat err.txt; fail "run without the module failed"; }
+contains err.txt "'$PWD/prog.stripped': 9 resolved, 0 unresolved, using 'dbg/.build-id/"
+contains err.txt "'./libfix.so': no debug info found, 6 unresolved"
+pfdump elsewhere/s.bin > d.txt || fail "pfdump failed"
+contains d.txt "prog.c:"
+mv prog.gone prog.stripped
