@@ -43,7 +43,8 @@ static _Unwind_Reason_Code step(struct _Unwind_Context *ctx, void *arg)
 }
 
 /* Up to depth pcs from the frame that returns to `from`, innermost first. */
-__attribute__((noinline)) static unsigned capture(uint64_t from, int depth, uint64_t *pc)
+/* Inlined into the entry points: one frame less for the unwinder to skip. */
+__attribute__((always_inline)) static inline unsigned capture(uint64_t from, int depth, uint64_t *pc)
 {
 	struct walk w = { pc, from, 0, (unsigned)depth, 0 };
 	in_client++;

@@ -84,6 +84,45 @@ __attribute__((noinline)) static void empty_loop(long n)
 		__asm__ __volatile__("" ::: "memory");
 }
 
+/* ---- callstacks: a memory event with a capture of stack_depth frames,
+ * taken below 24 frames of recursion so that every depth is available ---- */
+static int stack_depth;
+
+__attribute__((noinline)) static void alloc_events(long n)
+{
+	for (long i = 0; i < n; i++) {
+		PROFEV_ALLOC((void *)(uintptr_t)(i + 1), 16);
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) static void captures(long n)
+{
+	for (long i = 0; i < n; i++) {
+		PROFEV_ALLOC_S((void *)(uintptr_t)(i + 1), 16, stack_depth);
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) static void below(int k, void (*f)(long), long n)
+{
+	if (k > 0)
+		below(k - 1, f, n);
+	else
+		f(n);
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static void deep_captures(long n)
+{
+	below(24, captures, n);
+}
+
+static void deep_allocs(long n)
+{
+	below(24, alloc_events, n);
+}
+
 /* Best of ROUNDS bursts, in ns per iteration; the flush thread gets time
  * between bursts so each one starts with empty buffers. */
 static double best(void (*f)(long), long n)
@@ -113,6 +152,17 @@ static int mode_hot(void)
 	double cold = best(cold_pairs, BURST * 100);
 	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "loop with a zone, disabled category",
 	       cold, empty);
+	/* Captures: 2048 per burst, at most 168 bytes each, fit the buffer. */
+	double plain = best(deep_allocs, 2048);
+	printf("  %-44s %8.2f ns  (bare loop %.2f ns)\n", "memory event, no callstack", plain, bare);
+	static const int depths[] = { 1, 10, 16, 32 };
+	for (unsigned i = 0; i < sizeof depths / sizeof depths[0]; i++) {
+		stack_depth = depths[i];
+		double t = best(deep_captures, 2048);
+		char what[64];
+		snprintf(what, sizeof what, "memory event + callstack, depth %d", depths[i]);
+		printf("  %-44s %8.2f ns  (bare loop %.2f ns)\n", what, t, bare);
+	}
 	return 0;
 }
 
