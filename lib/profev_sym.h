@@ -157,7 +157,8 @@ struct profev_symtrace_report {
 	struct profev_symtrace_module *modules; /**< one per module of the trace */
 	unsigned nmodules;
 	uint64_t stacks;           /**< callstacks in the trace */
-	uint64_t nomodule_frames;  /**< distinct frames outside every module */
+	uint64_t nomodule_frames;  /**< frames (counted per distinct stack) outside
+	                                every module, left as addresses */
 };
 
 /**
