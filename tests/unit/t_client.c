@@ -3,6 +3,7 @@
  * run without, it records each scenario with the recorder library and
  * checks the trace through the reader. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
@@ -365,11 +366,78 @@ static int child_secure(void)
 	return 0;
 }
 
+/* Threads capture while the main thread loads a library with dlopen and
+ * captures through it: libbz2 (which dpkg needs, so it is everywhere)
+ * calls our allocator back from BZ2_bzCompressInit. */
+#define STACK_THREADS 4
+#define STACK_EVENTS 2000
+struct bz_stream {
+	char *next_in;
+	unsigned avail_in, total_in_lo32, total_in_hi32;
+	char *next_out;
+	unsigned avail_out, total_out_lo32, total_out_hi32;
+	void *state;
+	void *(*bzalloc)(void *, int, int);
+	void (*bzfree)(void *, void *);
+	void *opaque;
+};
+
+static void *bz_alloc(void *opaque, int n, int m)
+{
+	(void)opaque;
+	void *p = malloc((size_t)n * (size_t)m);
+	PROFEV_ALLOC_NAMED_S(p, (size_t)n * (size_t)m, "bz", 8);
+	return p;
+}
+
+static void bz_free(void *opaque, void *p)
+{
+	(void)opaque;
+	PROFEV_FREE_NAMED(p, "bz");
+	free(p);
+}
+
+static void *stack_thread(void *arg)
+{
+	uintptr_t base = 0x200000 + (uintptr_t)arg * 0x100000;
+	for (int i = 0; i < STACK_EVENTS; i++) {
+		PROFEV_ZONE_S(physics, "captured", 16);
+		PROFEV_ALLOC_S((void *)(base + (uintptr_t)i), 16, 16);
+		PROFEV_FREE_S((void *)(base + (uintptr_t)i), 16);
+	}
+	return NULL;
+}
+
+static int child_dlopen(void)
+{
+	pthread_t t[STACK_THREADS];
+	for (uintptr_t i = 0; i < STACK_THREADS; i++)
+		pthread_create(&t[i], NULL, stack_thread, (void *)i);
+	void *h = dlopen("libbz2.so.1.0", RTLD_NOW);
+	int (*init)(struct bz_stream *, int, int, int) = h ? (int (*)(struct bz_stream *, int, int, int))
+		dlsym(h, "BZ2_bzCompressInit") : NULL;
+	int (*end)(struct bz_stream *) = h ? (int (*)(struct bz_stream *))dlsym(h, "BZ2_bzCompressEnd")
+					  : NULL;
+	int rc = 0;
+	if (init && end) {
+		struct bz_stream z;
+		memset(&z, 0, sizeof z);
+		z.bzalloc = bz_alloc;
+		z.bzfree = bz_free;
+		rc = init(&z, 1, 0, 0) == 0 && end(&z) == 0 ? 0 : 4;
+	} else {
+		rc = 3;
+	}
+	for (int i = 0; i < STACK_THREADS; i++)
+		pthread_join(t[i], NULL);
+	return rc;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
 } children[] = {
-	{ "memory", child_memory }, { "secure", child_secure },
+	{ "memory", child_memory }, { "secure", child_secure }, { "dlopen", child_dlopen },
 	{ "churn", child_churn }, { "busy-exit", child_busy_exit },
 	{ "macros", child_macros }, { "many", child_many }, { "categories", child_categories },
 	{ "segv", child_segv }, { "overflow", child_overflow }, { "abort", child_abort }, { "kill", child_kill },
@@ -814,11 +882,15 @@ static void test_clock(void)
 	unload(&t, &rc);
 }
 
-/* This program's GNU build-id, read as the loader mapped it. */
+static const char *id_of; /* own_id: the module wanted, NULL = the program */
+
+/* A module's GNU build-id, read as the loader mapped it. */
 static int own_id(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct trace *t = arg; /* mod_id[63] receives it */
+	if (id_of && !strstr(info->dlpi_name, id_of))
+		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
@@ -983,6 +1055,50 @@ static void test_memory(void)
 	unload(&t, &rc);
 }
 
+static void test_dlopen(void)
+{
+	struct rec rc;
+	struct trace t;
+	record(&rc, "dlopen", NULL, 0, 0);
+	CHECK_EQ(rc.rc, 0);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 1);
+	CHECK(t.complete);
+	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "captured"), STACK_THREADS * STACK_EVENTS);
+	size_t allocs = count(&t, PROFEV_EV_MEM_ALLOC, NULL), bz = 0;
+	CHECK(allocs > STACK_THREADS * STACK_EVENTS);
+	/* Every captured event of the threads has its stack down to the
+	 * thread's start (stack_thread, start_thread, clone)... */
+	size_t deep = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct ev *v = &t.ev[i];
+		if (v->e.type == PROFEV_EV_MEM_ALLOC && strcmp(v->name, "bz") == 0) {
+			bz++;
+			/* ...and the allocations from libbz2 show it as the caller. */
+			CHECK(v->nframes >= 3);
+			CHECK(v->fr[1].module < t.nmods && strstr(t.mod_path[v->fr[1].module], "libbz2"));
+			CHECK_EQ(v->fr[1].flags, PROFEV_FRAMEF_RETURN);
+			uint32_t m = v->fr[1].module;
+			if (bz == 1 && m < t.nmods) {
+				CHECK(dlopen("libbz2.so.1.0", RTLD_NOW) != NULL);
+				id_of = "libbz2";
+				t.mod_idlen[63] = 0;
+				dl_iterate_phdr(own_id, &t);
+				id_of = NULL;
+				CHECK(t.mod_idlen[63] >= 16);
+				CHECK_EQ(t.mod_idlen[m], t.mod_idlen[63]);
+				CHECK(memcmp(t.mod_id[m], t.mod_id[63], t.mod_idlen[63]) == 0);
+			}
+		} else if (v->e.stack && v->nframes >= 2 && v->nframes <= 16) {
+			deep++;
+		}
+	}
+	CHECK(bz > 0);
+	CHECK_EQ(deep, 3 * STACK_THREADS * STACK_EVENTS);
+	CHECK_EQ(count(&t, PROFEV_EV_MEM_FREE, NULL), STACK_THREADS * STACK_EVENTS + bz);
+	unload(&t, &rc);
+}
+
 static void test_secure(void)
 {
 	struct rec rc;
@@ -1024,6 +1140,7 @@ int main(int argc, char **argv)
 	}
 	test_macros();
 	test_memory();
+	test_dlopen();
 	test_secure();
 	test_categories();
 	test_crashes();
