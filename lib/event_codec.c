@@ -146,139 +146,184 @@ static int64_t map_index(struct thread_map *m, uint32_t tid, uint64_t base_ts)
 	return m->count - 1;
 }
 
-int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
-		  const struct event_text *texts, const uint8_t *text_arena,
-		  struct buf cols[EVENT_COLUMNS])
+/* Worst case bytes per event and column, reserved for a whole chunk up
+ * front, so adding an event needs no capacity checks. */
+static const size_t worst[EVENT_COLUMNS] = { 11, 10, 10, 45, 10, 8, 10, 0 };
+
+/* Events are coded into the columns as they arrive, so the writer keeps no
+ * 40-byte records and reads nothing twice. */
+struct event_encoder {
+	uint8_t *p[EVENT_COLUMNS];     /* write positions in cols */
+	struct buf cols[EVENT_COLUMNS];
+	struct thread_map map;
+	struct predictors *pred;
+	struct thread_state cur;       /* the current thread's state, in a run */
+	struct thread_state *st;       /* where cur belongs, NULL before the first */
+	uint64_t base_ts;
+	uint32_t n, capacity;
+	uint32_t run_index, run_len, last_except, last_tid;
+};
+
+static void encoder_reset(struct event_encoder *e)
 {
-	/* Worst case bytes per event and column, so the loop needs no checks. */
-	static const size_t worst[EVENT_COLUMNS] = { 11, 10, 10, 45, 10, 8, 10, 0 };
-	uint64_t base_ts = n ? ev[0].ts : 0;
-	struct thread_map map = { 0 };
-	struct predictors *pred = calloc(1, sizeof(*pred));
-	int rc = PROFEV_E_NOMEM;
-
-	for (uint32_t i = 0; i < n; i++)
-		if (ev[i].ts < base_ts)
-			base_ts = ev[i].ts;
-	if (!pred || map_init(&map))
-		goto out;
 	for (int c = 0; c < EVENT_COLUMNS; c++) {
-		buf_reset(&cols[c]);
-		if (buf_reserve(&cols[c], worst[c] * n + 16))
-			goto out;
+		buf_reset(&e->cols[c]);
+		e->p[c] = e->cols[c].data;
 	}
+	memset(e->map.slots, 0, ((size_t)e->map.mask + 1) * sizeof(*e->map.slots));
+	e->map.count = 0;
+	memset(e->pred, 0, sizeof(*e->pred));
+	e->st = NULL;
+	e->n = e->run_len = e->last_except = e->last_tid = 0;
+	e->run_index = UINT32_MAX;
+}
 
-	uint8_t *except_p = cols[COL_EXCEPT].data, *runs_p = cols[COL_RUNS].data;
-	uint8_t *ts_p = cols[COL_TS].data, *fields_p = cols[COL_FIELDS].data;
-	uint8_t *value_p = cols[COL_VALUE].data, *double_p = cols[COL_DOUBLE].data;
-	uint8_t *addr_p = cols[COL_ADDR].data;
-	uint32_t run_index = UINT32_MAX, run_len = 0, ntext = 0, last_except = 0;
-	uint32_t last_tid = 0;
-	struct thread_state *st = NULL, cur = { 0 };
+struct event_encoder *encoder_new(uint32_t capacity)
+{
+	struct event_encoder *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->capacity = capacity;
+	e->pred = malloc(sizeof(*e->pred));
+	int bad = !e->pred || map_init(&e->map);
+	for (int c = 0; c < EVENT_COLUMNS && !bad; c++)
+		bad = buf_reserve(&e->cols[c], worst[c] * (size_t)capacity + 16) != 0;
+	if (bad) {
+		encoder_free(e);
+		return NULL;
+	}
+	encoder_reset(e);
+	return e;
+}
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct profev_event *e = &ev[i];
-		if (!st || e->tid != last_tid) {
-			if (st)
-				*st = cur; /* before map_index, which may move the states */
-			int64_t found = map_index(&map, e->tid, base_ts);
-			if (found < 0)
-				goto out;
-			uint32_t ti = (uint32_t)found;
-			st = &map.states[ti];
-			cur = *st;
-			last_tid = e->tid;
-			if (ti != run_index) {
-				if (run_len) {
-					runs_p = put_varint(runs_p, run_index);
-					runs_p = put_varint(runs_p, run_len);
-				}
-				run_index = ti;
-				run_len = 0;
+void encoder_free(struct event_encoder *e)
+{
+	if (!e)
+		return;
+	for (int c = 0; c < EVENT_COLUMNS; c++)
+		buf_free(&e->cols[c]);
+	free(e->map.slots);
+	free(e->map.states);
+	free(e->pred);
+	free(e);
+}
+
+uint32_t encoder_count(const struct event_encoder *e)
+{
+	return e->n;
+}
+
+size_t encoder_text_bytes(const struct event_encoder *e)
+{
+	return e->cols[COL_TEXT].len;
+}
+
+int encoder_add(struct event_encoder *enc, const struct profev_event *e, const char *text, size_t len)
+{
+	if (unlikely(enc->n == enc->capacity))
+		return PROFEV_E_STATE;
+	if (unlikely(!enc->n))
+		enc->base_ts = e->ts;
+	if (unlikely(!enc->st || e->tid != enc->last_tid)) {
+		if (enc->st)
+			*enc->st = enc->cur; /* before map_index, which may move the states */
+		int64_t found = map_index(&enc->map, e->tid, enc->base_ts);
+		if (found < 0)
+			return PROFEV_E_NOMEM;
+		uint32_t ti = (uint32_t)found;
+		enc->st = &enc->map.states[ti];
+		enc->cur = *enc->st;
+		enc->last_tid = e->tid;
+		if (ti != enc->run_index) {
+			if (enc->run_len) {
+				enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_index);
+				enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_len);
 			}
+			enc->run_index = ti;
+			enc->run_len = 0;
 		}
-		run_len++;
-		uint8_t type = e->type;
-		struct follow *f = &pred->next[follow_slot(cur.key)];
-		uint64_t delta = e->ts - cur.ts;
-		unsigned mask = (f->type != type ? X_TYPE : 0) | (f->name != e->name ? X_NAME : 0);
-		ts_p = put_varint(ts_p, zigzag((int64_t)(delta - f->delta)));
-		unsigned predicted_flags = f->flags;
-		*f = (struct follow){ delta, e->name, type, e->flags };
-		cur.ts = e->ts;
-		cur.key = next_key(type, e->name);
-
-		uint64_t *category = NULL;
-		if (e->flags & PROFEV_EVF_DOUBLE) {
-			put_le64(double_p, e->payload);
-			double_p += 8;
-		} else if (has_category(type)) {
-			category = &pred->category[cat_slot(e->name)];
-			mask |= *category != e->payload ? X_CATEGORY : 0;
-			*category = e->payload;
-		} else {
-			value_p = put_varint(value_p, e->payload);
-		}
-		uint64_t frame_delta = 0;
-		if (is_memory(type)) {
-			addr_p = put_varint(addr_p, zigzag((int64_t)(e->addr - cur.addr)));
-			cur.addr = e->addr;
-		} else if (e->frame != cur.frame) {
-			frame_delta = zigzag((int64_t)(e->frame - cur.frame));
-			cur.frame = e->frame;
-			mask |= X_FRAME;
-		}
-		mask |= (e->stack ? X_STACK : 0) | (e->flags != predicted_flags ? X_FLAGS : 0);
-		if (unlikely(mask)) {
-			except_p = put_varint(except_p, i - last_except);
-			*except_p++ = (uint8_t)mask;
-			last_except = i + 1;
-			if (mask & X_TYPE)
-				fields_p = put_varint(fields_p, type);
-			if (mask & X_NAME)
-				fields_p = put_varint(fields_p, e->name);
-			if (mask & X_CATEGORY)
-				fields_p = put_varint(fields_p, e->payload);
-			if (mask & X_FRAME)
-				fields_p = put_varint(fields_p, frame_delta);
-			if (mask & X_STACK)
-				fields_p = put_varint(fields_p, e->stack);
-			if (mask & X_FLAGS)
-				fields_p = put_varint(fields_p, e->flags);
-		}
-		ntext += type == PROFEV_EV_MESSAGE;
 	}
-	if (run_len) {
-		runs_p = put_varint(runs_p, run_index);
-		runs_p = put_varint(runs_p, run_len);
-	}
-	cols[COL_EXCEPT].len = (size_t)(except_p - cols[COL_EXCEPT].data);
-	cols[COL_RUNS].len = (size_t)(runs_p - cols[COL_RUNS].data);
-	cols[COL_TS].len = (size_t)(ts_p - cols[COL_TS].data);
-	cols[COL_FIELDS].len = (size_t)(fields_p - cols[COL_FIELDS].data);
-	cols[COL_VALUE].len = (size_t)(value_p - cols[COL_VALUE].data);
-	cols[COL_DOUBLE].len = (size_t)(double_p - cols[COL_DOUBLE].data);
-	cols[COL_ADDR].len = (size_t)(addr_p - cols[COL_ADDR].data);
-	for (uint32_t i = 0; i < ntext; i++)
-		if (buf_bytes(&cols[COL_TEXT], text_arena + texts[i].offset, texts[i].len))
-			goto out;
+	if (unlikely(e->type == PROFEV_EV_MESSAGE) && buf_bytes(&enc->cols[COL_TEXT], text, len))
+		return PROFEV_E_NOMEM;
+	struct thread_state *cur = &enc->cur;
+	uint32_t i = enc->n++;
+	enc->run_len++;
+	uint8_t type = e->type;
+	struct follow *f = &enc->pred->next[follow_slot(cur->key)];
+	uint64_t delta = e->ts - cur->ts;
+	unsigned mask = (f->type != type ? X_TYPE : 0) | (f->name != e->name ? X_NAME : 0);
+	enc->p[COL_TS] = put_varint(enc->p[COL_TS], zigzag((int64_t)(delta - f->delta)));
+	unsigned predicted_flags = f->flags;
+	*f = (struct follow){ delta, e->name, type, e->flags };
+	cur->ts = e->ts;
+	cur->key = next_key(type, e->name);
 
+	if (e->flags & PROFEV_EVF_DOUBLE) {
+		put_le64(enc->p[COL_DOUBLE], e->payload);
+		enc->p[COL_DOUBLE] += 8;
+	} else if (has_category(type)) {
+		uint64_t *category = &enc->pred->category[cat_slot(e->name)];
+		mask |= *category != e->payload ? X_CATEGORY : 0;
+		*category = e->payload;
+	} else {
+		enc->p[COL_VALUE] = put_varint(enc->p[COL_VALUE], e->payload);
+	}
+	uint64_t frame_delta = 0;
+	if (is_memory(type)) {
+		enc->p[COL_ADDR] = put_varint(enc->p[COL_ADDR], zigzag((int64_t)(e->addr - cur->addr)));
+		cur->addr = e->addr;
+	} else if (e->frame != cur->frame) {
+		frame_delta = zigzag((int64_t)(e->frame - cur->frame));
+		cur->frame = e->frame;
+		mask |= X_FRAME;
+	}
+	mask |= (e->stack ? X_STACK : 0) | (e->flags != predicted_flags ? X_FLAGS : 0);
+	if (unlikely(mask)) {
+		uint8_t *x = enc->p[COL_EXCEPT], *v = enc->p[COL_FIELDS];
+		x = put_varint(x, i - enc->last_except);
+		*x++ = (uint8_t)mask;
+		enc->last_except = i + 1;
+		if (mask & X_TYPE)
+			v = put_varint(v, type);
+		if (mask & X_NAME)
+			v = put_varint(v, e->name);
+		if (mask & X_CATEGORY)
+			v = put_varint(v, e->payload);
+		if (mask & X_FRAME)
+			v = put_varint(v, frame_delta);
+		if (mask & X_STACK)
+			v = put_varint(v, e->stack);
+		if (mask & X_FLAGS)
+			v = put_varint(v, e->flags);
+		enc->p[COL_EXCEPT] = x;
+		enc->p[COL_FIELDS] = v;
+	}
+	return 0;
+}
+
+int encoder_finish(struct event_encoder *enc, struct buf *out)
+{
+	int rc = PROFEV_E_NOMEM;
+	if (enc->run_len) {
+		enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_index);
+		enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_len);
+	}
+	for (int c = 0; c < COL_TEXT; c++)
+		enc->cols[c].len = (size_t)(enc->p[c] - enc->cols[c].data);
 	buf_reset(out);
-	if (buf_varint(out, n) || buf_varint(out, map.count))
+	if (buf_varint(out, enc->n) || buf_varint(out, enc->map.count))
 		goto out;
-	for (uint32_t t = 0; t < map.count; t++)
-		if (buf_varint(out, map.states[t].tid))
+	for (uint32_t t = 0; t < enc->map.count; t++)
+		if (buf_varint(out, enc->map.states[t].tid))
 			goto out;
-	if (buf_varint(out, base_ts))
+	if (buf_varint(out, enc->base_ts))
 		goto out;
 	for (int c = 0; c < EVENT_COLUMNS; c++)
-		if (buf_bytes(out, cols[c].data, cols[c].len))
+		if (buf_bytes(out, enc->cols[c].data, enc->cols[c].len))
 			goto out;
 	rc = 0;
 out:
-	free(pred);
-	free(map.slots);
-	free(map.states);
+	encoder_reset(enc);
 	return rc;
 }
 

@@ -156,12 +156,19 @@ struct event_text {
 	uint32_t offset, len; /* in the text arena / raw body */
 };
 
-/* Encode n events into out (the EVENTS chunk body). texts[i] is the text of
- * the i-th MESSAGE event, taken from text_arena. */
 #define EVENT_COLUMNS 8
-int events_encode(struct buf *out, const struct profev_event *ev, uint32_t n,
-		  const struct event_text *texts, const uint8_t *text_arena,
-		  struct buf scratch[EVENT_COLUMNS]);
+/* Codes events into the EVENTS chunk body as they come (event_codec.c). */
+struct event_encoder;
+/* An encoder for chunks of up to capacity events; NULL on no memory. */
+struct event_encoder *encoder_new(uint32_t capacity);
+void encoder_free(struct event_encoder *e);
+/* Add one event; text is a MESSAGE's text. 0, PROFEV_E_NOMEM, or
+ * PROFEV_E_STATE when the chunk already holds capacity events. */
+int encoder_add(struct event_encoder *e, const struct profev_event *ev, const char *text, size_t len);
+uint32_t encoder_count(const struct event_encoder *e);
+size_t encoder_text_bytes(const struct event_encoder *e);
+/* Write the chunk body into out and start the next chunk. 0 or NOMEM. */
+int encoder_finish(struct event_encoder *e, struct buf *out);
 
 /* Decode an EVENTS body of n events. texts receive (offset, len) of each
  * MESSAGE's text relative to body. Returns 0 or PROFEV_E_CORRUPT with a

@@ -29,18 +29,13 @@ struct profev_writer {
 	uint32_t chunk_events;
 	ZSTD_CCtx *cctx;
 	struct buf zbuf, body;
-	struct buf cols[EVENT_COLUMNS];
 
 	struct strtab *strings;
 	struct cstack *stacks;
 	uint32_t modules;
 	struct pending p_strings, p_threads, p_modules, p_stacks, p_symbols;
 
-	struct profev_event *events;
-	uint32_t nevents;
-	struct event_text *texts;
-	uint32_t ntexts;
-	struct buf text_arena;
+	struct event_encoder *events; /* the events chunk being built */
 
 	struct profev_totals totals;
 };
@@ -155,19 +150,17 @@ static int maybe_flush_definitions(struct profev_writer *w, const struct pending
 
 static int flush_events(struct profev_writer *w)
 {
-	if (!w->nevents)
+	uint32_t n = encoder_count(w->events);
+	if (!n)
 		return 0;
 	int rc = flush_definitions(w);
 	if (rc)
 		return rc;
-	if (events_encode(&w->body, w->events, w->nevents, w->texts, w->text_arena.data, w->cols))
+	if (encoder_finish(w->events, &w->body))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
-	rc = write_chunk(w, PROFEV_CHUNK_EVENTS, w->nevents, w->body.data, w->body.len, 1);
+	rc = write_chunk(w, PROFEV_CHUNK_EVENTS, n, w->body.data, w->body.len, 1);
 	if (!rc)
-		w->totals.events += w->nevents;
-	w->nevents = 0;
-	w->ntexts = 0;
-	buf_reset(&w->text_arena);
+		w->totals.events += n;
 	return rc;
 }
 
@@ -189,10 +182,9 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 	w->cctx = ZSTD_createCCtx();
 	w->strings = strtab_new();
 	w->stacks = cstack_new();
-	w->events = malloc(w->chunk_events * sizeof(*w->events));
-	w->texts = malloc(w->chunk_events * sizeof(*w->texts));
+	w->events = encoder_new(w->chunk_events);
 	w->p_strings.first = w->p_stacks.first = 1;
-	if (!w->cctx || !w->strings || !w->stacks || !w->events || !w->texts) {
+	if (!w->cctx || !w->strings || !w->stacks || !w->events) {
 		err_set(err, PROFEV_E_NOMEM, "out of memory");
 		profev_writer_free(w);
 		return NULL;
@@ -406,10 +398,11 @@ int profev_writer_event(struct profev_writer *w, const struct profev_event *ev)
 		return profev_writer_message(w, ev, "", 0);
 	if (unlikely(w->failed || w->closed))
 		return w->closed ? fail(w, PROFEV_E_STATE, "writer is closed") : w->err.code;
-	w->events[w->nevents] = *ev;
-	if (ev->type == PROFEV_EV_LOST)
+	if (unlikely(encoder_add(w->events, ev, NULL, 0)))
+		return fail(w, PROFEV_E_NOMEM, "out of memory");
+	if (unlikely(ev->type == PROFEV_EV_LOST))
 		w->totals.lost_events += ev->payload;
-	if (++w->nevents == w->chunk_events)
+	if (unlikely(encoder_count(w->events) == w->chunk_events))
 		return flush_events(w);
 	return 0;
 }
@@ -423,19 +416,17 @@ int profev_writer_message(struct profev_writer *w, const struct profev_event *ev
 		return fail(w, PROFEV_E_LIMIT, "message longer than 1 MiB");
 	/* A chunk's texts share one arena; start a new chunk before it grows
 	 * past what a reader accepts. */
-	if (w->text_arena.len + len > CHUNK_MAX_RAW / 4) {
+	if (encoder_text_bytes(w->events) + len > CHUNK_MAX_RAW / 4) {
 		int rc = flush_events(w);
 		if (rc)
 			return rc;
 	}
-	struct event_text t = { (uint32_t)w->text_arena.len, (uint32_t)len };
-	if (buf_put(&w->text_arena, text, len))
+	struct profev_event e = *ev;
+	e.type = PROFEV_EV_MESSAGE;
+	e.name = 0;
+	if (encoder_add(w->events, &e, text, len))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
-	w->texts[w->ntexts++] = t;
-	w->events[w->nevents] = *ev;
-	w->events[w->nevents].type = PROFEV_EV_MESSAGE;
-	w->events[w->nevents].name = 0;
-	if (++w->nevents == w->chunk_events)
+	if (encoder_count(w->events) == w->chunk_events)
 		return flush_events(w);
 	return 0;
 }
@@ -560,7 +551,7 @@ int profev_writer_close(struct profev_writer *w)
 void profev_writer_totals(const struct profev_writer *w, struct profev_totals *t)
 {
 	*t = w->totals;
-	t->events += w->nevents;
+	t->events += encoder_count(w->events);
 }
 
 void profev_writer_free(struct profev_writer *w)
@@ -570,8 +561,6 @@ void profev_writer_free(struct profev_writer *w)
 	ZSTD_freeCCtx(w->cctx);
 	buf_free(&w->zbuf);
 	buf_free(&w->body);
-	for (int c = 0; c < EVENT_COLUMNS; c++)
-		buf_free(&w->cols[c]);
 	strtab_free(w->strings);
 	cstack_free(w->stacks);
 	buf_free(&w->p_strings.body);
@@ -579,8 +568,6 @@ void profev_writer_free(struct profev_writer *w)
 	buf_free(&w->p_modules.body);
 	buf_free(&w->p_stacks.body);
 	buf_free(&w->p_symbols.body);
-	free(w->events);
-	free(w->texts);
-	buf_free(&w->text_arena);
+	encoder_free(w->events);
 	free(w);
 }
