@@ -27,7 +27,7 @@ PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxx
 DWARF_CFLAGS := $(shell pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
 DWARF_LIBS   := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
 SANFLAGS    := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-CFLAGS_ALL  := -std=gnu17 $(OPT) $(WARN) -fPIC -pthread -Ilib $(PKG_CFLAGS) $(DWARF_CFLAGS) \
+CFLAGS_ALL  := -std=gnu17 $(OPT) $(WARN) -fPIC -fno-semantic-interposition -pthread -Ilib $(PKG_CFLAGS) $(DWARF_CFLAGS) \
                -DPROFEV_VERSION=\"$(VERSION)\" $(SANFLAGS) $(CFLAGS)
 LDFLAGS_ALL := -pthread $(SANFLAGS) $(LDFLAGS)
 LIBS        := $(PKG_LIBS) $(DWARF_LIBS) -lz -lm
@@ -79,7 +79,7 @@ examples: $(EXAMPLE_BIN) ## build the instrumented example programs
 
 tools: $(TOOL_BIN) ## build the test tools (trace generator)
 
-$(BUILD)/%.o: %.c $(wildcard lib/*.h lib/client/*.h cmd/*.h tests/lib/*.h)
+$(BUILD)/%.o: %.c $(wildcard lib/*.h lib/client/*.h cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<),$(CLIENT_CFLAGS)) -c $< -o $@
