@@ -93,6 +93,7 @@ struct loop {
 	uint64_t bmask, nblocks;
 	struct pool *pools;         /* live bytes per pool, few: searched in order */
 	unsigned npools, pcap;
+	uint32_t nstacks;           /* callstacks the reader knew at last look */
 };
 
 static int sink_write(void *ctx, const void *data, size_t len)
@@ -425,8 +426,9 @@ static int close_all(struct loop *l, struct conv_thread *t, uint64_t ts, int edg
 }
 
 /* Move t through the window for an event at ts: zones open when the
- * window starts appear at its start, those open when it ends end there. */
-static int advance(struct loop *l, struct conv_thread *t, uint64_t ts)
+ * window starts appear at its start, those open when it ends end there.
+ * Inlined in the read loop, which calls it for every event. */
+static inline __attribute__((always_inline)) int advance(struct loop *l, struct conv_thread *t, uint64_t ts)
 {
 	int rc = 0;
 	if (t->phase == 0 && ts >= l->from) {
@@ -442,8 +444,10 @@ static int advance(struct loop *l, struct conv_thread *t, uint64_t ts)
 	return rc;
 }
 
+/* aux: on a frames track the frame number, on a thread the callstack id
+ * (six arguments stay in registers). */
 static int push(struct loop *l, struct conv_thread *t, uint64_t ts, uint32_t name, uint32_t cat,
-		uint64_t frame, uint32_t stack)
+		uint64_t aux)
 {
 	if (t->depth == PROFEV_CONV_MAX_DEPTH) {
 		char tb[32], wb[40];
@@ -466,8 +470,10 @@ static int push(struct loop *l, struct conv_thread *t, uint64_t ts, uint32_t nam
 	z->begin = z->shown = ts;
 	z->name = name;
 	z->cat = cat;
-	z->frame = frame;
-	z->stack = stack;
+	if (t->kind == CONV_FRAMES)
+		z->frame = aux;
+	else
+		z->stack = (uint32_t)aux;
 	l->open_zones++;
 	if (!emitting(t))
 		return 0;
@@ -603,6 +609,34 @@ static int on_memory(struct loop *l, struct conv_thread *t, const struct profev_
 	return memory_emit(l, t, ev, &m, ts);
 }
 
+/* A callstack id the reader knows, else 0: targets index tables by it. */
+static inline uint32_t known_stack(struct loop *l, uint32_t id)
+{
+	if (__builtin_expect(id > l->nstacks, 0) && (l->nstacks = profev_reader_stack_count(l->c.r)) < id)
+		return 0;
+	return id;
+}
+
+/* A memory event's thread moves through the window as for other events;
+ * kept apart from on_event() so that traces without memory run its code
+ * alone. */
+static __attribute__((noinline)) int on_memory_event(struct loop *l, const struct profev_event *ev,
+						     const struct profev_event_info *in)
+{
+	struct conv_thread *t = thread_of(l, ev, in);
+	if (!t)
+		return l->c.out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
+	uint64_t ts = ev->ts < t->last_ts ? t->last_ts : ev->ts;
+	int rc = advance(l, t, ts);
+	if (rc)
+		return rc;
+	t->last_ts = ts;
+	l->c.now = ts;
+	struct profev_event e = *ev;
+	e.stack = known_stack(l, ev->stack);
+	return on_memory(l, t, &e, ts);
+}
+
 static int on_event(struct loop *l, const struct profev_event *ev, const struct profev_event_info *in)
 {
 	struct conv *c = &l->c;
@@ -636,11 +670,7 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 		break;
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
-		if (!c->ops->memory)
-			return 0;
-		if (!(t = thread_of(l, ev, in)))
-			return c->out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
-		break;
+		return c->ops->memory ? on_memory_event(l, ev, in) : 0;
 	default:
 		return 0; /* frame images and types newer than this reader */
 	}
@@ -656,7 +686,7 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 
 	switch (ev->type) {
 	case PROFEV_EV_ZONE_BEGIN:
-		return push(l, t, ts, ev->name, (uint32_t)ev->payload, 0, ev->stack);
+		return push(l, t, ts, ev->name, (uint32_t)ev->payload, known_stack(l, ev->stack));
 	case PROFEV_EV_ZONE_END:
 		if (t->dropped) {
 			t->dropped--;
@@ -677,13 +707,10 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 			return pop(l, t, ts, CONV_EDGE_UNCLOSED);
 		}
 		return pop(l, t, ts, CONV_EDGE_NORMAL);
-	case PROFEV_EV_MEM_ALLOC:
-	case PROFEV_EV_MEM_FREE:
-		return on_memory(l, t, ev, ts);
 	case PROFEV_EV_FRAME_MARK:
 		if (t->depth && (rc = pop(l, t, ts, CONV_EDGE_NORMAL)))
 			return rc;
-		return push(l, t, ts, ev->name, 0, ev->frame, 0);
+		return push(l, t, ts, ev->name, 0, ev->frame);
 	case PROFEV_EV_THREAD_NAME:
 		return 0; /* thread_of() applied the name */
 	}
@@ -857,7 +884,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		rc = c->ops->init(c);
 
 	int trace_rc = 0;
-	uint32_t nstr = 0, nstacks = 0;
+	uint32_t nstr = 0;
 	struct profev_event ev;
 	struct profev_event_info in;
 	while (!rc) {
@@ -876,9 +903,6 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		if (ev.payload > nstr && (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
 					  ev.type == PROFEV_EV_INSTANT || ev.type == PROFEV_EV_MESSAGE))
 			ev.payload = 0;
-		/* Targets index tables by callstack id too. */
-		if (ev.stack > nstacks && (nstacks = profev_reader_stack_count(r)) < ev.stack)
-			ev.stack = 0;
 		if (!l->based)
 			set_base(l, ev.ts, ev.tid);
 		c->now = ev.ts;
