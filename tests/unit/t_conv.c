@@ -1108,6 +1108,26 @@ static void test_memory(void)
 	mem_free(&m);
 	fclose(t.f);
 
+	/* Chrome split: each part's sf names an entry of its own stackFrames. */
+	t = tw_new();
+	memory_trace(&t);
+	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
+	o.split_size = 400;
+	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK(m.n >= 2);
+	unsigned sfs = 0;
+	for (unsigned i = 0; i < m.n; i++) {
+		for (const char *p = m.part[i]; (p = strstr(p, "\"sf\":\"")); p++, sfs++) {
+			char key[40];
+			snprintf(key, sizeof(key), "\n\"%.*s\":{", (int)strcspn(p + 6, "\""), p + 6);
+			CHECK(strstr(m.part[i], key) != NULL);
+		}
+		CHECK_EQ(count(m.part[i], "\"stackFrames\""), count(m.part[i], "\"sf\"") ? 1 : 0);
+	}
+	CHECK(sfs >= 1);
+	mem_free(&m);
+	fclose(t.f);
+
 	/* Folded output has no memory. */
 	t = tw_new();
 	memory_trace(&t);
