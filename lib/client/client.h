@@ -52,6 +52,8 @@
 #define category_add profev__category_add
 #define modules_init profev__modules_init
 #define modules_check profev__modules_check
+#define unwind_fast profev__unwind_fast
+#define ring_self profev__ring_self
 
 #define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -69,6 +71,8 @@ struct ring {
 	uint32_t tid;
 	uint64_t dropped;         /* --drop: events not yet reported as LOST */
 	char name[16];            /* thread name at registration */
+	uint64_t stack_lo, stack_hi; /* the owner's stack, 0 if unknown */
+	struct rule *rules;       /* unwind.c's cache, made on first use */
 
 	uint32_t tail __attribute__((aligned(64))); /* consumer's offset */
 	int state;                /* enum ring_state */
@@ -80,6 +84,7 @@ struct ring {
 /* Configuration and state of the runtime (init.c). */
 struct client {
 	int active;               /* recording: events may be produced */
+	int unwind_libgcc;        /* PROFEV_UNWIND=libgcc: no fast unwinder */
 	int fd;                   /* the pipe to pfrec */
 	int drop;                 /* drop instead of waiting */
 	int tsc;                  /* ticks come from profev__ticks() inline */
@@ -113,6 +118,7 @@ extern __thread int in_client __attribute__((tls_model("initial-exec")));
  * on first use), or NULL when the event is not to be recorded; the record
  * becomes visible with rec_publish(its end). */
 unsigned char *rec_acquire(uint32_t n);
+struct ring *ring_self(void);         /* this thread's ring, NULL if none yet */
 void rec_publish(unsigned char *end);
 extern struct ring *all_rings;        /* every ring ever made, newest first */
 extern pthread_mutex_t reg_lock;      /* ring list and free list */
@@ -136,6 +142,10 @@ int pipe_lock(int from_signal);
 void pipe_unlock(void);
 
 uint32_t client_gettid(void);
+
+/* unwind.c: up to depth return addresses from the one equal to `from`, by
+ * the cached .eh_frame rules; -1 when _Unwind_Backtrace must do it. */
+int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc);
 
 /* modules.c */
 void modules_init(void);              /* at start: report every loaded module */

@@ -9,6 +9,7 @@
  *   PROFEV_DROP        "1": drop events instead of waiting for the pipe
  *   PROFEV_BUFFER      per-thread buffer size ("1M", "256K"), 16K..64M
  *   PROFEV_CLOCK       "monotonic" forces clock_gettime over the TSC
+ *   PROFEV_UNWIND      "libgcc": every capture through _Unwind_Backtrace
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -266,6 +267,9 @@ static void do_init(void)
 
 	cl.tsc = tsc_usable();
 	unsetenv("PROFEV_CLOCK");
+	s = getenv("PROFEV_UNWIND");
+	cl.unwind_libgcc = s && strcmp(s, "libgcc") == 0;
+	unsetenv("PROFEV_UNWIND");
 	calibrate();
 	cl.fd = (int)fd;
 	cl.pid = (uint32_t)getpid();

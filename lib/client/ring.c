@@ -166,6 +166,22 @@ static void make_key(void)
 	pthread_key_create(&exit_key, thread_exit);
 }
 
+/* The owner's stack, for the unwinder's bounds checks. */
+static void stack_bounds(struct ring *r)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+	r->stack_lo = r->stack_hi = 0;
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return;
+	if (pthread_attr_getstack(&a, &lo, &size) == 0) {
+		r->stack_lo = (uint64_t)(uintptr_t)lo;
+		r->stack_hi = (uint64_t)(uintptr_t)lo + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
 static struct ring *ring_register(void)
 {
 	if (!ATOMIC_LOAD(&cl.active))
@@ -193,6 +209,7 @@ static struct ring *ring_register(void)
 		r->next = all_rings;
 	}
 	r->tid = client_gettid();
+	stack_bounds(r);
 	memset(r->name, 0, sizeof r->name);
 	pthread_getname_np(pthread_self(), r->name, sizeof r->name);
 	r->dropped = 0;
@@ -316,6 +333,12 @@ static void publish(unsigned char *end)
 {
 	struct ring *r = (struct ring *)(void *)profev__tls;
 	ATOMIC_STORE(&r->pub.pos, end);
+}
+
+struct ring *ring_self(void)
+{
+	struct profev__ring *pub = profev__tls;
+	return pub == &no_ring ? NULL : (struct ring *)(void *)pub;
 }
 
 unsigned char *rec_acquire(uint32_t n)

@@ -2,9 +2,10 @@
  * stack.c - callstack capture for the _S macros, and the memory macros'
  * out-of-line paths.
  *
- * A capture keeps program counters only: _Unwind_Backtrace walks the
- * stack from the unwind tables, so it needs no frame pointers; the loader
- * finds a pc's tables without a lock (glibc's _dl_find_object). Frames of
+ * A capture keeps program counters only, walking the stack by the unwind
+ * tables, so it needs no frame pointers: unwind.c's cached rules when it
+ * can, else _Unwind_Backtrace (which finds a pc's tables without a lock,
+ * through glibc's _dl_find_object, but decodes them at every frame). Frames of
  * the client itself are skipped by address: unwinding stops being ours at
  * the return address into the macro's caller, which the entry point reads
  * with __builtin_return_address(0) (entry points are never inlined: the
@@ -48,6 +49,13 @@ __attribute__((always_inline)) static inline unsigned capture(uint64_t from, int
 {
 	struct walk w = { pc, from, 0, (unsigned)depth, 0 };
 	in_client++;
+	struct ring *r = cl.unwind_libgcc ? NULL : ring_self();
+	int n = r ? unwind_fast(r, from, (unsigned)depth, pc) : -1;
+	if (n > 0) {
+		modules_check(pc, (unsigned)n);
+		in_client--;
+		return (unsigned)n;
+	}
 	_Unwind_Backtrace(step, &w);
 	if (!w.found) {
 		/* No unwind tables on the way: the caller's pc is still known. */

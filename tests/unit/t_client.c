@@ -489,6 +489,7 @@ struct ev {
 	char name[48], cat[16], thread[16], text[48];
 	unsigned nframes;
 	struct profev_frame fr[4]; /* the innermost frames */
+	uint64_t stack_hash;       /* of every frame */
 };
 
 struct trace {
@@ -561,6 +562,11 @@ static void load(struct trace *t, const char *path, int keep)
 		const struct profev_frame *fr = profev_reader_stack(r, e.stack, &v->nframes);
 		for (unsigned i = 0; fr && i < v->nframes && i < 4; i++)
 			v->fr[i] = fr[i];
+		v->stack_hash = v->nframes;
+		for (unsigned i = 0; fr && i < v->nframes; i++)
+			v->stack_hash = (v->stack_hash * 1099511628211ull) ^
+					(fr[i].offset + ((uint64_t)fr[i].module << 48) +
+					 ((uint64_t)fr[i].flags << 40));
 	}
 	t->nmods = profev_reader_module_count(r);
 	for (unsigned i = 0; i < t->nmods && i < 64; i++) {
@@ -1099,6 +1105,51 @@ static void test_dlopen(void)
 	unload(&t, &rc);
 }
 
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The fast unwinder (cached .eh_frame rules) finds exactly the frames that
+ * _Unwind_Backtrace finds. */
+static void test_unwinders(void)
+{
+	static const char *const scenarios[] = { "memory", "dlopen" };
+	for (size_t k = 0; k < 2; k++) {
+		struct rec rc[2];
+		struct trace t[2];
+		uint64_t *h[2];
+		size_t n[2];
+		for (int i = 0; i < 2; i++) {
+			if (i)
+				setenv("PROFEV_UNWIND", "libgcc", 1);
+			record(&rc[i], scenarios[k], NULL, 0, 0);
+			unsetenv("PROFEV_UNWIND");
+			load(&t[i], rc[i].path, 1);
+			h[i] = malloc((t[i].n + 1) * sizeof *h[i]);
+			n[i] = 0;
+			for (size_t e = 0; e < t[i].n; e++)
+				if (t[i].ev[e].nframes)
+					h[i][n[i]++] = t[i].ev[e].stack_hash;
+			/* Threads interleave differently from run to run. */
+			qsort(h[i], n[i], sizeof *h[i], by_u64);
+		}
+		CHECK(n[0] >= 6);
+		CHECK_EQ(n[0], n[1]);
+		size_t differ = 0;
+		for (size_t e = 0; e < n[0] && e < n[1]; e++)
+			differ += h[0][e] != h[1][e];
+		if (differ)
+			fprintf(stderr, "%s: %zu of %zu stacks differ\n", scenarios[k], differ, n[0]);
+		CHECK_EQ(differ, 0);
+		for (int i = 0; i < 2; i++) {
+			free(h[i]);
+			unload(&t[i], &rc[i]);
+		}
+	}
+}
+
 static void test_secure(void)
 {
 	struct rec rc;
@@ -1141,6 +1192,7 @@ int main(int argc, char **argv)
 	test_macros();
 	test_memory();
 	test_dlopen();
+	test_unwinders();
 	test_secure();
 	test_categories();
 	test_crashes();
