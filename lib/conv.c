@@ -94,6 +94,11 @@ struct loop {
 	struct pool *pools;         /* live bytes per pool, few: searched in order */
 	unsigned npools, pcap;
 	uint32_t nstacks;           /* callstacks the reader knew at last look */
+	int snap;                   /* restate the pools' live bytes: at snap_ts,
+	                               or at the next event's ts if 0 */
+	uint64_t snap_ts;
+	int pending;                /* before the next event: open a part or
+	                               restate memory (one test per event) */
 };
 
 static int sink_write(void *ctx, const void *data, size_t len)
@@ -351,11 +356,18 @@ static int part_open(struct loop *l)
 	if (s->open && s->open(s->ctx, c->st.parts) < 0)
 		return PROFEV_E_IO;
 	c->st.parts++;
+	/* A part after a split is a trace of its own: its memory counters
+	 * start from what is live, not from nothing. */
+	if (c->st.parts > 1 && l->npools) {
+		l->snap = 1;
+		l->snap_ts = 0;
+	}
 	c->part_start = outbuf_size(&c->out);
 	l->in_part = 1;
 	l->part_events = 0;
 	for (unsigned i = 0; i < l->nthreads; i++)
 		l->threads[i]->announced = 0;
+	l->pending = l->snap;
 	int rc = c->ops->part_begin(c);
 	return rc ? rc : conv_out_rc(c);
 }
@@ -365,6 +377,7 @@ static int part_close(struct loop *l)
 	struct conv *c = &l->c;
 	const struct profev_conv_sink *s = l->sink;
 	l->in_part = 0;
+	l->pending = 1;
 	int rc = c->ops->part_end(c);
 	if (!rc)
 		rc = outbuf_flush(&c->out);
@@ -470,10 +483,7 @@ static int push(struct loop *l, struct conv_thread *t, uint64_t ts, uint32_t nam
 	z->begin = z->shown = ts;
 	z->name = name;
 	z->cat = cat;
-	if (t->kind == CONV_FRAMES)
-		z->frame = aux;
-	else
-		z->stack = (uint32_t)aux;
+	z->frame = aux; /* or z->stack: one field */
 	l->open_zones++;
 	if (!emitting(t))
 		return 0;
@@ -607,6 +617,40 @@ static int on_memory(struct loop *l, struct conv_thread *t, const struct profev_
 	}
 	m = (struct conv_mem){ ev->payload, p->live, ev->name };
 	return memory_emit(l, t, ev, &m, ts);
+}
+
+/* Write every pool's live bytes at ts, before the event that starts a
+ * part or the window: counters there show what is allocated already. */
+static int memory_snapshot(struct loop *l, uint64_t ts)
+{
+	struct conv *c = &l->c;
+	uint64_t now = c->now;
+	int rc = 0;
+	l->snap = 0;
+	c->now = ts;
+	for (unsigned i = 0; i < l->npools && !rc; i++) {
+		struct profev_event ev = { .ts = ts, .type = PROFEV_EV_MEM_FREE, .name = l->pools[i].name };
+		struct conv_mem m = { 0, l->pools[i].live, l->pools[i].name };
+		l->part_events++;
+		rc = c->ops->memory(c, NULL, &ev, &m);
+	}
+	c->now = now;
+	return rc;
+}
+
+/* What must come before the event at ts: the part it goes in, and the
+ * pools' live bytes where a later part or the window starts. */
+static int before_event(struct loop *l, uint64_t ts)
+{
+	int rc = 0;
+	if (!l->in_part && (rc = part_open(l)))
+		return rc;
+	if (l->snap && ts > l->to)
+		l->snap = 0;
+	if (l->snap && ts >= l->from)
+		rc = memory_snapshot(l, l->snap_ts ? l->snap_ts : ts);
+	l->pending = !l->in_part || l->snap;
+	return rc;
 }
 
 /* A callstack id the reader knows, else 0: targets index tables by it. */
@@ -846,6 +890,11 @@ static void set_base(struct loop *l, uint64_t first_ts, uint32_t first_tid)
 	if (!o->from_ns)
 		l->from = 0;
 	l->based = 1;
+	/* The same where the window starts. */
+	if (o->from_ns && c->ops->memory) {
+		l->snap = l->pending = 1;
+		l->snap_ts = l->from;
+	}
 }
 
 int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts,
@@ -873,6 +922,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 	c->r = r;
 	l->sink = sink;
 	l->to = UINT64_MAX;
+	l->pending = 1;
 	if (opts->thread) {
 		char *end;
 		unsigned long long v = strtoull(opts->thread, &end, 10);
@@ -906,7 +956,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		if (!l->based)
 			set_base(l, ev.ts, ev.tid);
 		c->now = ev.ts;
-		if (!l->in_part && (rc = part_open(l)))
+		if (__builtin_expect(l->pending, 0) && (rc = before_event(l, ev.ts)))
 			break;
 		rc = on_event(l, &ev, &in);
 		if (!rc && opts->split_size)

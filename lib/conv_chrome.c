@@ -416,7 +416,7 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	if ((rc = put_ids(c, t)))
 		return rc;
 	zone_names(c, t, z, &n, &k);
-	if (z->stack && (rc = put_sf(c, z->stack)))
+	if (t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
 		return rc;
 	if (edge == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
@@ -448,7 +448,7 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	if ((rc = put_ids(c, t)))
 		return rc;
 	zone_names(c, t, z, &n, &k);
-	if (z->stack && (rc = put_sf(c, z->stack)))
+	if (t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
 		return rc;
 	if (edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_CUT)
 		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");

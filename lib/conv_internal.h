@@ -23,12 +23,15 @@ struct conv_zone {
 	uint64_t shown;  /* where it starts in the output: begin, or the window
 	                    edge, cut or filter match it was reopened at */
 	uint64_t child;  /* ns covered by its written children since shown */
-	uint64_t frame;  /* frames track: the frame number */
+	union {
+		uint64_t frame;  /* frames track: the frame number */
+		uint64_t stack;  /* thread: callstack id of its BEGIN, 0 = none;
+		                    defined in the reader (conv.c drops ids it
+		                    does not know) */
+	};
 	uint64_t aux;    /* the target's own (folded: the stack node) */
 	uint32_t name;   /* string id of the zone (frames: of the frame set) */
 	uint32_t cat;    /* string id of its category */
-	uint32_t stack;  /* callstack id of its BEGIN, 0 = none; defined in the
-	                    reader (conv.c drops ids it does not know) */
 };
 
 enum conv_track_kind {
@@ -117,8 +120,10 @@ struct conv_ops {
 	int (*counter)(struct conv *c, const struct profev_event *ev,
 		       const struct profev_event_info *in);
 	/* A memory event (ev->type MEM_ALLOC or MEM_FREE) in the window. t is
-	 * its thread, or NULL when the thread filter leaves the thread out:
-	 * then only the pool's counter is written. NULL: memory is skipped. */
+	 * its thread, or NULL when only the pool's counter is to be written:
+	 * the thread filter leaves the thread out, or conv.c restates each
+	 * pool's live bytes where a later part or the window starts (a FREE
+	 * of size 0). NULL: memory is skipped. */
 	int (*memory)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
 		      const struct conv_mem *m);
 	/* After the last event, before the last part_end. May be NULL. */

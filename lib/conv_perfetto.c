@@ -683,7 +683,7 @@ static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zo
 		if ((rc = outbuf_reserve(o, PACKET_MAX)))
 			return rc;
 		newn = newc = 0;
-	} else if ((stack = stack_prepare(c, z->stack, &extra)) < 0) {
+	} else if ((stack = stack_prepare(c, (uint32_t)z->stack, &extra)) < 0) {
 		return stack;
 	} else if ((rc = intern(c, z->name, z->cat, extra, &newn, &newc))) {
 		return rc;

@@ -1044,16 +1044,18 @@ static void test_memory(void)
 	mem_free(&m);
 	fclose(t.f);
 
-	/* A window keeps the values: what was live before it still counts. */
+	/* A window keeps the values: what was live before it still counts, and
+	 * its start restates every pool's live bytes. */
 	t = tw_new();
 	memory_trace(&t);
 	o.from_ns = 35;
 	o.to_ns = 85;
 	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
 	chrome_memory(m.part[0], "default", got, sizeof(got));
-	CHECK_STR(got, "30,100,30,");
+	CHECK_STR(got, "130,30,100,30,");
 	chrome_memory(m.part[0], "gpu", got, sizeof(got));
-	CHECK_STR(got, "0,");
+	CHECK_STR(got, "50,0,");
+	CHECK(strstr(m.part[0], "{\"ph\":\"C\",\"ts\":0.035,\"pid\":7,\"name\":\"memory: default\",\"args\":{\"bytes\":130}}") != NULL);
 	mem_free(&m);
 	fclose(t.f);
 
@@ -1116,6 +1118,12 @@ static void test_memory(void)
 	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
 	CHECK(m.n >= 2);
 	unsigned sfs = 0;
+	/* each later part starts with the live bytes so far: the last ends at
+	 * default 35 (its last value) and restates gpu's 0 */
+	chrome_memory(m.part[m.n - 1], "default", got, sizeof(got));
+	CHECK(strlen(got) >= 3 && strcmp(got + strlen(got) - 3, "35,") == 0);
+	chrome_memory(m.part[m.n - 1], "gpu", got, sizeof(got));
+	CHECK_STR(got, "0,");
 	for (unsigned i = 0; i < m.n; i++) {
 		for (const char *p = m.part[i]; (p = strstr(p, "\"sf\":\"")); p++, sfs++) {
 			char key[40];
