@@ -30,6 +30,7 @@ struct rule {
 	uint8_t cfa_rbp;      /* CFA = rbp + cfa_off, else rsp + cfa_off */
 	uint8_t rbp_saved;
 	uint8_t end;          /* return address undefined: the outermost frame */
+	uint8_t bad;          /* a rule this unwinder does not follow */
 };
 
 #define CACHE_SLOTS 4096u /* per thread, 96 KiB */
@@ -69,7 +70,7 @@ static int64_t sleb(struct cur *c)
 	if (b & 0x80)
 		c->bad = 1;
 	else if (shift < 64 && (b & 0x40))
-		v |= -((int64_t)1 << shift);
+		v |= (int64_t)(~(uint64_t)0 << shift);
 	return v;
 }
 
@@ -116,6 +117,13 @@ struct state {
 	int64_t ra_off;
 };
 
+/* An offset times the data alignment factor, wrapping (never undefined)
+ * on nonsense input. */
+static int64_t scaled(uint64_t v, int64_t align)
+{
+	return (int64_t)(v * (uint64_t)align);
+}
+
 /* Runs CFA instructions until loc passes target. @return 0, or -1 for an
  * instruction this unwinder does not follow. */
 static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align,
@@ -133,7 +141,7 @@ static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align
 			goto advance;
 		case 0x80:
 			reg = op & 0x3f;
-			off = (int64_t)uleb(c) * data_align;
+			off = scaled(uleb(c), data_align);
 			goto offset;
 		case 0xc0:
 			reg = op & 0x3f;
@@ -144,8 +152,8 @@ static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align
 		case 0x02: adv = fixed(c, 1) * code_align; goto advance;
 		case 0x03: adv = fixed(c, 2) * code_align; goto advance;
 		case 0x04: adv = fixed(c, 4) * code_align; goto advance;
-		case 0x05: reg = uleb(c); off = (int64_t)uleb(c) * data_align; goto offset;
-		case 0x11: reg = uleb(c); off = sleb(c) * data_align; goto offset;
+		case 0x05: reg = uleb(c); off = scaled(uleb(c), data_align); goto offset;
+		case 0x11: reg = uleb(c); off = scaled((uint64_t)sleb(c), data_align); goto offset;
 		case 0x06: reg = uleb(c); goto restore;
 		case 0x07:
 			reg = uleb(c);
@@ -180,10 +188,13 @@ static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align
 			*st = saved[--nsaved];
 			continue;
 		case 0x0c: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = (int64_t)uleb(c); continue;
-		case 0x12: st->cfa_reg = (uint8_t)uleb(c); st->cfa_off = sleb(c) * data_align; continue;
+		case 0x12:
+			st->cfa_reg = (uint8_t)uleb(c);
+			st->cfa_off = scaled((uint64_t)sleb(c), data_align);
+			continue;
 		case 0x0d: st->cfa_reg = (uint8_t)uleb(c); continue;
 		case 0x0e: st->cfa_off = (int64_t)uleb(c); continue;
-		case 0x13: st->cfa_off = sleb(c) * data_align; continue;
+		case 0x13: st->cfa_off = scaled((uint64_t)sleb(c), data_align); continue;
 		case 0x10: case 0x16: {
 			reg = uleb(c);
 			uint64_t n = uleb(c);
@@ -360,11 +371,16 @@ static const struct rule *rule_of(struct ring *r, uint64_t pc)
 	struct rule *slot = &r->rules[(pc ^ (pc >> 12)) & (CACHE_SLOTS - 1)];
 	if (slot->pc == pc)
 		return slot;
+	/* Kept even when not followed, so that the next capture through this
+	 * frame goes to _Unwind_Backtrace at once. */
 	struct rule fresh;
-	if (find_rule(pc, &fresh) < 0)
-		return NULL;
+	if (find_rule(pc, &fresh) < 0) {
+		memset(&fresh, 0, sizeof fresh);
+		fresh.pc = pc;
+		fresh.bad = 1;
+	}
 	*slot = fresh;
-	return slot;
+	return slot->bad ? NULL : slot;
 }
 
 /* Reads other frames' saved registers: never inside a sanitizer's redzone,
