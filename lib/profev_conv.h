@@ -13,6 +13,8 @@
  * a thread filter selects which values are written, not what they count):
  * blocks are followed by address, a free subtracts its block's size from
  * the block's pool, and a free of an unknown address changes nothing.
+ * Where the window or a later part starts, every pool's value is written
+ * again.
  * Perfetto output also has each allocation as an instant with its
  * callstack and size; zones recorded with callstacks carry them in both.
  *
