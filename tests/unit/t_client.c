@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -433,11 +434,45 @@ static int child_dlopen(void)
 	return rc;
 }
 
+/* Code outside every module, as a JIT makes it: a stub that calls its
+ * argument. Captures through it keep its pc as it is. */
+static void jit_callback(void)
+{
+	PROFEV_ALLOC_S(A(20), 20, 8);
+}
+
+static int child_jit(void)
+{
+#if defined(__x86_64__)
+	static const unsigned char stub[] = {
+		0x48, 0x83, 0xec, 0x08, /* sub $8, %rsp */
+		0xff, 0xd7,             /* call *%rdi */
+		0x48, 0x83, 0xc4, 0x08, /* add $8, %rsp */
+		0xc3,                   /* ret */
+	};
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		return 3;
+	memcpy(p, stub, sizeof stub);
+	void (*call)(void (*)(void));
+	memcpy(&call, &p, sizeof call);
+	for (int i = 0; i < 3; i++)
+		call(jit_callback);
+	/* The stub's return address, exactly, for the check. */
+	PROFEV_COUNTER(render, "stub", (double)((uintptr_t)p + 6));
+	return 0;
+#else
+	return 4;
+#endif
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
 } children[] = {
 	{ "memory", child_memory }, { "secure", child_secure }, { "dlopen", child_dlopen },
+	{ "jit", child_jit },
 	{ "churn", child_churn }, { "busy-exit", child_busy_exit },
 	{ "macros", child_macros }, { "many", child_many }, { "categories", child_categories },
 	{ "segv", child_segv }, { "overflow", child_overflow }, { "abort", child_abort }, { "kill", child_kill },
@@ -1105,6 +1140,31 @@ static void test_dlopen(void)
 	unload(&t, &rc);
 }
 
+static void test_jit(void)
+{
+#if defined(__x86_64__)
+	struct rec rc;
+	struct trace t;
+	record(&rc, "jit", NULL, 0, 0);
+	CHECK_EQ(rc.res.status, 0);
+	load(&t, rc.path, 1);
+	CHECK_EQ(count(&t, PROFEV_EV_MEM_ALLOC, NULL), 3);
+	const struct ev *c = find(&t, PROFEV_EV_COUNTER, "stub", 0);
+	CHECK(c != NULL);
+	uint64_t stub = c ? (uint64_t)profev_event_double(&c->e) : 0;
+	for (size_t i = 0; i < 3; i++) {
+		const struct ev *e = find(&t, PROFEV_EV_MEM_ALLOC, NULL, i);
+		CHECK(e && e->nframes == 2);
+		if (!e || e->nframes != 2)
+			continue;
+		CHECK_EQ(e->fr[0].flags, PROFEV_FRAMEF_RETURN);
+		CHECK_EQ(e->fr[1].flags, PROFEV_FRAMEF_RETURN | PROFEV_FRAMEF_NOMODULE);
+		CHECK_EQ_U64(e->fr[1].offset, stub);
+	}
+	unload(&t, &rc);
+#endif
+}
+
 static int by_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -1193,6 +1253,7 @@ int main(int argc, char **argv)
 	test_memory();
 	test_dlopen();
 	test_unwinders();
+	test_jit();
 	test_secure();
 	test_categories();
 	test_crashes();
