@@ -204,6 +204,8 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 			text(o, " pool ");
 			text_name(o, in->name, strlen(in->name));
 		}
+		if (ev->flags & PROFEV_EVF_SECURE)
+			text(o, " (secure)");
 		break;
 	case PROFEV_EV_FRAME_IMAGE:
 		text(o, "image %" PRIu64 " of frame %" PRIu64, ev->payload, ev->frame);
@@ -259,6 +261,8 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 		if (ev->type == PROFEV_EV_MEM_ALLOC)
 			json_key_u64(o, "size", ev->payload);
 		json_key_string(o, "pool", in->name, strlen(in->name));
+		if ((ev->flags & PROFEV_EVF_SECURE) && outbuf_reserve(o, 16) == 0)
+			outbuf_lit(o, ",\"secure\":true");
 		break;
 	case PROFEV_EV_LOST:
 		json_key_u64(o, "count", ev->payload);

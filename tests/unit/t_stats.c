@@ -219,6 +219,32 @@ static void test_leaks(void)
 	fclose(f);
 }
 
+/* Memory events from the SECURE macros say so in both listings. */
+static void test_dump_secure(void)
+{
+	FILE *f = tmpfile();
+	struct profev_writer *w = profev_writer_new(fileno(f), NULL, NULL);
+	struct profev_event e = synth_event(PROFEV_EV_MEM_ALLOC, 5, 1, 0, 8);
+	e.addr = 0x10;
+	e.flags = PROFEV_EVF_SECURE;
+	CHECK_EQ(profev_writer_event(w, &e), 0);
+	CHECK_EQ(profev_writer_close(w), 0);
+	profev_writer_free(w);
+	for (int format = PROFEV_DUMP_TEXT; format <= PROFEV_DUMP_JSONL; format++) {
+		rewind(f);
+		struct profev_reader *r = profev_reader_new(f, NULL);
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+		CHECK_EQ(profev_dump_events(r, out, (enum profev_dump_format)format), 0);
+		fclose(out);
+		CHECK(strstr(text, format == PROFEV_DUMP_TEXT ? "0x10 8 bytes (secure)" : "\"secure\":true") != NULL);
+		free(text);
+		profev_reader_free(r);
+	}
+	fclose(f);
+}
+
 static void test_zone_track(void)
 {
 	struct zone_track *z = zone_track_new();
@@ -277,6 +303,7 @@ int main(void)
 	test_stats();
 	test_dump();
 	test_leaks();
+	test_dump_secure();
 	test_zone_track();
 	test_interning();
 	return CHECK_DONE();
