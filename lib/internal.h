@@ -153,7 +153,7 @@ uint64_t chunk_checksum(const uint8_t header[CHUNK_HEADER_SIZE], const void *bod
 
 /* ---- event column codec (event_codec.c) ---- */
 struct event_text {
-	uint32_t offset, len; /* in the text arena / raw body */
+	uint32_t offset, len; /* a message text within the chunk body */
 };
 
 #define EVENT_COLUMNS 8
