@@ -94,33 +94,24 @@ static inline uint32_t cat_slot(uint32_t name)
 
 /* ---- encoding ---- */
 
+/* The chunk's thread table: states in order of first appearance. */
 struct thread_map {
 	struct thread_state *states;
-	uint32_t *slots; /* index + 1, 0 = empty */
-	uint32_t mask, count, cap;
+	struct tid_index index;
+	uint32_t count, cap;
 };
 
 static int map_init(struct thread_map *m)
 {
-	m->mask = 63;
 	m->cap = 32;
-	m->slots = calloc(m->mask + 1, sizeof(*m->slots));
 	m->states = malloc(m->cap * sizeof(*m->states));
-	return m->slots && m->states ? 0 : -1;
-}
-
-static uint32_t *map_slot(const struct thread_map *m, uint32_t tid)
-{
-	uint32_t s = (tid * 2654435761u) & m->mask;
-	while (m->slots[s] && m->states[m->slots[s] - 1].tid != tid)
-		s = (s + 1) & m->mask;
-	return &m->slots[s];
+	return m->states && !tid_index_init(&m->index) ? 0 : -1;
 }
 
 /* Index of tid in the chunk's thread table, adding it; -1 on no memory. */
 static int64_t map_index(struct thread_map *m, uint32_t tid, uint64_t base_ts)
 {
-	uint32_t *s = map_slot(m, tid);
+	uint32_t *s = tid_index_slot(&m->index, m->states, sizeof(*m->states), tid);
 	if (*s)
 		return *s - 1;
 	if (m->count == m->cap) {
@@ -132,17 +123,8 @@ static int64_t map_index(struct thread_map *m, uint32_t tid, uint64_t base_ts)
 	}
 	m->states[m->count] = (struct thread_state){ tid, 0, base_ts, 0, 0 };
 	*s = ++m->count;
-	if (m->count * 2 > m->mask) {
-		uint32_t mask = m->mask * 2 + 1;
-		uint32_t *slots = calloc((size_t)mask + 1, sizeof(*slots));
-		if (!slots)
-			return -1;
-		free(m->slots);
-		m->slots = slots;
-		m->mask = mask;
-		for (uint32_t i = 0; i < m->count; i++)
-			*map_slot(m, m->states[i].tid) = i + 1;
-	}
+	if (tid_index_added(&m->index, m->states, sizeof(*m->states), m->count))
+		return -1;
 	return m->count - 1;
 }
 
@@ -170,7 +152,7 @@ static void encoder_reset(struct event_encoder *e)
 		buf_reset(&e->cols[c]);
 		e->p[c] = e->cols[c].data;
 	}
-	memset(e->map.slots, 0, ((size_t)e->map.mask + 1) * sizeof(*e->map.slots));
+	tid_index_clear(&e->map.index);
 	e->map.count = 0;
 	memset(e->pred, 0, sizeof(*e->pred));
 	e->st = NULL;
@@ -202,7 +184,7 @@ void encoder_free(struct event_encoder *e)
 		return;
 	for (int c = 0; c < EVENT_COLUMNS; c++)
 		buf_free(&e->cols[c]);
-	free(e->map.slots);
+	tid_index_free(&e->map.index);
 	free(e->map.states);
 	free(e->pred);
 	free(e);

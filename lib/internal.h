@@ -36,6 +36,9 @@ struct buf {
 };
 
 int buf_reserve(struct buf *b, size_t extra); /* 0 or PROFEV_E_NOMEM */
+/* Grow *p, an array of *cap entries of elem bytes, to hold at least need
+ * (doubling); new entries are zeroed. 0, or -1 on no memory or over 2^31. */
+int array_grow(void **p, uint32_t *cap, size_t elem, uint64_t need);
 void buf_free(struct buf *b);
 static inline void buf_reset(struct buf *b) { b->len = 0; }
 
@@ -181,6 +184,35 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
  * id sits at entries + (id - 1) * stride and starts with its uint64_t hash.
  * 0, or -1 on no memory (the table is left as it was). */
 int slots_grow(uint32_t **slots, uint32_t *mask, const void *entries, size_t stride, uint32_t count);
+
+/* An open-addressing index from thread id to the position of its entry in
+ * an array whose entries start with their uint32_t tid (the reader's thread
+ * table, the event coder's per-chunk threads, the zone tracker's stacks). */
+struct tid_index {
+	uint32_t *slots; /* position + 1, 0 = empty */
+	uint32_t mask;
+};
+
+int tid_index_init(struct tid_index *x); /* 0 or -1 on no memory */
+void tid_index_free(struct tid_index *x);
+void tid_index_clear(struct tid_index *x);
+/* After appending entry number count (1-based) at the slot tid_index_slot()
+ * gave: keeps the load under one half. 0 or -1 on no memory. */
+int tid_index_added(struct tid_index *x, const void *entries, size_t stride, uint32_t count);
+
+/* The slot of tid: holds its position + 1, or 0 where it would go. */
+static inline uint32_t *tid_index_slot(const struct tid_index *x, const void *entries, size_t stride,
+				       uint32_t tid)
+{
+	uint32_t i = (tid * 2654435761u) & x->mask;
+	for (uint32_t s; (s = x->slots[i]) != 0; i = (i + 1) & x->mask) {
+		uint32_t have;
+		memcpy(&have, (const char *)entries + (size_t)(s - 1) * stride, sizeof(have));
+		if (have == tid)
+			break;
+	}
+	return &x->slots[i];
+}
 
 /* ---- string interning (strtab.c) ---- */
 struct strtab;

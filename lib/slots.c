@@ -1,4 +1,5 @@
-/* Growing the open-addressing id tables of strtab.c and cstack.c. */
+/* The open-addressing tables shared by several files: growing the id
+ * tables of strtab.c and cstack.c, and the thread id index. */
 #include <stdlib.h>
 #include "internal.h"
 
@@ -19,5 +20,40 @@ int slots_grow(uint32_t **slots, uint32_t *mask, const void *entries, size_t str
 	free(*slots);
 	*slots = s;
 	*mask = new_mask;
+	return 0;
+}
+
+int tid_index_init(struct tid_index *x)
+{
+	x->mask = 63;
+	x->slots = calloc((size_t)x->mask + 1, sizeof(*x->slots));
+	return x->slots ? 0 : -1;
+}
+
+void tid_index_free(struct tid_index *x)
+{
+	free(x->slots);
+	x->slots = NULL;
+}
+
+void tid_index_clear(struct tid_index *x)
+{
+	memset(x->slots, 0, ((size_t)x->mask + 1) * sizeof(*x->slots));
+}
+
+int tid_index_added(struct tid_index *x, const void *entries, size_t stride, uint32_t count)
+{
+	if (count * 2 <= x->mask)
+		return 0;
+	struct tid_index bigger = { calloc((size_t)x->mask * 2 + 2, sizeof(uint32_t)), x->mask * 2 + 1 };
+	if (!bigger.slots)
+		return -1;
+	for (uint32_t k = 0; k < count; k++) {
+		uint32_t tid;
+		memcpy(&tid, (const char *)entries + (size_t)k * stride, sizeof(tid));
+		*tid_index_slot(&bigger, entries, stride, tid) = k + 1;
+	}
+	free(x->slots);
+	*x = bigger;
 	return 0;
 }

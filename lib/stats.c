@@ -22,24 +22,6 @@ struct collect {
 	uint64_t live_mask, live_count;
 };
 
-static int grow(void **p, uint32_t *cap, size_t elem, uint64_t need)
-{
-	if (need <= *cap)
-		return 0;
-	uint64_t c = *cap ? *cap : 16;
-	while (c < need)
-		c *= 2;
-	if (c > UINT32_MAX)
-		return -1;
-	void *n = realloc(*p, c * elem);
-	if (!n)
-		return -1;
-	memset((char *)n + *cap * elem, 0, (c - *cap) * elem);
-	*p = n;
-	*cap = (uint32_t)c;
-	return 0;
-}
-
 static struct live_block *live_slot(struct collect *c, uint64_t addr)
 {
 	uint64_t i = (addr * 0x9E3779B97F4A7C15ull >> 20) & c->live_mask;
@@ -84,7 +66,7 @@ static struct profev_pool_stat *pool(struct collect *c, uint32_t name)
 	for (uint32_t i = 0; i < s->npools; i++)
 		if (s->pools[i].name == name)
 			return &s->pools[i];
-	if (grow((void **)&s->pools, &c->pools_cap, sizeof(*s->pools), s->npools + 1))
+	if (array_grow((void **)&s->pools, &c->pools_cap, sizeof(*s->pools), s->npools + 1))
 		return NULL;
 	struct profev_pool_stat *p = &s->pools[s->npools++];
 	memset(p, 0, sizeof(*p));
@@ -141,7 +123,7 @@ static int zone_end(struct collect *c, const struct profev_event *ev)
 		c->s->unmatched_ends++;
 		return 0;
 	}
-	if (grow((void **)&c->by_name, &c->by_name_cap, sizeof(*c->by_name), (uint64_t)name + 1))
+	if (array_grow((void **)&c->by_name, &c->by_name_cap, sizeof(*c->by_name), (uint64_t)name + 1))
 		return -1;
 	struct profev_zone_stat *z = &c->by_name[name];
 	uint64_t d = ev->ts >= begin ? ev->ts - begin : 0;
@@ -213,7 +195,7 @@ static int event(struct collect *c, const struct profev_event *ev)
 {
 	struct profev_stats *s = c->s;
 	int64_t ti = zone_track_thread(c->zones, ev->tid);
-	if (ti < 0 || grow((void **)&s->threads, &c->threads_cap, sizeof(*s->threads), (uint64_t)ti + 1))
+	if (ti < 0 || array_grow((void **)&s->threads, &c->threads_cap, sizeof(*s->threads), (uint64_t)ti + 1))
 		return -1;
 	struct profev_thread_stat *t = &s->threads[ti];
 	if ((uint32_t)ti >= s->nthreads) {

@@ -1064,8 +1064,6 @@ static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
 /* ---------------------------------------------------------------- */
 /* Loading a compile unit                                            */
 /* ---------------------------------------------------------------- */
-/* Loading a compile unit                                            */
-/* ---------------------------------------------------------------- */
 
 static int cmp_seq(const void *a, const void *b)
 {

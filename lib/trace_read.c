@@ -57,7 +57,7 @@ struct profev_reader {
 	/* The thread of the previous event: runs of one thread are the rule. */
 	const struct thread_entry *last_thread;
 	uint32_t last_tid;
-	uint32_t *thread_slots, thread_mask;
+	struct tid_index thread_index;
 
 	struct module_entry *modules;
 	struct profev_module *module_views;
@@ -123,23 +123,6 @@ static size_t read_full(struct profev_reader *r, void *p, size_t n)
 	return got;
 }
 
-static int grow_array(void **p, uint32_t *cap, size_t elem, uint64_t need)
-{
-	if (need <= *cap)
-		return 0;
-	if (need > UINT32_MAX / 2)
-		return -1;
-	uint32_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *n = realloc(*p, (size_t)c * elem);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = c;
-	return 0;
-}
-
 struct profev_reader *profev_reader_new(FILE *f, struct profev_error *err)
 {
 	struct profev_reader *r = calloc(1, sizeof(*r));
@@ -149,11 +132,9 @@ struct profev_reader *profev_reader_new(FILE *f, struct profev_error *err)
 		return NULL;
 	}
 	r->f = f;
-	r->thread_mask = 63;
 	r->sym_mask = 1023;
-	r->thread_slots = calloc(r->thread_mask + 1, sizeof(uint32_t));
 	r->sym_slots = calloc(r->sym_mask + 1, sizeof(uint32_t));
-	if (!r->thread_slots || !r->sym_slots) {
+	if (tid_index_init(&r->thread_index) || !r->sym_slots) {
 		err_set(err, PROFEV_E_NOMEM, "out of memory");
 		profev_reader_free(r);
 		return NULL;
@@ -205,7 +186,7 @@ static int parse_strings(struct profev_reader *r, struct cursor *c, uint32_t cou
 	uint64_t first = cur_varint(c);
 	if (first != (uint64_t)r->nstrs + 1)
 		return -1;
-	if (grow_array((void **)&r->strs, &r->strs_cap, sizeof(*r->strs), (uint64_t)r->nstrs + count))
+	if (array_grow((void **)&r->strs, &r->strs_cap, sizeof(*r->strs), (uint64_t)r->nstrs + count))
 		return PROFEV_E_NOMEM;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t len = cur_varint(c);
@@ -224,10 +205,7 @@ static int parse_strings(struct profev_reader *r, struct cursor *c, uint32_t cou
 
 static uint32_t *thread_slot(const struct profev_reader *r, uint32_t tid)
 {
-	uint32_t i = (tid * 2654435761u) & r->thread_mask;
-	while (r->thread_slots[i] && r->threads[r->thread_slots[i] - 1].tid != tid)
-		i = (i + 1) & r->thread_mask;
-	return &r->thread_slots[i];
+	return tid_index_slot(&r->thread_index, r->threads, sizeof(*r->threads), tid);
 }
 
 static const struct thread_entry *find_thread(const struct profev_reader *r, uint32_t tid)
@@ -247,22 +225,12 @@ static int set_thread(struct profev_reader *r, uint32_t tid, uint32_t pid, uint3
 		t->name = name;
 		return 0;
 	}
-	if (grow_array((void **)&r->threads, &r->threads_cap, sizeof(*r->threads), r->nthreads + 1))
+	if (array_grow((void **)&r->threads, &r->threads_cap, sizeof(*r->threads), r->nthreads + 1))
 		return PROFEV_E_NOMEM;
 	r->threads[r->nthreads] = (struct thread_entry){ tid, pid, name };
 	*slot = ++r->nthreads;
-	if (r->nthreads * 2 > r->thread_mask) {
-		uint32_t mask = r->thread_mask * 2 + 1;
-		uint32_t *slots = calloc((size_t)mask + 1, sizeof(*slots));
-		if (!slots)
-			return PROFEV_E_NOMEM;
-		free(r->thread_slots);
-		r->thread_slots = slots;
-		r->thread_mask = mask;
-		for (uint32_t k = 0; k < r->nthreads; k++)
-			*thread_slot(r, r->threads[k].tid) = k + 1;
-	}
-	return 0;
+	return tid_index_added(&r->thread_index, r->threads, sizeof(*r->threads), r->nthreads)
+		       ? PROFEV_E_NOMEM : 0;
 }
 
 static int parse_threads(struct profev_reader *r, struct cursor *c, uint32_t count)
@@ -290,7 +258,7 @@ static int parse_modules(struct profev_reader *r, struct cursor *c, uint32_t cou
 		uint64_t bias = cur_varint(c), size = cur_varint(c);
 		if (c->bad || blen > 255)
 			return -1;
-		if (grow_array((void **)&r->modules, &r->modules_cap, sizeof(*r->modules), r->nmodules + 1))
+		if (array_grow((void **)&r->modules, &r->modules_cap, sizeof(*r->modules), r->nmodules + 1))
 			return PROFEV_E_NOMEM;
 		struct module_entry *m = &r->modules[r->nmodules];
 		memset(m, 0, sizeof(*m));
@@ -316,7 +284,7 @@ static int parse_stacks(struct profev_reader *r, struct cursor *c, uint32_t coun
 {
 	if (cur_varint(c) != (uint64_t)r->nstacks + 1)
 		return -1;
-	if (grow_array((void **)&r->stacks, &r->stacks_cap, sizeof(*r->stacks), (uint64_t)r->nstacks + count))
+	if (array_grow((void **)&r->stacks, &r->stacks_cap, sizeof(*r->stacks), (uint64_t)r->nstacks + count))
 		return PROFEV_E_NOMEM;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t n = cur_varint(c);
@@ -397,7 +365,7 @@ static int parse_symbols(struct profev_reader *r, struct cursor *c, uint32_t cou
 			r->nsymraw += n;
 			continue;
 		}
-		if (grow_array((void **)&r->syms, &r->syms_cap, sizeof(*r->syms), r->nsyms + 1))
+		if (array_grow((void **)&r->syms, &r->syms_cap, sizeof(*r->syms), r->nsyms + 1))
 			return PROFEV_E_NOMEM;
 		r->syms[r->nsyms] = (struct sym_entry){ (uint32_t)module, (uint32_t)n, offset, r->nsymraw };
 		*slot = ++r->nsyms;
@@ -550,8 +518,8 @@ static int parse_events(struct profev_reader *r, const uint8_t *body, size_t len
 		*why = "event count larger than the body can hold";
 		return PROFEV_E_CORRUPT;
 	}
-	if (grow_array((void **)&r->events, &r->events_cap, sizeof(*r->events), count) ||
-	    grow_array((void **)&r->texts, &r->texts_cap, sizeof(*r->texts), count)) {
+	if (array_grow((void **)&r->events, &r->events_cap, sizeof(*r->events), count) ||
+	    array_grow((void **)&r->texts, &r->texts_cap, sizeof(*r->texts), count)) {
 		*why = "out of memory";
 		return PROFEV_E_NOMEM;
 	}
@@ -823,7 +791,7 @@ void profev_reader_free(struct profev_reader *r)
 	buf_free(&r->arena);
 	free(r->strs);
 	free(r->threads);
-	free(r->thread_slots);
+	tid_index_free(&r->thread_index);
 	for (uint32_t i = 0; i < r->nmodules; i++) {
 		free(r->modules[i].path);
 		free(r->modules[i].build_id);

@@ -1,5 +1,6 @@
 /* Per-thread stacks of open zones; see zone_track.h. */
 #include <stdlib.h>
+#include "internal.h"
 #include "zone_track.h"
 
 struct open_zone {
@@ -16,8 +17,7 @@ struct thread {
 struct zone_track {
 	struct thread *threads;
 	uint32_t n, cap;
-	uint32_t *slots; /* index + 1 */
-	uint32_t mask;
+	struct tid_index index;
 };
 
 struct zone_track *zone_track_new(void)
@@ -25,9 +25,7 @@ struct zone_track *zone_track_new(void)
 	struct zone_track *z = calloc(1, sizeof(*z));
 	if (!z)
 		return NULL;
-	z->mask = 63;
-	z->slots = calloc(z->mask + 1, sizeof(*z->slots));
-	if (!z->slots) {
+	if (tid_index_init(&z->index)) {
 		free(z);
 		return NULL;
 	}
@@ -41,16 +39,13 @@ void zone_track_free(struct zone_track *z)
 	for (uint32_t i = 0; i < z->n; i++)
 		free(z->threads[i].stack);
 	free(z->threads);
-	free(z->slots);
+	tid_index_free(&z->index);
 	free(z);
 }
 
 static uint32_t *slot(const struct zone_track *z, uint32_t tid)
 {
-	uint32_t i = (tid * 2654435761u) & z->mask;
-	while (z->slots[i] && z->threads[z->slots[i] - 1].tid != tid)
-		i = (i + 1) & z->mask;
-	return &z->slots[i];
+	return tid_index_slot(&z->index, z->threads, sizeof(*z->threads), tid);
 }
 
 int64_t zone_track_thread(struct zone_track *z, uint32_t tid)
@@ -68,17 +63,8 @@ int64_t zone_track_thread(struct zone_track *z, uint32_t tid)
 	}
 	z->threads[z->n] = (struct thread){ tid, 0, 0, NULL };
 	*s = ++z->n;
-	if (z->n * 2 > z->mask) {
-		uint32_t mask = z->mask * 2 + 1;
-		uint32_t *slots = calloc((size_t)mask + 1, sizeof(*slots));
-		if (!slots)
-			return -1;
-		free(z->slots);
-		z->slots = slots;
-		z->mask = mask;
-		for (uint32_t i = 0; i < z->n; i++)
-			*slot(z, z->threads[i].tid) = i + 1;
-	}
+	if (tid_index_added(&z->index, z->threads, sizeof(*z->threads), z->n))
+		return -1;
 	return z->n - 1;
 }
 
