@@ -280,7 +280,7 @@ int encoder_add(struct event_encoder *enc, const struct profev_event *e, const c
 		enc->p[COL_EXCEPT] = x;
 		enc->p[COL_FIELDS] = v;
 	}
-	return 0;
+	return enc->n == enc->capacity;
 }
 
 int encoder_finish(struct event_encoder *enc, struct buf *out)

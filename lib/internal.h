@@ -165,8 +165,8 @@ struct event_encoder;
 /* An encoder for chunks of up to capacity events; NULL on no memory. */
 struct event_encoder *encoder_new(uint32_t capacity);
 void encoder_free(struct event_encoder *e);
-/* Add one event; text is a MESSAGE's text. 0, PROFEV_E_NOMEM, or
- * PROFEV_E_STATE when the chunk already holds capacity events. */
+/* Add one event; text is a MESSAGE's text. 1 when the chunk is now full,
+ * 0 when it is not, PROFEV_E_NOMEM, or PROFEV_E_STATE when it already was. */
 int encoder_add(struct event_encoder *e, const struct profev_event *ev, const char *text, size_t len);
 uint32_t encoder_count(const struct event_encoder *e);
 size_t encoder_text_bytes(const struct event_encoder *e);

@@ -398,13 +398,12 @@ int profev_writer_event(struct profev_writer *w, const struct profev_event *ev)
 		return profev_writer_message(w, ev, "", 0);
 	if (unlikely(w->failed || w->closed))
 		return w->closed ? fail(w, PROFEV_E_STATE, "writer is closed") : w->err.code;
-	if (unlikely(encoder_add(w->events, ev, NULL, 0)))
+	int full = encoder_add(w->events, ev, NULL, 0);
+	if (unlikely(full < 0))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	if (unlikely(ev->type == PROFEV_EV_LOST))
 		w->totals.lost_events += ev->payload;
-	if (unlikely(encoder_count(w->events) == w->chunk_events))
-		return flush_events(w);
-	return 0;
+	return unlikely(full) ? flush_events(w) : 0;
 }
 
 int profev_writer_message(struct profev_writer *w, const struct profev_event *ev,
@@ -424,11 +423,10 @@ int profev_writer_message(struct profev_writer *w, const struct profev_event *ev
 	struct profev_event e = *ev;
 	e.type = PROFEV_EV_MESSAGE;
 	e.name = 0;
-	if (encoder_add(w->events, &e, text, len))
+	int full = encoder_add(w->events, &e, text, len);
+	if (full < 0)
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
-	if (encoder_count(w->events) == w->chunk_events)
-		return flush_events(w);
-	return 0;
+	return full ? flush_events(w) : 0;
 }
 
 int profev_writer_image(struct profev_writer *w, const struct profev_image *img)
