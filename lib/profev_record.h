@@ -47,6 +47,7 @@ struct profev_record_opts {
 	void (*progress)(void *ctx, const struct profev_record_stats *s);
 	void (*warn)(void *ctx, const char *message); /**< lowercase, no period */
 	void *ctx;
+	int pipe_only;            /**< records through the pipe, not a shared file */
 };
 
 /** How the recording ended. */

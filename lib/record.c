@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +25,7 @@
 
 #define READ_BUF (1u << 20)
 #define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
+#define FIXED_BATCH 256         /* records decoded before the writer codes them */
 #define MAX_DEF_BODY (64u << 10) /* longest non-EVENTS message: names fit */
 #define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
 
@@ -37,6 +40,9 @@ struct mod {
 
 struct thr {
 	uint32_t tid;
+	uint32_t ring_size;         /* its ring in the shared file, 0 if none */
+	uint32_t ring_read;         /* where the next records start */
+	unsigned char *ring_map;    /* control page, then the ring */
 	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
 	uint32_t depth;
 	uint32_t stack[MAX_DEPTH];  /* names of open zones */
@@ -49,6 +55,8 @@ struct profev_recorder {
 	pid_t pid;
 	volatile sig_atomic_t reaped;
 	int rfd, pidfd;
+	int shm_fd;                 /* the rings' memory file, -1 for pipe only */
+	uint64_t ring_bytes;        /* bytes of records read from shared rings */
 	int nostart_errno;
 	int status;
 
@@ -65,6 +73,7 @@ struct profev_recorder {
 	int hello;
 	struct pfw_hello h;
 	double ns_per_tick;
+	uint64_t ns_whole, ns_frac; /* ns_per_tick in 64.64 fixed point */
 	uint64_t lost;
 	uint32_t *strings;          /* client string id -> writer id */
 	uint32_t nstrings;
@@ -164,11 +173,27 @@ static struct thr *thread_get(struct profev_recorder *r, uint32_t tid, const cha
 	return t;
 }
 
+static void ring_unmap(struct thr *t)
+{
+	if (t->ring_map)
+		munmap(t->ring_map, PFW_RING_CTL + (size_t)t->ring_size);
+	t->ring_map = NULL;
+	t->ring_size = 0;
+}
+
+static void thread_free(struct thr *t)
+{
+	ring_unmap(t);
+	free(t);
+}
+
 static void thread_exit(struct profev_recorder *r, uint32_t tid)
 {
 	for (uint32_t i = 0; i < r->nthr; i++) {
 		if (r->thr[i]->tid == tid) {
-			free(r->thr[i]);
+			if (r->cur == r->thr[i])
+				r->cur = NULL;
+			thread_free(r->thr[i]);
 			r->thr[i] = r->thr[--r->nthr];
 			return;
 		}
@@ -332,8 +357,14 @@ static long stack(struct profev_recorder *r, const unsigned char *p, uint32_t av
 
 static void set_rate(struct profev_recorder *r, double ticks_per_ns)
 {
-	if (ticks_per_ns > 0)
-		r->ns_per_tick = 1.0 / ticks_per_ns;
+	if (!(ticks_per_ns > 0))
+		return;
+	r->ns_per_tick = 1.0 / ticks_per_ns;
+	/* An integer multiply per event instead of two conversions and a
+	 * double multiply, at the same precision. */
+	double whole = r->ns_per_tick < 1e9 ? (double)(uint64_t)r->ns_per_tick : 1e9;
+	r->ns_whole = (uint64_t)whole;
+	r->ns_frac = (uint64_t)((r->ns_per_tick - whole) * 18446744073709551616.0);
 }
 
 static int meta_clock(struct profev_recorder *r)
@@ -376,11 +407,23 @@ static void on_sync(struct profev_recorder *r, const unsigned char *b, uint32_t 
 
 /* ---- events ------------------------------------------------------------- */
 
-static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
+/* A tick before tick0 (another CPU's counter may lag a little). */
+static uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick)
 {
 	int64_t d = (int64_t)(tick - r->h.tick0);
 	int64_t ns = (int64_t)r->h.mono0 + (int64_t)((double)d * r->ns_per_tick);
-	uint64_t v = ns < 0 ? 0 : (uint64_t)ns;
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
+{
+	uint64_t v;
+	if (likely(tick >= r->h.tick0)) {
+		uint64_t d = tick - r->h.tick0;
+		v = r->h.mono0 + d * r->ns_whole + (uint64_t)(((unsigned __int128)d * r->ns_frac) >> 64);
+	} else {
+		v = early_tick_ns(r, tick);
+	}
 	if (v < t->last_ns)
 		v = t->last_ns;
 	t->last_ns = v;
@@ -547,6 +590,84 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 	}
 }
 
+static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail);
+
+/*
+ * Records of the current thread in [p, p + len), a whole number of them:
+ * a ring's records never cross its end. 0, or -1 (stream marked bad).
+ */
+static int records(struct profev_recorder *r, const unsigned char *p, uint32_t len)
+{
+	uint32_t off = 0;
+	while (off < len && !r->bad) {
+		off += fixed_records(r, p + off, len - off);
+		if (off == len || r->bad)
+			break;
+		long n = record(r, p + off, len - off);
+		if (n <= 0) {
+			if (n != -2)
+				stream_corrupt(r, n == 0 ? "record crosses the end of its ring"
+							 : "malformed event record");
+			return -1;
+		}
+		off += (uint32_t)n;
+	}
+	return r->bad ? -1 : 0;
+}
+
+/* PFW_RING: map the thread's ring from the shared file. */
+static int ring_map(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
+{
+	struct pfw_ring m;
+	struct stat st;
+	if (r->shm_fd < 0 || h->len < sizeof m)
+		return -1;
+	memcpy(&m, b, sizeof m);
+	if (m.offset % PFW_RING_CTL || m.size < (16u << 10) || m.size > (64u << 20) ||
+	    (m.size & (m.size - 1)) || fstat(r->shm_fd, &st) < 0 ||
+	    m.offset + PFW_RING_CTL + m.size > (uint64_t)st.st_size)
+		return -1;
+	struct thr *t = thread_get(r, h->tid, NULL, 0);
+	if (!t)
+		return -1;
+	ring_unmap(t);
+	void *p = mmap(NULL, PFW_RING_CTL + (size_t)m.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       r->shm_fd, (off_t)m.offset);
+	if (p == MAP_FAILED)
+		return -1;
+	t->ring_map = p;
+	t->ring_size = m.size;
+	t->ring_read = 0;
+	return 0;
+}
+
+/* PFW_RING_DATA: the thread's records from where we stopped up to pos. */
+static int ring_data(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
+{
+	struct pfw_ring_data d;
+	struct thr *t = thread_find(r, h->tid);
+	if (!t || !t->ring_map || h->len < sizeof d)
+		return -1;
+	memcpy(&d, b, sizeof d);
+	if (d.pos > t->ring_size || d.pos % 16)
+		return -1;
+	const unsigned char *ring = t->ring_map + PFW_RING_CTL;
+	uint32_t from = t->ring_read;
+	r->cur = t;
+	if (d.pos < from) {
+		if (records(r, ring + from, t->ring_size - from) < 0)
+			return -2;
+		r->ring_bytes += t->ring_size - from;
+		from = 0;
+	}
+	if (records(r, ring + from, d.pos - from) < 0)
+		return -2;
+	r->ring_bytes += d.pos - from;
+	t->ring_read = d.pos;
+	pfw_ring_consumed((struct pfw_ring_ctl *)(void *)t->ring_map, d.pos);
+	return 0;
+}
+
 /* A whole non-EVENTS message. */
 static int message(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
 {
@@ -575,6 +696,10 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 		return 0;
 	case PFW_MODULE:
 		return def_module(r, b, h->len);
+	case PFW_RING:
+		return ring_map(r, h, b);
+	case PFW_RING_DATA:
+		return ring_data(r, h, b);
 	case PFW_BYE:
 		if (h->len >= sizeof(struct pfw_bye)) {
 			struct pfw_bye bye;
@@ -595,38 +720,57 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail)
 {
 	struct thr *t = r->cur;
-	struct profev_event ev;
-	memset(&ev, 0, sizeof ev);
-	ev.tid = t->tid;
-	uint32_t off = 0;
-	while (avail - off >= PFW_REC_HEAD) {
-		uint64_t tick, word;
-		memcpy(&tick, p + off, 8);
-		memcpy(&word, p + off + 8, 8);
-		unsigned type = word & 0xff;
-		uint32_t arg = (uint32_t)(word >> 32);
-		if (type < PFW_R_ZONE_BEGIN || type > PFW_R_INSTANT || type == PFW_R_COUNTER)
-			break;
-		ev.ts = tick_ns(r, t, tick);
-		ev.type = (uint8_t)type;
-		ev.name = map_string(r, arg);
-		ev.payload = map_cat(r, (word >> 16) & 0xffff);
-		if (type == PFW_R_ZONE_BEGIN) {
-			if (t->depth++ < MAX_DEPTH)
-				t->stack[t->depth - 1] = ev.name;
-		} else if (type == PFW_R_ZONE_END && t->depth) {
-			if (t->depth-- <= MAX_DEPTH && !arg)
-				ev.name = t->stack[t->depth];
+	struct profev_event ev[FIXED_BATCH];
+	/* Everything the loop reads is in locals: its stores into the events'
+	 * byte fields could alias any of it otherwise. */
+	const uint64_t tick0 = r->h.tick0, mono0 = r->h.mono0;
+	const uint64_t whole = r->ns_whole, frac = r->ns_frac, marks = r->marks;
+	const uint64_t last_mark = marks ? r->mark_ts[(marks - 1) % 64] : 0;
+	const uint32_t *strings = r->strings, *cats = r->cats;
+	const uint32_t nstrings = r->nstrings, ncats = r->ncats, tid = t->tid;
+	uint32_t *stack = t->stack;
+	uint64_t last = t->last_ns;
+	uint32_t depth = t->depth, off = 0, n;
+	do {
+		for (n = 0; n < FIXED_BATCH && avail - off >= PFW_REC_HEAD; n++, off += PFW_REC_HEAD) {
+			uint64_t tick, word;
+			memcpy(&tick, p + off, 8);
+			memcpy(&word, p + off + 8, 8);
+			const unsigned type = word & 0xff, cat = (word >> 16) & 0xffff;
+			const uint32_t arg = (uint32_t)(word >> 32);
+			if (type < PFW_R_ZONE_BEGIN || type > PFW_R_INSTANT || type == PFW_R_COUNTER)
+				break;
+			uint64_t ts = likely(tick >= tick0) ? mono0 + (tick - tick0) * whole +
+				(uint64_t)(((unsigned __int128)(tick - tick0) * frac) >> 64)
+							    : early_tick_ns(r, tick);
+			if (ts < last)
+				ts = last;
+			last = ts;
+			uint32_t name = arg < nstrings ? strings[arg] : 0;
+			if (type == PFW_R_ZONE_BEGIN) {
+				if (depth++ < MAX_DEPTH)
+					stack[depth - 1] = name;
+			} else if (type == PFW_R_ZONE_END && depth) {
+				if (depth-- <= MAX_DEPTH && !arg)
+					name = stack[depth];
+			}
+			ev[n] = (struct profev_event){
+				.ts = ts,
+				.frame = marks && ts <= last_mark ? frame_of(r, ts) : marks,
+				.payload = cat < ncats ? cats[cat] : 0,
+				.tid = tid,
+				.name = name,
+				.type = (uint8_t)type,
+			};
 		}
-		ev.frame = r->marks && ev.ts <= r->mark_ts[(r->marks - 1) % 64] ? frame_of(r, ev.ts)
-										: r->marks;
-		if (profev_writer_event(r->w, &ev) < 0) {
+		if (n && profev_writer_events(r->w, ev, n) < 0) {
 			writer_failed(r);
 			break;
 		}
-		r->events++;
-		off += PFW_REC_HEAD;
-	}
+		r->events += n;
+	} while (n == FIXED_BATCH);
+	t->last_ns = last;
+	t->depth = depth;
 	return off;
 }
 
@@ -692,8 +836,10 @@ static void decode(struct profev_recorder *r)
 		}
 		if (avail < sizeof h + h.len)
 			break;
-		if (message(r, &h, p + sizeof h) < 0) {
-			stream_corrupt(r, "malformed message");
+		int rc = message(r, &h, p + sizeof h);
+		if (rc < 0) {
+			if (rc == -1)
+				stream_corrupt(r, "malformed message");
 			break;
 		}
 		r->off += sizeof h + h.len;
@@ -702,11 +848,16 @@ static void decode(struct profev_recorder *r)
 
 /* ---- the program -------------------------------------------------------- */
 
-static void child_exec(const struct profev_record_opts *o, int wfd, int errfd)
+static void child_exec(const struct profev_record_opts *o, int wfd, int shm_fd, int errfd)
 {
 	char num[16];
 	/* dup() gives a descriptor without close-on-exec: the one the program gets. */
 	int fd = dup(wfd);
+	int shm = shm_fd >= 0 ? dup(shm_fd) : -1;
+	if (shm >= 0) {
+		snprintf(num, sizeof num, "%d", shm);
+		setenv("PROFEV_SHM", num, 1);
+	}
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -730,6 +881,28 @@ static void child_exec(const struct profev_record_opts *o, int wfd, int errfd)
 	if (write(errfd, &e, sizeof e) < 0)
 		_exit(127);
 	_exit(127);
+}
+
+/*
+ * The memory file the client puts its rings in, so that records are read
+ * where they were written instead of being copied through the pipe twice.
+ * It may grow but never shrink: a shrink would fault our mappings. -1 when
+ * the system has no memfd; the client then sends records down the pipe.
+ */
+static int shared_file(void)
+{
+#ifdef MFD_ALLOW_SEALING
+	int fd = memfd_create("profev-rings", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+#else
+	return -1;
+#endif
 }
 
 static int start_meta(struct profev_recorder *r)
@@ -768,8 +941,8 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 		return NULL;
 	}
 	r->o = *o;
-	r->rfd = r->pidfd = -1;
-	r->ns_per_tick = 1.0;
+	r->rfd = r->pidfd = r->shm_fd = -1;
+	set_rate(r, 1.0);
 	struct profev_writer_opts wo = { o->zstd_level, 0 };
 	if (!(r->w = profev_writer_new(o->out_fd, &wo, err)))
 		goto fail;
@@ -787,12 +960,14 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 	}
 	/* A larger pipe lets the flush thread hand over more per wakeup. */
 	fcntl(data[0], F_SETPIPE_SZ, 1 << 20);
+	if (!o->pipe_only)
+		r->shm_fd = shared_file();
 	r->mono_start = now_ns(CLOCK_MONOTONIC);
 	r->pid = fork();
 	if (r->pid == 0) {
 		close(data[0]);
 		close(errp[0]);
-		child_exec(o, data[1], errp[1]);
+		child_exec(o, data[1], r->shm_fd, errp[1]);
 	}
 	int fork_errno = errno;
 	close(data[1]);
@@ -853,7 +1028,7 @@ static void fill_stats(struct profev_recorder *r, struct profev_record_stats *s)
 	profev_writer_totals(r->w, &t);
 	s->events = r->events;
 	s->bytes = t.bytes;
-	s->wire_bytes = r->wire_off + r->off;
+	s->wire_bytes = r->wire_off + r->off + r->ring_bytes;
 	s->lost = r->lost;
 	s->elapsed_ns = now_ns(CLOCK_MONOTONIC) - r->mono_start;
 	s->threads = r->threads_seen;
@@ -989,8 +1164,10 @@ void profev_recorder_free(struct profev_recorder *r)
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	for (uint32_t i = 0; i < r->nthr; i++)
-		free(r->thr[i]);
+		thread_free(r->thr[i]);
 	free(r->thr);
+	if (r->shm_fd >= 0)
+		close(r->shm_fd);
 	free(r->strings);
 	free(r->cats);
 	free(r->mods);

@@ -10,7 +10,10 @@
 #ifndef PROFEV_WIRE_H
 #define PROFEV_WIRE_H
 
+#include <linux/futex.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define PFW_MAGIC 0x31574650u /* "PFW1" read as a little-endian u32 */
 #define PFW_VERSION 1u
@@ -37,7 +40,9 @@ enum pfw_msg {
 	PFW_THREAD_EXIT = 7, /* tid: the thread ended; no more EVENTS for it */
 	PFW_BYE = 8,         /* struct pfw_bye; the program is exiting normally */
 	PFW_MODULE = 9,      /* struct pfw_module, build-id, path: a loaded module */
-	/* 10..15 reserved */
+	PFW_RING = 10,       /* tid: struct pfw_ring; the thread's ring is shared */
+	PFW_RING_DATA = 11,  /* tid: struct pfw_ring_data; its records up to pos */
+	/* 12..15 reserved */
 };
 
 enum pfw_clock {
@@ -93,6 +98,48 @@ struct pfw_module {
 _Static_assert(sizeof(struct pfw_module) == 32, "formats/wire.md: MODULE is 32 bytes + data");
 
 #define PFW_MAX_BUILD_ID 64u
+
+/*
+ * Shared rings. When pfrec passes PROFEV_SHM, a memory file, the client
+ * places thread rings in it: a 4096-byte control page, then the ring.
+ * pfrec maps the same pages and reads records where the program wrote
+ * them; the pipe carries only where they end (PFW_RING_DATA).
+ */
+#define PFW_RING_CTL 4096u
+
+/** PFW_RING body: the ring of thread tid lives at offset in the file. */
+struct pfw_ring {
+	uint64_t offset; /* of the control page; a multiple of 4096 */
+	uint32_t size;   /* ring bytes after the control page; a power of two */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pfw_ring) == 16, "formats/wire.md: RING is 16 bytes");
+
+/** PFW_RING_DATA body: records of the thread end at pos in its ring. */
+struct pfw_ring_data {
+	uint32_t pos;    /* 0..size, a multiple of 16 */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pfw_ring_data) == 8, "formats/wire.md: RING_DATA is 8 bytes");
+
+/** The start of a control page, written by both sides. */
+struct pfw_ring_ctl {
+	uint32_t read;    /* pfrec: records before this offset are consumed */
+	uint32_t waiting; /* client: 1 while a producer sleeps on read (futex) */
+};
+
+/**
+ * The consumer's step: records before pos are consumed. Wakes a producer
+ * that sleeps for room. The store and the exchange are sequentially
+ * consistent, as is the producer's "set waiting, then check read", so one
+ * of the two always sees the other.
+ */
+static inline void pfw_ring_consumed(struct pfw_ring_ctl *c, uint32_t pos)
+{
+	__atomic_store_n(&c->read, pos, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&c->waiting, 0, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &c->read, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
 
 /*
  * Records of an EVENTS message. Every record starts with 16 bytes:

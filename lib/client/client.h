@@ -3,10 +3,12 @@
  * files. Nothing here is API; <profev.h> is.
  *
  * Each thread owns a ring. The owner writes records at pos and publishes pos
- * with a release store; the flush thread (or the exit or crash flush) reads
- * from tail up to pos, sends the bytes and publishes tail with a release
- * store. pos never catches up with tail from behind: one 16-byte slot stays
- * free, so pos == tail means empty.
+ * with a release store. The flush thread (or the exit or crash flush) reads
+ * pos and hands the records up to it over: for a ring in the shared file it
+ * sends only pos (PFW_RING_DATA) and pfrec reads the records in place; for
+ * a private ring it sends the bytes. The consumer then publishes its offset
+ * in ctl->read. pos never catches up with read from behind: one 16-byte
+ * slot stays free, so pos == read means empty.
  */
 #ifndef PROFEV_CLIENT_H
 #define PROFEV_CLIENT_H
@@ -42,7 +44,8 @@
 #define flush_pass profev__flush_pass
 #define flush_start profev__flush_start
 #define flush_stop profev__flush_stop
-#define flush_wait_space profev__flush_wait_space
+#define ring_wait profev__ring_wait
+#define ring_detach profev__ring_detach
 #define pipe_lock profev__pipe_lock
 #define pipe_unlock profev__pipe_unlock
 #define pipe_write_all profev__pipe_write_all
@@ -62,6 +65,7 @@ enum ring_state {
 	RING_FREE = 0,   /* on the free list, no owner */
 	RING_ACTIVE = 1, /* owned by a live thread */
 	RING_EXITED = 2, /* owner gone: flush the rest, then free */
+	RING_DRAINING = 3, /* shared, owner gone, all handed over: free once pfrec read it */
 };
 
 struct ring {
@@ -74,18 +78,31 @@ struct ring {
 	uint64_t stack_lo, stack_hi; /* the owner's stack, 0 if unknown */
 	struct rule *rules;       /* unwind.c's cache, made on first use */
 
-	uint32_t tail __attribute__((aligned(64))); /* consumer's offset */
+	/* Where the consumer publishes its offset: the control page of a ring
+	 * in the shared file (pfrec consumes), or own_ctl (the flush thread
+	 * consumes by sending the bytes down the pipe). */
+	struct pfw_ring_ctl *ctl;
+	uint64_t shm_off;         /* the control page's offset in the shared file */
+	uint32_t sent;            /* flush thread: records up to here are handed over */
 	int state;                /* enum ring_state */
 	int announced;            /* PFW_THREAD sent for this owner */
 	struct ring *next;        /* the list of every ring ever made */
 	struct ring *next_free;
+	struct pfw_ring_ctl own_ctl __attribute__((aligned(64)));
 };
+
+static inline int ring_shared(const struct ring *r)
+{
+	return r->ctl != &r->own_ctl;
+}
 
 /* Configuration and state of the runtime (init.c). */
 struct client {
 	int active;               /* recording: events may be produced */
 	int unwind_libgcc;        /* PROFEV_UNWIND=libgcc: no fast unwinder */
 	int fd;                   /* the pipe to pfrec */
+	int shm_fd;               /* the shared file for rings, -1 if none */
+	uint64_t shm_end;         /* its size so far (under reg_lock) */
 	int drop;                 /* drop instead of waiting */
 	int tsc;                  /* ticks come from profev__ticks() inline */
 	uint32_t ring_bytes;
@@ -122,7 +139,8 @@ struct ring *ring_self(void);         /* this thread's ring, NULL if none yet */
 void rec_publish(unsigned char *end);
 extern struct ring *all_rings;        /* every ring ever made, newest first */
 extern pthread_mutex_t reg_lock;      /* ring list and free list */
-void ring_recycle(struct ring *r);    /* flush thread: r was flushed to the end */
+void ring_recycle(struct ring *r);    /* flush thread: r was consumed to the end */
+void ring_detach(void);               /* forked child: this thread writes nowhere */
 void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
 		 const void *c, uint32_t clen);
 /* Take the queued definitions (STRING, CATEGORY messages); returns bytes. */
@@ -132,7 +150,7 @@ size_t defs_take(unsigned char **buf, size_t *cap, int wait);
 int flush_start(void);
 void flush_stop(void);                /* final pass, then the thread ends */
 void flush_kick(void);                /* wake the flush thread now */
-void flush_wait_space(struct ring *r); /* owner waits until the flush thread ran */
+void ring_wait(struct ring *r);       /* owner sleeps until the consumer moved on */
 int flush_pass(int from_signal);      /* send everything pending; 0 or -1 */
 int pipe_write_all(int fd, struct iovec *iov, int n);
 void crash_install(void);

@@ -23,9 +23,7 @@ static pthread_t flusher;
 static int running;
 static pthread_mutex_t fl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fl_cond;    /* wakes the flush thread */
-static pthread_cond_t space_cond; /* a pass finished */
-static int kicked, stopping, waiters;
-static uint64_t passes;
+static int kicked, stopping;
 static uint32_t pipe_owner;       /* tid holding the pipe, 0 if none */
 
 int pipe_lock(int from_signal)
@@ -93,12 +91,14 @@ struct pending {
 };
 /* Used under the pipe lock only. */
 static struct pending pend[BATCH];
-static struct pfw_header hdrs[BATCH * 3];
-static struct iovec iov[BATCH * 5 + 1];
+static struct pfw_header hdrs[BATCH * 4];
+static struct pfw_ring ring_msgs[BATCH];
+static struct pfw_ring_data data_msgs[BATCH];
+static struct iovec iov[BATCH * 7 + 1];
 static unsigned char *dbuf;
 static size_t dcap;
 
-static int collect(struct ring **cursor)
+static int collect(struct ring **cursor, int from_signal)
 {
 	int np = 0;
 	struct ring *r = *cursor;
@@ -106,11 +106,15 @@ static int collect(struct ring **cursor)
 		int st = ATOMIC_LOAD(&r->state);
 		if (st == RING_FREE)
 			continue;
-		uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->pub.pos) - r->base);
-		uint32_t t = ATOMIC_LOAD(&r->tail);
-		if (w == t && ATOMIC_LOAD(&r->announced) && st == RING_ACTIVE)
+		if (st == RING_DRAINING) {
+			if (!from_signal && ATOMIC_LOAD(&r->ctl->read) == r->sent)
+				ring_recycle(r);
 			continue;
-		pend[np++] = (struct pending){ r, st, w, t };
+		}
+		uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->pub.pos) - r->base);
+		if (w == r->sent && ATOMIC_LOAD(&r->announced) && st == RING_ACTIVE)
+			continue;
+		pend[np++] = (struct pending){ r, st, w, r->sent };
 	}
 	*cursor = r;
 	return np;
@@ -146,7 +150,7 @@ int flush_pass(int from_signal)
 	int rc = 0;
 	struct ring *cursor = ATOMIC_LOAD(&all_rings);
 	do {
-		int np = collect(&cursor);
+		int np = collect(&cursor, from_signal);
 		/* Definitions are taken after the positions were read: any record
 		 * below those positions used an id queued before. */
 		size_t dn = defs_take(&dbuf, &dcap, from_signal);
@@ -162,8 +166,21 @@ int flush_pass(int from_signal)
 				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
 				if (len)
 					iov[ni++] = (struct iovec){ r->name, len };
+				if (ring_shared(r)) {
+					ring_msgs[i] = (struct pfw_ring){ r->shm_off, r->size, 0 };
+					hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_RING, 0,
+									sizeof ring_msgs[i], r->tid };
+					iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
+					iov[ni++] = (struct iovec){ &ring_msgs[i], sizeof ring_msgs[i] };
+				}
 			}
-			if (p->w != p->t) {
+			if (p->w != p->t && ring_shared(r)) {
+				data_msgs[i] = (struct pfw_ring_data){ p->w, 0 };
+				hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_RING_DATA, 0, sizeof data_msgs[i],
+								r->tid };
+				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
+				iov[ni++] = (struct iovec){ &data_msgs[i], sizeof data_msgs[i] };
+			} else if (p->w != p->t) {
 				uint32_t len = p->w > p->t ? p->w - p->t : r->size - p->t + p->w;
 				hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_EVENTS, 0, len, r->tid };
 				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
@@ -185,10 +202,16 @@ int flush_pass(int from_signal)
 		}
 		for (int i = 0; i < np; i++) {
 			struct ring *r = pend[i].r;
-			ATOMIC_STORE(&r->tail, pend[i].w);
+			r->sent = pend[i].w;
 			ATOMIC_STORE(&r->announced, 1);
-			if (pend[i].state == RING_EXITED && !from_signal)
-				ring_recycle(r);
+			if (!ring_shared(r))
+				pfw_ring_consumed(r->ctl, pend[i].w);
+			if (pend[i].state == RING_EXITED && !from_signal) {
+				if (ring_shared(r))
+					ATOMIC_STORE(&r->state, RING_DRAINING);
+				else
+					ring_recycle(r);
+			}
 		}
 	} while (cursor);
 	pipe_unlock();
@@ -229,9 +252,6 @@ static void *flush_main(void *arg)
 			next_sync = now + 250000000;
 		}
 		pthread_mutex_lock(&fl_lock);
-		passes++;
-		if (waiters)
-			pthread_cond_broadcast(&space_cond);
 		if (stop || !ok) {
 			pthread_mutex_unlock(&fl_lock);
 			break;
@@ -259,10 +279,6 @@ static void *flush_main(void *arg)
 		send_msg(PFW_BYE, 0, &b, sizeof b);
 		pipe_unlock();
 	}
-	pthread_mutex_lock(&fl_lock);
-	passes++;
-	pthread_cond_broadcast(&space_cond);
-	pthread_mutex_unlock(&fl_lock);
 	return NULL;
 }
 
@@ -272,7 +288,6 @@ int flush_start(void)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&fl_cond, &ca);
-	pthread_cond_init(&space_cond, &ca);
 	pthread_condattr_destroy(&ca);
 
 	sigset_t all, old;
@@ -306,28 +321,6 @@ void flush_kick(void)
 	pthread_mutex_lock(&fl_lock);
 	__atomic_store_n(&kicked, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&fl_cond);
-	pthread_mutex_unlock(&fl_lock);
-}
-
-void flush_wait_space(struct ring *r)
-{
-	(void)r;
-	struct timespec ts;
-	pthread_mutex_lock(&fl_lock);
-	uint64_t seen = passes;
-	waiters++;
-	__atomic_store_n(&kicked, 1, __ATOMIC_RELAXED);
-	pthread_cond_signal(&fl_cond);
-	while (passes == seen && ATOMIC_LOAD(&cl.active)) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 10000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&space_cond, &fl_lock, &ts);
-	}
-	waiters--;
 	pthread_mutex_unlock(&fl_lock);
 }
 

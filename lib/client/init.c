@@ -5,6 +5,7 @@
  * Environment (each variable is removed once read, so that programs the
  * traced program starts never see it):
  *   PROFEV_FD          the pipe's write end; without it the client stays off
+ *   PROFEV_SHM         a memory file for the rings, shared with pfrec
  *   PROFEV_CATEGORIES  "render,-audio": see category_wanted()
  *   PROFEV_DROP        "1": drop events instead of waiting for the pipe
  *   PROFEV_BUFFER      per-thread buffer size ("1M", "256K"), 16K..64M
@@ -209,8 +210,12 @@ static void in_child(void)
 		return;
 	ATOMIC_STORE(&cl.active, 0);
 	categories_disable_all();
+	ring_detach();
 	close(cl.fd);
 	cl.fd = -1;
+	if (cl.shm_fd >= 0)
+		close(cl.shm_fd);
+	cl.shm_fd = -1;
 }
 
 static void at_exit(void)
@@ -243,17 +248,30 @@ static uint32_t parse_buffer(const char *s)
 	return p;
 }
 
-static void do_init(void)
+/* A descriptor number from the environment, taken out of it and marked
+ * close-on-exec; -1 if absent or not open. */
+static int env_fd(const char *name)
 {
-	const char *s = getenv("PROFEV_FD");
+	const char *s = getenv(name);
 	if (!s || !*s)
-		return;
+		return -1;
 	char *end;
 	long fd = strtol(s, &end, 10);
-	unsetenv("PROFEV_FD");
+	unsetenv(name);
 	if (*end || fd < 0 || fd > 1 << 20 || fcntl((int)fd, F_GETFD) < 0)
-		return;
+		return -1;
 	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	return (int)fd;
+}
+
+static void do_init(void)
+{
+	const char *s;
+	cl.shm_fd = -1;
+	int fd = env_fd("PROFEV_FD");
+	if (fd < 0)
+		return;
+	cl.shm_fd = env_fd("PROFEV_SHM");
 
 	if ((s = getenv("PROFEV_CATEGORIES")))
 		category_list = strdup(s);
@@ -271,7 +289,7 @@ static void do_init(void)
 	cl.unwind_libgcc = s && strcmp(s, "libgcc") == 0;
 	unsetenv("PROFEV_UNWIND");
 	calibrate();
-	cl.fd = (int)fd;
+	cl.fd = fd;
 	cl.pid = (uint32_t)getpid();
 	cl.age_us = 2000;
 

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 #include "client.h"
 
 /* A thread without a ring points here: pos == end sends it to the slow path. */
@@ -182,6 +185,41 @@ static void stack_bounds(struct ring *r)
 	pthread_attr_destroy(&a);
 }
 
+/*
+ * The ring's bytes (the new r is otherwise zeroed): in the shared file when
+ * pfrec gave one, so that it reads records where they are written, else
+ * private. Under reg_lock. 0, or -1 on no memory.
+ */
+static int ring_memory(struct ring *r)
+{
+	memset(r, 0, sizeof *r);
+	r->ctl = &r->own_ctl;
+	if (cl.shm_fd >= 0) {
+		size_t len = PFW_RING_CTL + cl.ring_bytes;
+		off_t off = (off_t)cl.shm_end;
+		void *p = MAP_FAILED;
+		if (ftruncate(cl.shm_fd, off + (off_t)len) == 0)
+			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, cl.shm_fd, off);
+		if (p != MAP_FAILED) {
+			cl.shm_end += len;
+			r->ctl = p;
+			r->shm_off = (uint64_t)off;
+			r->base = (unsigned char *)p + PFW_RING_CTL;
+			return 0;
+		}
+	}
+	r->base = aligned_alloc(64, cl.ring_bytes);
+	return r->base ? 0 : -1;
+}
+
+/* In a forked child: the ring belongs to the parent's stream (and may be
+ * shared with pfrec), so this thread goes back to the slow path, which
+ * records nothing once the client is inactive. */
+void ring_detach(void)
+{
+	profev__tls = &no_ring;
+}
+
 static struct ring *ring_register(void)
 {
 	if (!ATOMIC_LOAD(&cl.active))
@@ -195,16 +233,12 @@ static struct ring *ring_register(void)
 		free_rings = r->next_free;
 	} else {
 		r = aligned_alloc(64, (sizeof *r + 63) & ~(size_t)63);
-		unsigned char *base = aligned_alloc(64, cl.ring_bytes);
-		if (!r || !base) {
+		if (!r || ring_memory(r) < 0) {
 			free(r);
-			free(base);
 			pthread_mutex_unlock(&reg_lock);
 			in_client--;
 			return NULL;
 		}
-		memset(r, 0, sizeof *r);
-		r->base = base;
 		r->size = cl.ring_bytes;
 		r->next = all_rings;
 	}
@@ -215,7 +249,10 @@ static struct ring *ring_register(void)
 	r->dropped = 0;
 	r->pub.end = NULL;
 	ATOMIC_STORE(&r->pub.pos, r->base);
-	ATOMIC_STORE(&r->tail, 0);
+	r->sent = 0;
+	/* A recycled shared ring was read to its end and pfrec heard that its
+	 * thread exited: nobody else writes this until the ring is announced. */
+	ATOMIC_STORE(&r->ctl->read, 0);
 	ATOMIC_STORE(&r->announced, 0);
 	ATOMIC_STORE(&r->state, RING_ACTIVE);
 	if (fresh)
@@ -228,7 +265,23 @@ static struct ring *ring_register(void)
 	return r;
 }
 
-/* Flush thread: every byte of an exited ring was sent; make it reusable. */
+/*
+ * The owner waits for room: it says so in ctl->waiting and sleeps on
+ * ctl->read, which the consumer changes and then wakes it (see
+ * pfw_ring_consumed). The timeout covers a consumer that died.
+ */
+void ring_wait(struct ring *r)
+{
+	uint32_t seen = ATOMIC_LOAD(&r->ctl->read);
+	__atomic_store_n(&r->ctl->waiting, 1, __ATOMIC_SEQ_CST);
+	flush_kick();
+	if (__atomic_load_n(&r->ctl->read, __ATOMIC_SEQ_CST) == seen && ATOMIC_LOAD(&cl.active)) {
+		struct timespec ts = { 0, 10000000 };
+		syscall(SYS_futex, &r->ctl->read, FUTEX_WAIT, seen, &ts, NULL, 0);
+	}
+}
+
+/* Flush thread: every byte of an exited ring was consumed; make it reusable. */
 void ring_recycle(struct ring *r)
 {
 	pthread_mutex_lock(&reg_lock);
@@ -248,7 +301,7 @@ static unsigned char *reserve(struct ring *r, uint32_t n)
 {
 	uint32_t size = r->size;
 	uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->pub.pos) - r->base);
-	uint32_t t = ATOMIC_LOAD(&r->tail);
+	uint32_t t = ATOMIC_LOAD(&r->ctl->read);
 	uint32_t lim;
 
 	if (w == size) {
@@ -325,7 +378,7 @@ static unsigned char *acquire(uint32_t n)
 			flush_kick();
 			return NULL;
 		}
-		flush_wait_space(r);
+		ring_wait(r);
 	}
 }
 
