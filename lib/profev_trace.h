@@ -296,6 +296,14 @@ int profev_writer_symbol(struct profev_writer *w, uint32_t module, uint64_t offs
 /** Append an event. Use profev_writer_message() for MESSAGE. @return 0 or <0. */
 int profev_writer_event(struct profev_writer *w, const struct profev_event *ev);
 
+/**
+ * Append n events, as n calls of profev_writer_event() would, but faster
+ * for runs of one thread's events: a recorder's path. A MESSAGE among
+ * them is written with an empty text.
+ * @return 0 or <0 (the events before the failing one are written).
+ */
+int profev_writer_events(struct profev_writer *w, const struct profev_event *ev, size_t n);
+
 /** Append a MESSAGE event with its text (ev->name is ignored). */
 int profev_writer_message(struct profev_writer *w, const struct profev_event *ev,
 			  const char *text, size_t len);
@@ -413,8 +421,39 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c);
 int profev_reader_next_event(struct profev_reader *r, struct profev_event *ev,
 			     struct profev_event_info *info);
 
+/**
+ * The next run of events in file order, reading chunks as needed: *events
+ * points into the reader's decoded chunk (nothing is copied and no id is
+ * resolved) and *count is at least 1. This is the fast way through a
+ * trace; resolve only what you need with profev_reader_string(),
+ * profev_reader_thread_name() and profev_reader_event_text().
+ *
+ * A THREAD_NAME event only ever starts a run, and the reader applies it
+ * before returning, so for every event of a run the thread names are those
+ * in force when it happened (as with profev_reader_next_event()). Ids are
+ * defined before the chunk that uses them: a run may hold ids above
+ * profev_reader_string_count() or profev_reader_stack_count() only in a
+ * corrupt trace, where they resolve to "" and NULL. May be mixed with
+ * profev_reader_next_event(): each hands out the events the other has not.
+ * @return 1 with *events and *count set; 0 at the end (*count = 0);
+ *         <0 as profev_reader_next_chunk(). The array stays valid until
+ *         the next call that reads (_next_chunk, _next_event, _next_events).
+ */
+int profev_reader_next_events(struct profev_reader *r, const struct profev_event **events,
+			      size_t *count);
+
+/**
+ * The text of a MESSAGE event, ev pointing into the current chunk's events
+ * (an array from profev_reader_next_events() or profev_chunk.events).
+ * @return the text, not NUL-terminated, with *len its length; "" and
+ *         *len = 0 for any other event or pointer. Valid as the array is.
+ */
+const char *profev_reader_event_text(const struct profev_reader *r, const struct profev_event *ev,
+				     size_t *len);
+
 /** Resolve ids against what has been read so far. Returned pointers stay
- *  valid until the next profev_reader_next_chunk() or _next_event() call. */
+ *  valid until the next profev_reader_next_chunk(), _next_event() or
+ *  _next_events() call. */
 const char *profev_reader_string(const struct profev_reader *r, uint32_t id); /**< "" if unknown */
 uint32_t profev_reader_string_count(const struct profev_reader *r);
 const char *profev_reader_thread_name(const struct profev_reader *r, uint32_t tid); /**< "" if unknown */
