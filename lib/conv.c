@@ -88,6 +88,11 @@ struct loop {
 	uint32_t *slots;            /* hash of key -> index + 1 */
 	unsigned nslots;
 	struct conv_thread *last;   /* lookup cache: events come in runs per thread */
+	uint64_t gen;               /* counts the reader's runs of events: thread
+	                               names can only change between them */
+	uint32_t nstr;              /* strings the reader knows in this run */
+	const struct profev_event *text_src; /* the reader's copy of an event
+	                               on_event() sees corrected, for its text */
 	uint64_t warned[PROFEV_CONV_W_SUMMARY];
 	struct block *blocks;       /* live memory blocks by address */
 	uint64_t bmask, nblocks;
@@ -506,30 +511,34 @@ static int pop(struct loop *l, struct conv_thread *t, uint64_t ts, int edge)
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
 
-static struct conv_thread *thread_slow(struct loop *l, const struct profev_event *ev,
-				       const struct profev_event_info *in);
+static struct conv_thread *thread_slow(struct loop *l, const struct profev_event *ev);
 
 /* The thread of an event: events come in runs per thread, so the last one
- * is checked inline first. */
-static inline struct conv_thread *thread_of(struct loop *l, const struct profev_event *ev,
-					    const struct profev_event_info *in)
+ * is checked inline first; its name was checked in this run of events. */
+static inline struct conv_thread *thread_of(struct loop *l, const struct profev_event *ev)
 {
 	struct conv_thread *t = l->last;
-	if (__builtin_expect(t && t->key == ev->tid && in->thread == t->name_src, 1))
+	if (__builtin_expect(t && t->key == ev->tid && t->name_gen == l->gen, 1))
 		return t;
-	return thread_slow(l, ev, in);
+	return thread_slow(l, ev);
 }
 
-static struct conv_thread *thread_slow(struct loop *l, const struct profev_event *ev,
-				       const struct profev_event_info *in)
+static struct conv_thread *thread_slow(struct loop *l, const struct profev_event *ev)
 {
 	struct conv_thread *t = find_track(l, ev->tid);
-	if (!t)
-		return new_track(l, ev->tid, CONV_THREAD, ev->tid, in->thread);
-	if (in->thread != t->name_src) {
-		t->name_src = in->thread;
-		if (strcmp(in->thread, t->name) != 0) {
-			char *n = dupstr(in->thread);
+	if (t && t->name_gen == l->gen)
+		return t;
+	const char *name = profev_reader_thread_name(l->c.r, ev->tid);
+	if (!t) {
+		if ((t = new_track(l, ev->tid, CONV_THREAD, ev->tid, name)))
+			t->name_gen = l->gen;
+		return t;
+	}
+	t->name_gen = l->gen;
+	if (name != t->name_src) {
+		t->name_src = name;
+		if (strcmp(name, t->name) != 0) {
+			char *n = dupstr(name);
 			if (!n)
 				return NULL;
 			free(t->name);
@@ -664,10 +673,9 @@ static inline uint32_t known_stack(struct loop *l, uint32_t id)
 /* A memory event's thread moves through the window as for other events;
  * kept apart from on_event() so that traces without memory run its code
  * alone. */
-static __attribute__((noinline)) int on_memory_event(struct loop *l, const struct profev_event *ev,
-						     const struct profev_event_info *in)
+static __attribute__((noinline)) int on_memory_event(struct loop *l, const struct profev_event *ev)
 {
-	struct conv_thread *t = thread_of(l, ev, in);
+	struct conv_thread *t = thread_of(l, ev);
 	if (!t)
 		return l->c.out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
 	uint64_t ts = ev->ts < t->last_ts ? t->last_ts : ev->ts;
@@ -681,7 +689,13 @@ static __attribute__((noinline)) int on_memory_event(struct loop *l, const struc
 	return on_memory(l, t, &e, ts);
 }
 
-static int on_event(struct loop *l, const struct profev_event *ev, const struct profev_event_info *in)
+static inline int has_category(unsigned type)
+{
+	return type == PROFEV_EV_ZONE_BEGIN || type == PROFEV_EV_ZONE_END ||
+	       type == PROFEV_EV_INSTANT || type == PROFEV_EV_MESSAGE;
+}
+
+static int on_event(struct loop *l, const struct profev_event *ev)
 {
 	struct conv *c = &l->c;
 	struct conv_thread *t;
@@ -698,7 +712,7 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 		c->now = ts;
 		c->st.events_out++;
 		l->part_events++;
-		return c->ops->counter(c, ev, in);
+		return c->ops->counter(c, ev);
 	case PROFEV_EV_FRAME_MARK:
 		if (!(t = frames_of(l, ev->name)))
 			return PROFEV_E_NOMEM;
@@ -709,12 +723,12 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 	case PROFEV_EV_MESSAGE:
 	case PROFEV_EV_LOST:
 	case PROFEV_EV_THREAD_NAME:
-		if (!(t = thread_of(l, ev, in)))
+		if (!(t = thread_of(l, ev)))
 			return c->out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
 		break;
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
-		return c->ops->memory ? on_memory_event(l, ev, in) : 0;
+		return c->ops->memory ? on_memory_event(l, ev) : 0;
 	default:
 		return 0; /* frame images and types newer than this reader */
 	}
@@ -737,10 +751,11 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 			return 0;
 		}
 		if (!t->depth) {
+			const char *name = profev_reader_string(c->r, ev->name);
 			c->st.unmatched_ends++;
 			warn(l, PROFEV_CONV_W_UNMATCHED_END, "%s (%" PRIu32 "): zone end%s%s%s at %s without a begin: dropped",
-			     conv_track_name(t, tb), t->tid, in->name[0] ? " '" : "", in->name,
-			     in->name[0] ? "'" : "", when(l, ts, wb));
+			     conv_track_name(t, tb), t->tid, name[0] ? " '" : "", name,
+			     name[0] ? "'" : "", when(l, ts, wb));
 			return 0;
 		}
 		if (ev->flags & PROFEV_EVF_UNCLOSED) {
@@ -766,9 +781,12 @@ static int on_event(struct loop *l, const struct profev_event *ev, const struct 
 	l->part_events++;
 	switch (ev->type) {
 	case PROFEV_EV_INSTANT:
-		return c->ops->instant(c, t, ev, in);
-	case PROFEV_EV_MESSAGE:
-		return c->ops->message(c, t, ev, in);
+		return c->ops->instant(c, t, ev);
+	case PROFEV_EV_MESSAGE: {
+		size_t len;
+		const char *text = profev_reader_event_text(c->r, l->text_src ? l->text_src : ev, &len);
+		return c->ops->message(c, t, ev, text, len);
+	}
 	default:
 		return c->ops->lost(c, t, ev);
 	}
@@ -897,6 +915,51 @@ static void set_base(struct loop *l, uint64_t first_ts, uint32_t first_tid)
 	}
 }
 
+/* A corrupt trace's ids above the reader's tables are taken as none:
+ * targets index tables by id, so a hostile one must not size them. */
+static __attribute__((noinline)) int on_bad_ids(struct loop *l, const struct profev_event *src)
+{
+	struct profev_event ev = *src;
+	if (ev.name > l->nstr)
+		ev.name = 0;
+	if (ev.payload > l->nstr && has_category(ev.type))
+		ev.payload = 0;
+	l->text_src = src;
+	int rc = on_event(l, &ev);
+	l->text_src = NULL;
+	return rc;
+}
+
+/* Convert a run of events from the reader; ids in it resolve against the
+ * same tables (l->nstr strings). */
+static int run_events(struct loop *l, const struct profev_event *ev, size_t n)
+{
+	struct conv *c = &l->c;
+	const struct profev_conv_opts *opts = c->opts;
+	int rc = 0;
+	for (const struct profev_event *end = ev + n; ev < end && !rc; ev++) {
+		c->st.events_in++;
+		c->now = ev->ts;
+		if (__builtin_expect(l->pending, 0) && (rc = before_event(l, ev->ts)))
+			break;
+		if (__builtin_expect(ev->name > l->nstr, 0) ||
+		    __builtin_expect(ev->payload > l->nstr && has_category(ev->type), 0))
+			rc = on_bad_ids(l, ev);
+		else
+			rc = on_event(l, ev);
+		if (!rc && opts->split_size)
+			rc = maybe_split(l);
+		if (!rc && c->out.err)
+			rc = PROFEV_E_IO;
+		if (!rc && opts->progress && !(c->st.events_in % PROGRESS_EVERY)) {
+			c->st.bytes_in = profev_reader_offset(c->r);
+			c->st.bytes_out = outbuf_size(&c->out);
+			opts->progress(opts->cb_ctx, &c->st);
+		}
+	}
+	return rc;
+}
+
 int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts,
 		    const struct profev_conv_sink *sink, struct profev_conv_stats *stats,
 		    struct profev_error *err)
@@ -934,40 +997,19 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		rc = c->ops->init(c);
 
 	int trace_rc = 0;
-	uint32_t nstr = 0;
-	struct profev_event ev;
-	struct profev_event_info in;
+	const struct profev_event *evs = NULL;
+	size_t nev = 0;
 	while (!rc) {
-		int n = profev_reader_next_event(r, &ev, &in);
+		int n = profev_reader_next_events(r, &evs, &nev);
 		if (n <= 0) {
 			trace_rc = n;
 			break;
 		}
-		c->st.events_in++;
-		/* The reader resolves unknown string ids to "", but targets index
-		 * tables by id: a hostile id must not size them. */
-		if (ev.name > nstr || ev.payload > nstr)
-			nstr = profev_reader_string_count(r); /* strings came since */
-		if (ev.name > nstr)
-			ev.name = 0;
-		if (ev.payload > nstr && (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
-					  ev.type == PROFEV_EV_INSTANT || ev.type == PROFEV_EV_MESSAGE))
-			ev.payload = 0;
+		l->gen++;
+		l->nstr = profev_reader_string_count(r);
 		if (!l->based)
-			set_base(l, ev.ts, ev.tid);
-		c->now = ev.ts;
-		if (__builtin_expect(l->pending, 0) && (rc = before_event(l, ev.ts)))
-			break;
-		rc = on_event(l, &ev, &in);
-		if (!rc && opts->split_size)
-			rc = maybe_split(l);
-		if (!rc && c->out.err)
-			rc = PROFEV_E_IO;
-		if (!rc && opts->progress && !(c->st.events_in % PROGRESS_EVERY)) {
-			c->st.bytes_in = profev_reader_offset(r);
-			c->st.bytes_out = outbuf_size(&c->out);
-			opts->progress(opts->cb_ctx, &c->st);
-		}
+			set_base(l, evs[0].ts, evs[0].tid);
+		rc = run_events(l, evs, nev);
 	}
 	/* Whatever stopped the reading, finish the output: a cut trace still
 	 * gives complete files of what was whole. */

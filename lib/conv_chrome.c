@@ -480,24 +480,23 @@ static int instant_head(struct conv *c, struct conv_thread *t, size_t room, cons
 	return 0;
 }
 
-static int ch_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		      const struct profev_event_info *in)
+static int ch_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
-	int rc = instant_head(c, t, 0, in->name, strlen(in->name), (uint32_t)ev->payload);
+	const char *name = profev_reader_string(c->r, ev->name);
+	int rc = instant_head(c, t, 0, name, strlen(name), (uint32_t)ev->payload);
 	if (!rc)
 		event_end(c);
 	return rc;
 }
 
 static int ch_message(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		      const struct profev_event_info *in)
+		      const char *text, size_t len)
 {
-	size_t title = conv_message_title(in->text, in->text_len, TITLE_MAX);
-	int rc = instant_head(c, t, JSON_STRING_MAX(in->text_len), in->text, title,
-			      (uint32_t)ev->payload);
+	size_t title = conv_message_title(text, len, TITLE_MAX);
+	int rc = instant_head(c, t, JSON_STRING_MAX(len), text, title, (uint32_t)ev->payload);
 	if (rc)
 		return rc;
-	field_str(c, ",\"args\":{\"text\":", in->text, in->text_len);
+	field_str(c, ",\"args\":{\"text\":", text, len);
 	outbuf_byte(&c->out, '}');
 	event_end(c);
 	return 0;
@@ -515,11 +514,9 @@ static int ch_lost(struct conv *c, struct conv_thread *t, const struct profev_ev
 	return 0;
 }
 
-static int ch_counter(struct conv *c, const struct profev_event *ev,
-		      const struct profev_event_info *in)
+static int ch_counter(struct conv *c, const struct profev_event *ev)
 {
 	struct jname n;
-	(void)in;
 	int rc = jname(c, ev->name, &n);
 	if (rc || (rc = event_begin(c, n.len, 'C')))
 		return rc;

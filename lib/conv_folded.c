@@ -197,13 +197,22 @@ static int fo_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	return 0;
 }
 
-static int fo_event(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		    const struct profev_event_info *in)
+static int fo_event(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
 	(void)c;
 	(void)t;
 	(void)ev;
-	(void)in;
+	return 0;
+}
+
+static int fo_message(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		      const char *text, size_t len)
+{
+	(void)c;
+	(void)t;
+	(void)ev;
+	(void)text;
+	(void)len;
 	return 0;
 }
 
@@ -215,12 +224,10 @@ static int fo_lost(struct conv *c, struct conv_thread *t, const struct profev_ev
 	return 0;
 }
 
-static int fo_counter(struct conv *c, const struct profev_event *ev,
-		      const struct profev_event_info *in)
+static int fo_counter(struct conv *c, const struct profev_event *ev)
 {
 	(void)c;
 	(void)ev;
-	(void)in;
 	return 0;
 }
 
@@ -368,7 +375,7 @@ const struct conv_ops conv_folded_ops = {
 	.zone_begin = fo_zone_begin,
 	.zone_end = fo_zone_end,
 	.instant = fo_event,
-	.message = fo_event,
+	.message = fo_message,
 	.lost = fo_lost,
 	.counter = fo_counter,
 	.finish = fo_finish,

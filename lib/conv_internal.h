@@ -47,6 +47,7 @@ struct conv_thread {
 	unsigned seq;          /* creation order, from 0 */
 	char *name;            /* current name, "" if none (frames: set name) */
 	const char *name_src;  /* reader pointer the name was last copied from */
+	uint64_t name_gen;     /* the read loop's generation it was checked in */
 	int selected;          /* passes the thread filter */
 	int phase;             /* 0 before the window, 1 in it, 2 past it */
 	int announced;         /* ops->thread ran in the current part */
@@ -112,13 +113,12 @@ struct conv_ops {
 	/* z is still on t's stack (t->stack[t->depth - 1]) during the call. */
 	int (*zone_end)(struct conv *c, struct conv_thread *t, struct conv_zone *z,
 			uint64_t ts, int edge);
-	int (*instant)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		       const struct profev_event_info *in);
+	int (*instant)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	/* text[0..len) is the message's text, not NUL-terminated. */
 	int (*message)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		       const struct profev_event_info *in);
+		       const char *text, size_t len);
 	int (*lost)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
-	int (*counter)(struct conv *c, const struct profev_event *ev,
-		       const struct profev_event_info *in);
+	int (*counter)(struct conv *c, const struct profev_event *ev);
 	/* A memory event (ev->type MEM_ALLOC or MEM_FREE) in the window. t is
 	 * its thread, or NULL when only the pool's counter is to be written:
 	 * the thread filter leaves the thread out, or conv.c restates each

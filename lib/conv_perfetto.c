@@ -742,13 +742,11 @@ static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	return 0;
 }
 
-static int pf_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		      const struct profev_event_info *in)
+static int pf_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
 	struct outbuf *o = &c->out;
 	int newn, newc;
 	uint32_t cat = (uint32_t)ev->payload;
-	(void)in;
 	int rc = intern(c, ev->name, cat, 0, &newn, &newc);
 	if (rc)
 		return rc;
@@ -768,13 +766,13 @@ static int pf_instant(struct conv *c, struct conv_thread *t, const struct profev
 
 /* A message: an instant named by its first line, carrying the whole text. */
 static int pf_message(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
-		      const struct profev_event_info *in)
+		      const char *text, size_t len)
 {
 	struct outbuf *o = &c->out;
 	int newn, newc;
 	uint32_t cat = (uint32_t)ev->payload;
-	size_t title = conv_message_title(in->text, in->text_len, TITLE_MAX);
-	int rc = intern(c, 0, cat, 3 * (in->text_len + title) + 4 * PB_FIELD_MAX, &newn, &newc);
+	size_t title = conv_message_title(text, len, TITLE_MAX);
+	int rc = intern(c, 0, cat, 3 * (len + title) + 4 * PB_FIELD_MAX, &newn, &newc);
 	if (rc)
 		return rc;
 	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -782,12 +780,12 @@ static int pf_message(struct conv *c, struct conv_thread *t, const struct profev
 	size_t te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_INSTANT);
 	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
-	c->st.replaced_bytes += pb_string_utf8(o, TE_NAME, in->text, title);
+	c->st.replaced_bytes += pb_string_utf8(o, TE_NAME, text, title);
 	if (cat)
 		pb_uint(o, TE_CATEGORY_IIDS, cat);
 	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
 	pb_bytes(o, DA_NAME, "text", 4);
-	c->st.replaced_bytes += pb_string_utf8(o, DA_STRING_VALUE, in->text, in->text_len);
+	c->st.replaced_bytes += pb_string_utf8(o, DA_STRING_VALUE, text, len);
 	pb_end(o, a);
 	pb_end(o, te);
 	pb_end(o, pk);
@@ -814,8 +812,7 @@ static int pf_lost(struct conv *c, struct conv_thread *t, const struct profev_ev
 	return 0;
 }
 
-static int pf_counter(struct conv *c, const struct profev_event *ev,
-		      const struct profev_event_info *in)
+static int pf_counter(struct conv *c, const struct profev_event *ev)
 {
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
@@ -823,7 +820,8 @@ static int pf_counter(struct conv *c, const struct profev_event *ev,
 	if (fresh < 0)
 		return fresh;
 	if (fresh) {
-		size_t len = strlen(in->name);
+		const char *name = profev_reader_string(c->r, ev->name);
+		size_t len = strlen(name);
 		int rc = outbuf_reserve(o, PACKET_MAX + 3 * len);
 		if (rc)
 			return rc;
@@ -831,7 +829,7 @@ static int pf_counter(struct conv *c, const struct profev_event *ev,
 		size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
 		pb_uint(o, TD_UUID, UUID_COUNTER(ev->name));
 		pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
-		c->st.replaced_bytes += pb_string_utf8(o, TD_NAME, in->name, len);
+		c->st.replaced_bytes += pb_string_utf8(o, TD_NAME, name, len);
 		size_t cd = pb_begin(o, TD_COUNTER);
 		pb_end(o, cd);
 		pb_end(o, td);
