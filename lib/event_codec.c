@@ -61,8 +61,24 @@ struct follow {
 	uint8_t flags;
 };
 
+/* The follow table as the encoder keeps it: type, name and flags in one
+ * word, so that the usual case is one comparison. Same slots as struct
+ * follow, so it predicts exactly what the decoder predicts. */
+struct sig_follow {
+	uint64_t delta;
+	uint64_t sig;
+};
+
+static inline uint64_t event_sig(uint32_t name, unsigned type, unsigned flags)
+{
+	return (uint64_t)name | (uint64_t)type << 32 | (uint64_t)flags << 40;
+}
+
 struct predictors {
-	struct follow next[PRED_SIZE];
+	union {
+		struct follow next[PRED_SIZE];          /* the decoder's */
+		struct sig_follow sig_next[PRED_SIZE];  /* the encoder's */
+	};
 	uint64_t category[PRED_SIZE];
 };
 
@@ -200,87 +216,170 @@ size_t encoder_text_bytes(const struct event_encoder *e)
 	return e->cols[COL_TEXT].len;
 }
 
+/* The coder's running state, copied into locals for a batch so that the
+ * compiler keeps it in registers instead of reloading it after each store
+ * into a column. */
+struct coder {
+	uint8_t *p[EVENT_COLUMNS];
+	struct thread_state cur;
+	struct predictors *pred;
+	uint32_t i, last_except;
+};
+
+static inline void coder_load(struct coder *c, const struct event_encoder *enc)
+{
+	memcpy(c->p, enc->p, sizeof c->p);
+	c->cur = enc->cur;
+	c->pred = enc->pred;
+	c->i = enc->n;
+	c->last_except = enc->last_except;
+}
+
+static inline void coder_store(const struct coder *c, struct event_encoder *enc)
+{
+	memcpy(enc->p, c->p, sizeof c->p);
+	enc->run_len += c->i - enc->n;
+	enc->cur = c->cur;
+	enc->n = c->i;
+	enc->last_except = c->last_except;
+}
+
+/* Code one event of the current thread (its text, if any, is stored).
+ * The fields are read into locals first: stores into the byte columns may
+ * alias anything, and would make the compiler read them again. */
+static inline __attribute__((always_inline)) void code_event(struct coder *c, const struct profev_event *e)
+{
+	const uint64_t ts = e->ts, payload = e->payload, frame = e->frame;
+	const uint32_t name = e->name, stack = e->stack;
+	const unsigned type = e->type, flags = e->flags;
+	const uint64_t sig = event_sig(name, type, flags);
+	struct thread_state *cur = &c->cur;
+	uint32_t i = c->i++;
+	struct sig_follow *f = &c->pred->sig_next[follow_slot(cur->key)];
+	const uint64_t predicted = f->sig, delta = ts - cur->ts;
+	c->p[COL_TS] = put_varint(c->p[COL_TS], zigzag((int64_t)(delta - f->delta)));
+	f->delta = delta;
+	f->sig = sig;
+	cur->ts = ts;
+	cur->key = next_key((uint8_t)type, name);
+
+	unsigned mask = 0;
+	if (unlikely(predicted != sig)) {
+		uint64_t d = predicted ^ sig;
+		mask = ((uint32_t)d ? X_NAME : 0) | ((d >> 32) & 0xff ? X_TYPE : 0) | (d >> 40 ? X_FLAGS : 0);
+	}
+	if (flags & PROFEV_EVF_DOUBLE) {
+		put_le64(c->p[COL_DOUBLE], payload);
+		c->p[COL_DOUBLE] += 8;
+	} else if (likely(has_category((uint8_t)type))) {
+		uint64_t *category = &c->pred->category[cat_slot(name)];
+		if (unlikely(*category != payload)) {
+			mask |= X_CATEGORY;
+			*category = payload;
+		}
+	} else {
+		c->p[COL_VALUE] = put_varint(c->p[COL_VALUE], payload);
+	}
+	uint64_t frame_delta = 0;
+	if (unlikely(is_memory((uint8_t)type))) {
+		c->p[COL_ADDR] = put_varint(c->p[COL_ADDR], zigzag((int64_t)(frame - cur->addr)));
+		cur->addr = frame;
+	} else if (unlikely(frame != cur->frame)) {
+		frame_delta = zigzag((int64_t)(frame - cur->frame));
+		cur->frame = frame;
+		mask |= X_FRAME;
+	}
+	if (unlikely(stack))
+		mask |= X_STACK;
+	if (unlikely(mask)) {
+		uint8_t *x = c->p[COL_EXCEPT], *v = c->p[COL_FIELDS];
+		x = put_varint(x, i - c->last_except);
+		*x++ = (uint8_t)mask;
+		c->last_except = i + 1;
+		if (mask & X_TYPE)
+			v = put_varint(v, type);
+		if (mask & X_NAME)
+			v = put_varint(v, name);
+		if (mask & X_CATEGORY)
+			v = put_varint(v, payload);
+		if (mask & X_FRAME)
+			v = put_varint(v, frame_delta);
+		if (mask & X_STACK)
+			v = put_varint(v, stack);
+		if (mask & X_FLAGS)
+			v = put_varint(v, flags);
+		c->p[COL_EXCEPT] = x;
+		c->p[COL_FIELDS] = v;
+	}
+}
+
+/* Make tid the current thread, ending the previous run. 0 or NOMEM. */
+static int switch_thread(struct event_encoder *enc, uint32_t tid)
+{
+	if (enc->st)
+		*enc->st = enc->cur; /* before map_index, which may move the states */
+	int64_t found = map_index(&enc->map, tid, enc->base_ts);
+	if (found < 0)
+		return PROFEV_E_NOMEM;
+	uint32_t ti = (uint32_t)found;
+	enc->st = &enc->map.states[ti];
+	enc->cur = *enc->st;
+	enc->last_tid = tid;
+	if (ti != enc->run_index) {
+		if (enc->run_len) {
+			enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_index);
+			enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_len);
+		}
+		enc->run_index = ti;
+		enc->run_len = 0;
+	}
+	return 0;
+}
+
+static inline int enter(struct event_encoder *enc, const struct profev_event *e)
+{
+	if (unlikely(!enc->n))
+		enc->base_ts = e->ts;
+	if (unlikely(!enc->st || e->tid != enc->last_tid))
+		return switch_thread(enc, e->tid);
+	return 0;
+}
+
 int encoder_add(struct event_encoder *enc, const struct profev_event *e, const char *text, size_t len)
 {
 	if (unlikely(enc->n == enc->capacity))
 		return PROFEV_E_STATE;
-	if (unlikely(!enc->n))
-		enc->base_ts = e->ts;
-	if (unlikely(!enc->st || e->tid != enc->last_tid)) {
-		if (enc->st)
-			*enc->st = enc->cur; /* before map_index, which may move the states */
-		int64_t found = map_index(&enc->map, e->tid, enc->base_ts);
-		if (found < 0)
-			return PROFEV_E_NOMEM;
-		uint32_t ti = (uint32_t)found;
-		enc->st = &enc->map.states[ti];
-		enc->cur = *enc->st;
-		enc->last_tid = e->tid;
-		if (ti != enc->run_index) {
-			if (enc->run_len) {
-				enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_index);
-				enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_len);
-			}
-			enc->run_index = ti;
-			enc->run_len = 0;
-		}
-	}
+	if (enter(enc, e))
+		return PROFEV_E_NOMEM;
 	if (unlikely(e->type == PROFEV_EV_MESSAGE) && buf_bytes(&enc->cols[COL_TEXT], text, len))
 		return PROFEV_E_NOMEM;
-	struct thread_state *cur = &enc->cur;
-	uint32_t i = enc->n++;
-	enc->run_len++;
-	uint8_t type = e->type;
-	struct follow *f = &enc->pred->next[follow_slot(cur->key)];
-	uint64_t delta = e->ts - cur->ts;
-	unsigned mask = (f->type != type ? X_TYPE : 0) | (f->name != e->name ? X_NAME : 0);
-	enc->p[COL_TS] = put_varint(enc->p[COL_TS], zigzag((int64_t)(delta - f->delta)));
-	unsigned predicted_flags = f->flags;
-	*f = (struct follow){ delta, e->name, type, e->flags };
-	cur->ts = e->ts;
-	cur->key = next_key(type, e->name);
-
-	if (e->flags & PROFEV_EVF_DOUBLE) {
-		put_le64(enc->p[COL_DOUBLE], e->payload);
-		enc->p[COL_DOUBLE] += 8;
-	} else if (has_category(type)) {
-		uint64_t *category = &enc->pred->category[cat_slot(e->name)];
-		mask |= *category != e->payload ? X_CATEGORY : 0;
-		*category = e->payload;
-	} else {
-		enc->p[COL_VALUE] = put_varint(enc->p[COL_VALUE], e->payload);
-	}
-	uint64_t frame_delta = 0;
-	if (is_memory(type)) {
-		enc->p[COL_ADDR] = put_varint(enc->p[COL_ADDR], zigzag((int64_t)(e->addr - cur->addr)));
-		cur->addr = e->addr;
-	} else if (e->frame != cur->frame) {
-		frame_delta = zigzag((int64_t)(e->frame - cur->frame));
-		cur->frame = e->frame;
-		mask |= X_FRAME;
-	}
-	mask |= (e->stack ? X_STACK : 0) | (e->flags != predicted_flags ? X_FLAGS : 0);
-	if (unlikely(mask)) {
-		uint8_t *x = enc->p[COL_EXCEPT], *v = enc->p[COL_FIELDS];
-		x = put_varint(x, i - enc->last_except);
-		*x++ = (uint8_t)mask;
-		enc->last_except = i + 1;
-		if (mask & X_TYPE)
-			v = put_varint(v, type);
-		if (mask & X_NAME)
-			v = put_varint(v, e->name);
-		if (mask & X_CATEGORY)
-			v = put_varint(v, e->payload);
-		if (mask & X_FRAME)
-			v = put_varint(v, frame_delta);
-		if (mask & X_STACK)
-			v = put_varint(v, e->stack);
-		if (mask & X_FLAGS)
-			v = put_varint(v, e->flags);
-		enc->p[COL_EXCEPT] = x;
-		enc->p[COL_FIELDS] = v;
-	}
+	struct coder c;
+	coder_load(&c, enc);
+	code_event(&c, e);
+	coder_store(&c, enc);
 	return enc->n == enc->capacity;
+}
+
+int64_t encoder_add_run(struct event_encoder *enc, const struct profev_event *ev, uint32_t n)
+{
+	if (n > enc->capacity - enc->n)
+		n = enc->capacity - enc->n;
+	if (!n)
+		return 0;
+	if (enter(enc, ev))
+		return PROFEV_E_NOMEM;
+	struct coder c;
+	coder_load(&c, enc);
+	const uint32_t tid = ev[0].tid;
+	uint32_t k = 0;
+	for (; k < n; k++) {
+		const struct profev_event *e = &ev[k];
+		if (unlikely(e->tid != tid || e->type == PROFEV_EV_MESSAGE || e->type == PROFEV_EV_LOST))
+			break;
+		code_event(&c, e);
+	}
+	coder_store(&c, enc);
+	return k;
 }
 
 int encoder_finish(struct event_encoder *enc, struct buf *out)

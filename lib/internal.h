@@ -168,6 +168,10 @@ void encoder_free(struct event_encoder *e);
 /* Add one event; text is a MESSAGE's text. 1 when the chunk is now full,
  * 0 when it is not, PROFEV_E_NOMEM, or PROFEV_E_STATE when it already was. */
 int encoder_add(struct event_encoder *e, const struct profev_event *ev, const char *text, size_t len);
+/* Add events from ev[0] on while they are of ev[0]'s thread and neither a
+ * MESSAGE nor a LOST (ev[0] must not be), at most n and as far as the
+ * chunk has room. @return how many, or PROFEV_E_NOMEM. */
+int64_t encoder_add_run(struct event_encoder *e, const struct profev_event *ev, uint32_t n);
 uint32_t encoder_count(const struct event_encoder *e);
 size_t encoder_text_bytes(const struct event_encoder *e);
 /* Write the chunk body into out and start the next chunk. 0 or NOMEM. */

@@ -406,6 +406,32 @@ int profev_writer_event(struct profev_writer *w, const struct profev_event *ev)
 	return unlikely(full) ? flush_events(w) : 0;
 }
 
+int profev_writer_events(struct profev_writer *w, const struct profev_event *ev, size_t n)
+{
+	size_t k = 0;
+	while (k < n) {
+		if (unlikely(ev[k].type == PROFEV_EV_MESSAGE || ev[k].type == PROFEV_EV_LOST)) {
+			int rc = profev_writer_event(w, &ev[k++]);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (unlikely(w->failed || w->closed))
+			return w->closed ? fail(w, PROFEV_E_STATE, "writer is closed") : w->err.code;
+		uint32_t run = n - k > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - k);
+		int64_t added = encoder_add_run(w->events, ev + k, run);
+		if (unlikely(added < 0))
+			return fail(w, PROFEV_E_NOMEM, "out of memory");
+		k += (size_t)added;
+		if (encoder_count(w->events) == w->chunk_events) {
+			int rc = flush_events(w);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 int profev_writer_message(struct profev_writer *w, const struct profev_event *ev,
 			  const char *text, size_t len)
 {
