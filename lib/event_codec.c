@@ -313,6 +313,11 @@ static inline __attribute__((always_inline)) void code_event(struct coder *c, co
 	}
 }
 
+static __attribute__((noinline)) void code_event_apart(struct coder *c, const struct profev_event *e)
+{
+	code_event(c, e);
+}
+
 /* Make tid the current thread, ending the previous run. 0 or NOMEM. */
 static int switch_thread(struct event_encoder *enc, uint32_t tid)
 {
@@ -380,6 +385,64 @@ int64_t encoder_add_run(struct event_encoder *enc, const struct profev_event *ev
 	}
 	coder_store(&c, enc);
 	return k;
+}
+
+/*
+ * The usual case of a plain event costs a comparison of its type and name
+ * with the prediction, one of its category, and the time residual: the
+ * rest of the coder's state stays in registers. Anything else goes the
+ * whole way (code_event_apart), which keeps the same predictors.
+ */
+int64_t encoder_add_plain(struct event_encoder *enc, uint32_t tid, uint64_t frame,
+			  const struct plain_event *ev, uint32_t n)
+{
+	if (n > enc->capacity - enc->n)
+		n = enc->capacity - enc->n;
+	if (!n)
+		return 0;
+	struct profev_event first = { .ts = ev[0].ts, .tid = tid };
+	if (enter(enc, &first))
+		return PROFEV_E_NOMEM;
+	struct coder c;
+	coder_load(&c, enc);
+	struct predictors *pred = c.pred;
+	uint8_t *ts_col = c.p[COL_TS];
+	uint64_t ts = c.cur.ts;
+	uint32_t key = c.cur.key, i = c.i;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct plain_event *e = &ev[k];
+		struct sig_follow *f = &pred->sig_next[follow_slot(key)];
+		const uint64_t sig = event_sig(e->name, e->type, 0);
+		if (likely(f->sig == sig && pred->category[cat_slot(e->name)] == e->category &&
+			   frame == c.cur.frame)) {
+			uint64_t delta = e->ts - ts;
+			ts_col = put_varint(ts_col, zigzag((int64_t)(delta - f->delta)));
+			f->delta = delta;
+			ts = e->ts;
+			key = next_key((uint8_t)e->type, e->name);
+			i++;
+			continue;
+		}
+		struct profev_event whole = {
+			.ts = e->ts, .frame = frame, .payload = e->category, .tid = tid,
+			.name = e->name, .type = (uint8_t)e->type,
+		};
+		c.p[COL_TS] = ts_col;
+		c.cur.ts = ts;
+		c.cur.key = key;
+		c.i = i;
+		code_event_apart(&c, &whole);
+		ts_col = c.p[COL_TS];
+		ts = c.cur.ts;
+		key = c.cur.key;
+		i = c.i;
+	}
+	c.p[COL_TS] = ts_col;
+	c.cur.ts = ts;
+	c.cur.key = key;
+	c.i = i;
+	coder_store(&c, enc);
+	return n;
 }
 
 int encoder_finish(struct event_encoder *enc, struct buf *out)

@@ -172,6 +172,23 @@ int encoder_add(struct event_encoder *e, const struct profev_event *ev, const ch
  * MESSAGE nor a LOST (ev[0] must not be), at most n and as far as the
  * chunk has room. @return how many, or PROFEV_E_NOMEM. */
 int64_t encoder_add_run(struct event_encoder *e, const struct profev_event *ev, uint32_t n);
+/* A zone begin, zone end or instant with no flags and no callstack: what a
+ * tight loop makes, and what a recorder can hand over without building
+ * whole events. */
+struct plain_event {
+	uint64_t ts;
+	uint32_t name;
+	uint32_t category;  /* the payload: string id of the category's name */
+	uint32_t type;      /* PROFEV_EV_ZONE_BEGIN, _ZONE_END or _INSTANT */
+	uint32_t reserved;
+};
+/* Add up to n plain events of thread tid in frame, as far as the chunk has
+ * room. @return how many, or PROFEV_E_NOMEM. */
+int64_t encoder_add_plain(struct event_encoder *e, uint32_t tid, uint64_t frame,
+			  const struct plain_event *ev, uint32_t n);
+/* The writer's side of it (trace_write.c): n events, 0 or <0. */
+int writer_add_plain(struct profev_writer *w, uint32_t tid, uint64_t frame,
+		     const struct plain_event *ev, size_t n);
 uint32_t encoder_count(const struct event_encoder *e);
 size_t encoder_text_bytes(const struct event_encoder *e);
 /* Write the chunk body into out and start the next chunk. 0 or NOMEM. */

@@ -720,19 +720,20 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail)
 {
 	struct thr *t = r->cur;
-	struct profev_event ev[FIXED_BATCH];
-	/* Everything the loop reads is in locals: its stores into the events'
-	 * byte fields could alias any of it otherwise. */
+	struct plain_event ev[FIXED_BATCH];
+	/* What the loop reads lives in locals: its stores could alias it. */
 	const uint64_t tick0 = r->h.tick0, mono0 = r->h.mono0;
 	const uint64_t whole = r->ns_whole, frac = r->ns_frac, marks = r->marks;
 	const uint64_t last_mark = marks ? r->mark_ts[(marks - 1) % 64] : 0;
 	const uint32_t *strings = r->strings, *cats = r->cats;
-	const uint32_t nstrings = r->nstrings, ncats = r->ncats, tid = t->tid;
+	const uint32_t nstrings = r->nstrings, ncats = r->ncats;
 	uint32_t *stack = t->stack;
-	uint64_t last = t->last_ns;
-	uint32_t depth = t->depth, off = 0, n;
-	do {
-		for (n = 0; n < FIXED_BATCH && avail - off >= PFW_REC_HEAD; n++, off += PFW_REC_HEAD) {
+	uint64_t last = t->last_ns, frame = marks;
+	uint32_t depth = t->depth, off = 0, n = 0;
+	int more = 1;
+	while (more) {
+		uint64_t next_frame = frame;
+		for (; n < FIXED_BATCH && avail - off >= PFW_REC_HEAD; n++, off += PFW_REC_HEAD) {
 			uint64_t tick, word;
 			memcpy(&tick, p + off, 8);
 			memcpy(&word, p + off + 8, 8);
@@ -745,6 +746,16 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 							    : early_tick_ns(r, tick);
 			if (ts < last)
 				ts = last;
+			/* Events before the latest default frame mark belong to an
+			 * earlier frame: they end the batch, which has one frame. */
+			if (unlikely(marks && ts <= last_mark)) {
+				next_frame = frame_of(r, ts);
+				if (next_frame != frame)
+					break;
+			} else if (unlikely(frame != marks)) {
+				next_frame = marks;
+				break;
+			}
 			last = ts;
 			uint32_t name = arg < nstrings ? strings[arg] : 0;
 			if (type == PFW_R_ZONE_BEGIN) {
@@ -754,21 +765,17 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 				if (depth-- <= MAX_DEPTH && !arg)
 					name = stack[depth];
 			}
-			ev[n] = (struct profev_event){
-				.ts = ts,
-				.frame = marks && ts <= last_mark ? frame_of(r, ts) : marks,
-				.payload = cat < ncats ? cats[cat] : 0,
-				.tid = tid,
-				.name = name,
-				.type = (uint8_t)type,
-			};
+			ev[n] = (struct plain_event){ ts, name, cat < ncats ? cats[cat] : 0, type, 0 };
 		}
-		if (n && profev_writer_events(r->w, ev, n) < 0) {
+		more = n == FIXED_BATCH || next_frame != frame;
+		if (n && writer_add_plain(r->w, t->tid, frame, ev, n) < 0) {
 			writer_failed(r);
 			break;
 		}
 		r->events += n;
-	} while (n == FIXED_BATCH);
+		n = 0;
+		frame = next_frame;
+	}
 	t->last_ns = last;
 	t->depth = depth;
 	return off;

@@ -432,6 +432,26 @@ int profev_writer_events(struct profev_writer *w, const struct profev_event *ev,
 	return 0;
 }
 
+int writer_add_plain(struct profev_writer *w, uint32_t tid, uint64_t frame,
+		     const struct plain_event *ev, size_t n)
+{
+	if (unlikely(w->failed || w->closed))
+		return w->closed ? fail(w, PROFEV_E_STATE, "writer is closed") : w->err.code;
+	for (size_t k = 0; k < n;) {
+		uint32_t want = n - k > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - k);
+		int64_t added = encoder_add_plain(w->events, tid, frame, ev + k, want);
+		if (unlikely(added < 0))
+			return fail(w, PROFEV_E_NOMEM, "out of memory");
+		k += (size_t)added;
+		if (encoder_count(w->events) == w->chunk_events) {
+			int rc = flush_events(w);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 int profev_writer_message(struct profev_writer *w, const struct profev_event *ev,
 			  const char *text, size_t len)
 {
