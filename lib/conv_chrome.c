@@ -139,11 +139,18 @@ static int event_begin(struct conv *c, size_t strings, char ph)
 	int rc = outbuf_reserve(&c->out, EVENT_MAX + strings);
 	if (rc)
 		return rc;
-	/* ",\n{\"ph\":\"X\"" as one fixed copy; the first event drops the comma */
-	char head[12] = { ',', '\n', '{', '"', 'p', 'h', '"', ':', '"', ph, '"', 0 };
-	memcpy(c->out.p, head + ch->first, 11);
-	c->out.p += 11 - ch->first;
-	ch->first = 0;
+	/* ",\n{\"ph\":\"X\"" as one fixed copy of constant bytes, the phase
+	 * patched in; the first event drops the comma. (A head made on the
+	 * stack and copied out would stall on store forwarding.) */
+	uint8_t *p = c->out.p;
+	memcpy(p, ",\n{\"ph\":\"X\"", 11);
+	p[9] = (uint8_t)ph;
+	c->out.p = p + 11;
+	if (__builtin_expect(ch->first, 0)) {
+		memmove(p, p + 1, 10);
+		c->out.p = p + 10;
+		ch->first = 0;
+	}
 	return 0;
 }
 
@@ -171,13 +178,17 @@ static void field_ids(struct conv *c, uint32_t pid, uint32_t tid)
 }
 
 /* ,"pid":P,"tid":T of a track, made once into the arena: t->aux holds its
- * offset << 8 | length. */
+ * offset << 8 | length. It is at most 34 bytes and copied as a fixed
+ * IDS_MAX: arena_room() made that much room for it and events reserve
+ * EVENT_MAX. (A copy of variable size compiles to rep movs, slow for a few
+ * bytes.) */
+#define IDS_MAX 48
 static int put_ids(struct conv *c, struct conv_thread *t)
 {
 	struct chrome *ch = c->fmt;
 	if (__builtin_expect(!t->aux, 0)) {
 		struct outbuf tmp;
-		int rc = arena_room(ch, 48, &tmp);
+		int rc = arena_room(ch, IDS_MAX, &tmp);
 		if (rc)
 			return rc;
 		outbuf_lit(&tmp, ",\"pid\":");
@@ -188,7 +199,8 @@ static int put_ids(struct conv *c, struct conv_thread *t)
 		t->aux = (uint64_t)ch->alen << 8 | len;
 		ch->alen += len;
 	}
-	outbuf_put(&c->out, ch->arena + (t->aux >> 8), t->aux & 0xff);
+	memcpy(c->out.p, ch->arena + (t->aux >> 8), IDS_MAX);
+	c->out.p += t->aux & 0xff;
 	return 0;
 }
 

@@ -74,13 +74,29 @@ static const char digits2[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-void json_u64(struct outbuf *o, uint64_t v)
+static const uint64_t pow10_u64[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* Decimal digits of v: log10 from the bit length (1233 / 4096 ~ log10 2),
+ * corrected by one comparison. */
+static inline unsigned ndigits(uint64_t v)
 {
-	/* Digits are made right-aligned at tmp + 20, then 20 bytes are copied
-	 * whatever the length: a fixed-size copy the compiler inlines, where a
-	 * variable one calls memcpy. Callers reserve JSON_NUMBER_MAX anyway. */
-	char tmp[40];
-	char *end = tmp + 20, *p = end;
+	unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1);
+	unsigned d = (bits * 1233u) >> 12;
+	d += v >= pow10_u64[d];
+	return d ? d : 1;
+}
+
+/* Digits are written straight into the output, right to left, two at a
+ * time: no staging buffer, whose bytes, stored one by one and then read
+ * back as a block, would stall on store forwarding. */
+static inline void put_u64(uint8_t *end, uint64_t v)
+{
+	uint8_t *p = end;
 	while (v > UINT32_MAX) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
@@ -95,29 +111,36 @@ void json_u64(struct outbuf *o, uint64_t v)
 		p -= 2;
 		memcpy(p, digits2 + 2 * r, 2);
 	}
-	v = w;
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	memcpy(o->p, p, 20);
-	o->p += end - p;
+	if (w >= 10)
+		memcpy(p - 2, digits2 + 2 * w, 2);
+	else
+		p[-1] = (uint8_t)('0' + w);
+}
+
+void json_u64(struct outbuf *o, uint64_t v)
+{
+	unsigned n = ndigits(v);
+	put_u64(o->p + n, v);
+	o->p += n;
 }
 
 void json_us(struct outbuf *o, uint64_t ns)
 {
-	json_u64(o, ns / 1000);
-	unsigned frac = (unsigned)(ns % 1000);
-	if (!frac)
+	uint64_t us = ns / 1000;
+	unsigned frac = (unsigned)(ns - us * 1000);
+	unsigned n = ndigits(us);
+	uint8_t *p = o->p + n;
+	put_u64(p, us);
+	if (!frac) {
+		o->p = p;
 		return;
-	char d[4] = { '.', (char)('0' + frac / 100), digits2[2 * (frac % 100)],
-		      digits2[2 * (frac % 100) + 1] };
-	/* trailing zeros go: 1234.5, not 1234.500 (all four bytes are copied,
-	 * a fixed-size copy, and the end moves back) */
-	memcpy(o->p, d, 4);
-	o->p += frac % 10 ? 4 : frac % 100 ? 3 : 2;
+	}
+	/* trailing zeros go: 1234.5, not 1234.500 (all four bytes are written
+	 * and the end moves back) */
+	p[0] = '.';
+	p[1] = (uint8_t)('0' + frac / 100);
+	memcpy(p + 2, digits2 + 2 * (frac % 100), 2);
+	o->p = p + (frac % 10 ? 4 : frac % 100 ? 3 : 2);
 }
 
 void json_double(struct outbuf *o, double d)

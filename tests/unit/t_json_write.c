@@ -31,6 +31,14 @@ static const char *us(uint64_t ns)
 	return (const char *)o.base;
 }
 
+static const char *u64(uint64_t v)
+{
+	o.p = o.base;
+	json_u64(&o, v);
+	*o.p = 0;
+	return (const char *)o.base;
+}
+
 static const char *dbl(double d)
 {
 	o.p = o.base;
@@ -75,6 +83,35 @@ int main(void)
 	CHECK_STR(us(1234005), "1234.005");
 	CHECK_STR(us(7), "0.007");
 	CHECK_STR(us(UINT64_MAX), "18446744073709551.615");
+	CHECK_STR(us(999999999), "999999.999");
+	CHECK_STR(us(1000000000), "1000000");
+	CHECK_STR(us(4294967296000ull + 10), "4294967296.01");
+
+	/* integers at every digit count's edges, against printf */
+	CHECK_STR(u64(0), "0");
+	CHECK_STR(u64(UINT64_MAX), "18446744073709551615");
+	int bad_ints = 0;
+	char want[32];
+	for (uint64_t p = 1, k = 0; k < 20; k++, p *= 10) {
+		uint64_t vals[] = { p - 1, p, p + 1, p * 2 - 1, p * 5 + 3 };
+		for (int i = 0; i < 5; i++) {
+			snprintf(want, sizeof(want), "%" PRIu64, vals[i]);
+			bad_ints += strcmp(u64(vals[i]), want) != 0;
+			snprintf(want, sizeof(want), "%" PRIu64 ".%03u", vals[i] / 1000,
+				 (unsigned)(vals[i] % 1000));
+			/* json_us drops trailing zeros; compare the digits before them */
+			const char *got = us(vals[i]);
+			bad_ints += strncmp(got, want, strlen(got)) != 0;
+		}
+	}
+	for (int b = 0; b < 64; b++) {
+		uint64_t v = 1ull << b;
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		bad_ints += strcmp(u64(v), want) != 0;
+		snprintf(want, sizeof(want), "%" PRIu64, v - 1);
+		bad_ints += strcmp(u64(v - 1), want) != 0;
+	}
+	CHECK_EQ(bad_ints, 0);
 
 	CHECK_STR(dbl(0), "0");
 	CHECK_STR(dbl(-3), "-3");
