@@ -17,7 +17,7 @@ static int progress_shown;
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N] [-q]\n"
+		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N] [--pipe] [-q]\n"
 		"             [--] PROGRAM [ARGS...]\n\n"
 		"Run PROGRAM, which links the profev client, and record its trace.\n\n"
 		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin)\n"
@@ -25,6 +25,7 @@ static void usage(FILE *out)
 		"      --drop             drop events rather than slow the program down\n"
 		"      --zstd-level N     trace compression level (default 3)\n"
 		"      --buffer SIZE      per-thread client buffer (default 1M)\n"
+		"      --pipe             send the events through the pipe, not shared memory\n"
 		"  -q, --quiet            no progress line\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n\n"
@@ -69,13 +70,14 @@ static void on_warn(void *ctx, const char *msg)
 
 int cmd_rec(int argc, char **argv)
 {
-	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_VERSION };
+	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_PIPE, OPT_VERSION };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
 		{ "drop", no_argument, NULL, OPT_DROP },
 		{ "zstd-level", required_argument, NULL, OPT_ZSTD },
 		{ "buffer", required_argument, NULL, OPT_BUFFER },
+		{ "pipe", no_argument, NULL, OPT_PIPE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -115,6 +117,9 @@ int cmd_rec(int argc, char **argv)
 			o.buffer_bytes = (uint32_t)b;
 			break;
 		}
+		case OPT_PIPE:
+			o.pipe_only = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
