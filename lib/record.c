@@ -43,6 +43,7 @@ struct thr {
 	uint32_t ring_size;         /* its ring in the shared file, 0 if none */
 	uint32_t ring_read;         /* where the next records start */
 	unsigned char *ring_map;    /* control page, then the ring */
+	uint64_t ring_base;         /* the ring's address in the program */
 	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
 	uint32_t depth;
 	uint32_t stack[MAX_DEPTH];  /* names of open zones */
@@ -637,8 +638,51 @@ static int ring_map(struct profev_recorder *r, const struct pfw_header *h, const
 		return -1;
 	t->ring_map = p;
 	t->ring_size = m.size;
+	t->ring_base = m.base;
 	t->ring_read = 0;
 	return 0;
+}
+
+/* Records of t's ring from where we stopped up to pos, which is valid.
+ * 0, or -1 (stream marked bad). */
+static int ring_consume(struct profev_recorder *r, struct thr *t, uint32_t pos)
+{
+	const unsigned char *ring = t->ring_map + PFW_RING_CTL;
+	uint32_t from = t->ring_read;
+	r->cur = t;
+	if (pos < from) {
+		if (records(r, ring + from, t->ring_size - from) < 0)
+			return -1;
+		r->ring_bytes += t->ring_size - from;
+		from = 0;
+	}
+	if (records(r, ring + from, pos - from) < 0)
+		return -1;
+	r->ring_bytes += pos - from;
+	t->ring_read = pos;
+	pfw_ring_consumed((struct pfw_ring_ctl *)(void *)t->ring_map, pos);
+	return 0;
+}
+
+/*
+ * The stream has ended: keep what threads published in their shared rings
+ * after the last PFW_RING_DATA, which is all a SIGKILL leaves. Names that
+ * the program first used in those last moments may never have been sent:
+ * their events stay, unnamed.
+ */
+static void rings_drain(struct profev_recorder *r)
+{
+	for (uint32_t i = 0; i < r->nthr && !r->bad; i++) {
+		struct thr *t = r->thr[i];
+		if (!t->ring_map)
+			continue;
+		uint64_t end = __atomic_load_n((uint64_t *)(void *)(t->ring_map + PFW_RING_POS),
+					       __ATOMIC_ACQUIRE);
+		uint64_t pos = end - t->ring_base;
+		if (end < t->ring_base || pos > t->ring_size || pos % 16 || pos == t->ring_read)
+			continue;
+		ring_consume(r, t, (uint32_t)pos);
+	}
 }
 
 /* PFW_RING_DATA: the thread's records from where we stopped up to pos. */
@@ -651,21 +695,7 @@ static int ring_data(struct profev_recorder *r, const struct pfw_header *h, cons
 	memcpy(&d, b, sizeof d);
 	if (d.pos > t->ring_size || d.pos % 16)
 		return -1;
-	const unsigned char *ring = t->ring_map + PFW_RING_CTL;
-	uint32_t from = t->ring_read;
-	r->cur = t;
-	if (d.pos < from) {
-		if (records(r, ring + from, t->ring_size - from) < 0)
-			return -2;
-		r->ring_bytes += t->ring_size - from;
-		from = 0;
-	}
-	if (records(r, ring + from, d.pos - from) < 0)
-		return -2;
-	r->ring_bytes += d.pos - from;
-	t->ring_read = d.pos;
-	pfw_ring_consumed((struct pfw_ring_ctl *)(void *)t->ring_map, d.pos);
-	return 0;
+	return ring_consume(r, t, d.pos) < 0 ? -2 : 0;
 }
 
 /* A whole non-EVENTS message. */
@@ -1127,6 +1157,7 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 	if (r->in_events && r->body_left && !r->bad)
 		warn(r, "client stream ends inside a message; its last %u bytes are lost",
 		     r->body_left);
+	rings_drain(r);
 	try_reap(r, 1);
 
 	struct profev_meta m = { 0 };

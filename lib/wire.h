@@ -112,8 +112,14 @@ struct pfw_ring {
 	uint64_t offset; /* of the control page; a multiple of 4096 */
 	uint32_t size;   /* ring bytes after the control page; a power of two */
 	uint32_t reserved;
+	uint64_t base;   /* the ring's address in the program */
 };
-_Static_assert(sizeof(struct pfw_ring) == 16, "formats/wire.md: RING is 16 bytes");
+_Static_assert(sizeof(struct pfw_ring) == 24, "formats/wire.md: RING is 24 bytes");
+
+/* Offset in the control page of the u64 address, in the program, where the
+ * thread's published records end: read after the program died unannounced
+ * (SIGKILL), to keep what it wrote after the last PFW_RING_DATA. */
+#define PFW_RING_POS 64u
 
 /** PFW_RING_DATA body: records of the thread end at pos in its ring. */
 struct pfw_ring_data {

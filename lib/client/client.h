@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 #include "../profev.h"
@@ -68,8 +69,20 @@ enum ring_state {
 	RING_DRAINING = 3, /* shared, owner gone, all handed over: free once pfrec read it */
 };
 
-struct ring {
+struct ring;
+
+/* The start of a ring's control page (formats/wire.md): the consumer's
+ * line, then the owner's position, which pfrec reads after a SIGKILL. */
+struct ring_ctl {
+	struct pfw_ring_ctl shared;
+	char consumer_line[PFW_RING_POS - sizeof(struct pfw_ring_ctl)];
 	struct profev__ring pub;  /* pos, end: the owner's cache line */
+	struct ring *owner;
+};
+_Static_assert(offsetof(struct ring_ctl, pub) == PFW_RING_POS, "formats/wire.md: control page");
+
+struct ring {
+	struct ring_ctl *ctl;     /* in the shared file's control page, or own_ctl */
 	unsigned char *base;
 	uint32_t size;
 	uint32_t tid;
@@ -78,18 +91,22 @@ struct ring {
 	uint64_t stack_lo, stack_hi; /* the owner's stack, 0 if unknown */
 	struct rule *rules;       /* unwind.c's cache, made on first use */
 
-	/* Where the consumer publishes its offset: the control page of a ring
-	 * in the shared file (pfrec consumes), or own_ctl (the flush thread
-	 * consumes by sending the bytes down the pipe). */
-	struct pfw_ring_ctl *ctl;
+	/* ctl->shared.read is published by the consumer: pfrec for a ring in
+	 * the shared file, else the flush thread, which sends the bytes. */
 	uint64_t shm_off;         /* the control page's offset in the shared file */
 	uint32_t sent;            /* flush thread: records up to here are handed over */
 	int state;                /* enum ring_state */
 	int announced;            /* PFW_THREAD sent for this owner */
 	struct ring *next;        /* the list of every ring ever made */
 	struct ring *next_free;
-	struct pfw_ring_ctl own_ctl __attribute__((aligned(64)));
+	struct ring_ctl own_ctl __attribute__((aligned(64)));
 };
+
+/* The ring whose position a thread's profev__tls points at. */
+static inline struct ring *ring_of(struct profev__ring *pub)
+{
+	return ((struct ring_ctl *)(void *)((char *)pub - offsetof(struct ring_ctl, pub)))->owner;
+}
 
 static inline int ring_shared(const struct ring *r)
 {

@@ -7,8 +7,9 @@
  * every signal blocked, so a dead pfrec gives it EPIPE, never SIGPIPE); a
  * crash handler may too, holding the same pipe lock. The flush thread wakes
  * every age_us (2 ms), when a ring passes half full, when a thread exits
- * and when a producer waits for room: a SIGKILL loses at most the last
- * age_us of events.
+ * and when a producer waits for room. A SIGKILL loses nothing of a shared
+ * ring (pfrec reads on to the owner's position in the control page), and
+ * at most the last age_us of events of a private one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -107,11 +108,11 @@ static int collect(struct ring **cursor, int from_signal)
 		if (st == RING_FREE)
 			continue;
 		if (st == RING_DRAINING) {
-			if (!from_signal && ATOMIC_LOAD(&r->ctl->read) == r->sent)
+			if (!from_signal && ATOMIC_LOAD(&r->ctl->shared.read) == r->sent)
 				ring_recycle(r);
 			continue;
 		}
-		uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->pub.pos) - r->base);
+		uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->ctl->pub.pos) - r->base);
 		if (w == r->sent && ATOMIC_LOAD(&r->announced) && st == RING_ACTIVE)
 			continue;
 		pend[np++] = (struct pending){ r, st, w, r->sent };
@@ -167,7 +168,8 @@ int flush_pass(int from_signal)
 				if (len)
 					iov[ni++] = (struct iovec){ r->name, len };
 				if (ring_shared(r)) {
-					ring_msgs[i] = (struct pfw_ring){ r->shm_off, r->size, 0 };
+					ring_msgs[i] = (struct pfw_ring){ r->shm_off, r->size, 0,
+									(uint64_t)(uintptr_t)r->base };
 					hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_RING, 0,
 									sizeof ring_msgs[i], r->tid };
 					iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
@@ -205,7 +207,7 @@ int flush_pass(int from_signal)
 			r->sent = pend[i].w;
 			ATOMIC_STORE(&r->announced, 1);
 			if (!ring_shared(r))
-				pfw_ring_consumed(r->ctl, pend[i].w);
+				pfw_ring_consumed(&r->ctl->shared, pend[i].w);
 			if (pend[i].state == RING_EXITED && !from_signal) {
 				if (ring_shared(r))
 					ATOMIC_STORE(&r->state, RING_DRAINING);

@@ -194,6 +194,7 @@ static int ring_memory(struct ring *r)
 {
 	memset(r, 0, sizeof *r);
 	r->ctl = &r->own_ctl;
+	r->ctl->owner = r;
 	if (cl.shm_fd >= 0) {
 		size_t len = PFW_RING_CTL + cl.ring_bytes;
 		off_t off = (off_t)cl.shm_end;
@@ -203,6 +204,7 @@ static int ring_memory(struct ring *r)
 		if (p != MAP_FAILED) {
 			cl.shm_end += len;
 			r->ctl = p;
+			r->ctl->owner = r;
 			r->shm_off = (uint64_t)off;
 			r->base = (unsigned char *)p + PFW_RING_CTL;
 			return 0;
@@ -247,12 +249,12 @@ static struct ring *ring_register(void)
 	memset(r->name, 0, sizeof r->name);
 	pthread_getname_np(pthread_self(), r->name, sizeof r->name);
 	r->dropped = 0;
-	r->pub.end = NULL;
-	ATOMIC_STORE(&r->pub.pos, r->base);
+	r->ctl->pub.end = NULL;
+	ATOMIC_STORE(&r->ctl->pub.pos, r->base);
 	r->sent = 0;
 	/* A recycled shared ring was read to its end and pfrec heard that its
 	 * thread exited: nobody else writes this until the ring is announced. */
-	ATOMIC_STORE(&r->ctl->read, 0);
+	ATOMIC_STORE(&r->ctl->shared.read, 0);
 	ATOMIC_STORE(&r->announced, 0);
 	ATOMIC_STORE(&r->state, RING_ACTIVE);
 	if (fresh)
@@ -260,7 +262,7 @@ static struct ring *ring_register(void)
 	pthread_mutex_unlock(&reg_lock);
 	pthread_setspecific(exit_key, r);
 	alt_stack_add();
-	profev__tls = &r->pub;
+	profev__tls = &r->ctl->pub;
 	in_client--;
 	return r;
 }
@@ -272,12 +274,12 @@ static struct ring *ring_register(void)
  */
 void ring_wait(struct ring *r)
 {
-	uint32_t seen = ATOMIC_LOAD(&r->ctl->read);
-	__atomic_store_n(&r->ctl->waiting, 1, __ATOMIC_SEQ_CST);
+	uint32_t seen = ATOMIC_LOAD(&r->ctl->shared.read);
+	__atomic_store_n(&r->ctl->shared.waiting, 1, __ATOMIC_SEQ_CST);
 	flush_kick();
-	if (__atomic_load_n(&r->ctl->read, __ATOMIC_SEQ_CST) == seen && ATOMIC_LOAD(&cl.active)) {
+	if (__atomic_load_n(&r->ctl->shared.read, __ATOMIC_SEQ_CST) == seen && ATOMIC_LOAD(&cl.active)) {
 		struct timespec ts = { 0, 10000000 };
-		syscall(SYS_futex, &r->ctl->read, FUTEX_WAIT, seen, &ts, NULL, 0);
+		syscall(SYS_futex, &r->ctl->shared.read, FUTEX_WAIT, seen, &ts, NULL, 0);
 	}
 }
 
@@ -300,13 +302,13 @@ void ring_recycle(struct ring *r)
 static unsigned char *reserve(struct ring *r, uint32_t n)
 {
 	uint32_t size = r->size;
-	uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->pub.pos) - r->base);
-	uint32_t t = ATOMIC_LOAD(&r->ctl->read);
+	uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->ctl->pub.pos) - r->base);
+	uint32_t t = ATOMIC_LOAD(&r->ctl->shared.read);
 	uint32_t lim;
 
 	if (w == size) {
 		w = 0;
-		ATOMIC_STORE(&r->pub.pos, r->base);
+		ATOMIC_STORE(&r->ctl->pub.pos, r->base);
 	}
 	if (w >= t) {
 		lim = t == 0 ? size - 16 : size;
@@ -319,7 +321,7 @@ static unsigned char *reserve(struct ring *r, uint32_t n)
 				pad[1] = pfw_word(PFW_R_PAD, 0, size - w);
 			}
 			w = 0;
-			ATOMIC_STORE(&r->pub.pos, r->base);
+			ATOMIC_STORE(&r->ctl->pub.pos, r->base);
 			lim = t - 16;
 			if (n > lim)
 				goto full;
@@ -334,10 +336,10 @@ static unsigned char *reserve(struct ring *r, uint32_t n)
 		flush_kick();
 	else if (lim > w + (half - used))
 		lim = w + (half - used);
-	r->pub.end = cl.tsc ? r->base + lim : NULL;
+	r->ctl->pub.end = cl.tsc ? r->base + lim : NULL;
 	return r->base + w;
 full:
-	r->pub.end = NULL;
+	r->ctl->pub.end = NULL;
 	return NULL;
 }
 
@@ -348,15 +350,15 @@ static unsigned char *acquire(uint32_t n)
 	struct profev__ring *pub = profev__tls;
 	if (in_client) {
 		if (pub != &no_ring)
-			((struct ring *)(void *)pub)->dropped++;
+			(ring_of(pub))->dropped++;
 		return NULL;
 	}
-	struct ring *r = pub == &no_ring ? ring_register() : (struct ring *)(void *)pub;
+	struct ring *r = pub == &no_ring ? ring_register() : ring_of(pub);
 	if (!r)
 		return NULL;
 	for (;;) {
 		if (!ATOMIC_LOAD(&cl.active)) {
-			r->pub.end = NULL;
+			r->ctl->pub.end = NULL;
 			return NULL;
 		}
 		uint32_t lost = r->dropped ? PFW_REC_LONG : 0;
@@ -384,14 +386,14 @@ static unsigned char *acquire(uint32_t n)
 
 static void publish(unsigned char *end)
 {
-	struct ring *r = (struct ring *)(void *)profev__tls;
-	ATOMIC_STORE(&r->pub.pos, end);
+	struct ring *r = ring_of(profev__tls);
+	ATOMIC_STORE(&r->ctl->pub.pos, end);
 }
 
 struct ring *ring_self(void)
 {
 	struct profev__ring *pub = profev__tls;
-	return pub == &no_ring ? NULL : (struct ring *)(void *)pub;
+	return pub == &no_ring ? NULL : ring_of(pub);
 }
 
 unsigned char *rec_acquire(uint32_t n)
