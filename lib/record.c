@@ -759,23 +759,24 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 	const uint32_t nstrings = r->nstrings, ncats = r->ncats;
 	uint32_t *stack = t->stack;
 	uint64_t last = t->last_ns, frame = marks;
-	uint32_t depth = t->depth, off = 0, n = 0;
-	int more = 1;
-	while (more) {
+	uint32_t depth = t->depth, off = 0;
+	for (int more = 1; more;) {
 		uint64_t next_frame = frame;
-		for (; n < FIXED_BATCH && avail - off >= PFW_REC_HEAD; n++, off += PFW_REC_HEAD) {
+		uint32_t room = (avail - off) / PFW_REC_HEAD;
+		const unsigned char *rec = p + off, *end = rec + PFW_REC_HEAD * (room < FIXED_BATCH ? room : FIXED_BATCH);
+		struct plain_event *e = ev;
+		for (; rec < end; rec += PFW_REC_HEAD, e++) {
 			uint64_t tick, word;
-			memcpy(&tick, p + off, 8);
-			memcpy(&word, p + off + 8, 8);
+			memcpy(&tick, rec, 8);
+			memcpy(&word, rec + 8, 8);
 			const unsigned type = word & 0xff, cat = (word >> 16) & 0xffff;
 			const uint32_t arg = (uint32_t)(word >> 32);
-			if (type < PFW_R_ZONE_BEGIN || type > PFW_R_INSTANT || type == PFW_R_COUNTER)
+			if (type - PFW_R_ZONE_BEGIN > PFW_R_INSTANT - PFW_R_ZONE_BEGIN || type == PFW_R_COUNTER)
 				break;
 			uint64_t ts = likely(tick >= tick0) ? mono0 + (tick - tick0) * whole +
 				(uint64_t)(((unsigned __int128)(tick - tick0) * frac) >> 64)
 							    : early_tick_ns(r, tick);
-			if (ts < last)
-				ts = last;
+			ts = ts < last ? last : ts;
 			/* Events before the latest default frame mark belong to an
 			 * earlier frame: they end the batch, which has one frame. */
 			if (unlikely(marks && ts <= last_mark)) {
@@ -795,15 +796,16 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 				if (depth-- <= MAX_DEPTH && !arg)
 					name = stack[depth];
 			}
-			ev[n] = (struct plain_event){ ts, name, cat < ncats ? cats[cat] : 0, type, 0 };
+			*e = (struct plain_event){ ts, name, cat < ncats ? cats[cat] : 0, type, 0 };
 		}
+		uint32_t n = (uint32_t)(e - ev);
+		off += n * PFW_REC_HEAD;
 		more = n == FIXED_BATCH || next_frame != frame;
 		if (n && writer_add_plain(r->w, t->tid, frame, ev, n) < 0) {
 			writer_failed(r);
 			break;
 		}
 		r->events += n;
-		n = 0;
 		frame = next_frame;
 	}
 	t->last_ns = last;
