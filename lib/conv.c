@@ -144,6 +144,19 @@ const char *conv_track_name(const struct conv_thread *t, char buf[32])
 	return buf;
 }
 
+size_t conv_frame_title(char *buf, uint64_t frame)
+{
+	char digits[20];
+	size_t n = 0;
+	do {
+		digits[sizeof(digits) - ++n] = (char)('0' + frame % 10);
+		frame /= 10;
+	} while (frame);
+	memcpy(buf, "Frame ", 6);
+	memcpy(buf + 6, digits + sizeof(digits) - n, n);
+	return 6 + n;
+}
+
 size_t conv_message_title(const char *text, size_t len, size_t max)
 {
 	const char *nl = memchr(text, '\n', len);

@@ -391,10 +391,11 @@ static void zone_names(struct conv *c, const struct conv_thread *t, const struct
 		       const struct jname *n, const struct jname *k)
 {
 	if (t->kind == CONV_FRAMES) {
-		char title[40];
-		int len = snprintf(title, sizeof(title), "Frame %" PRIu64, z->frame);
-		outbuf_lit(&c->out, ",\"name\":");
-		json_string(&c->out, title, (size_t)len);
+		char title[CONV_FRAME_TITLE];
+		size_t len = conv_frame_title(title, z->frame);
+		outbuf_lit(&c->out, ",\"name\":\"");
+		outbuf_put(&c->out, title, len); /* plain ASCII */
+		outbuf_byte(&c->out, '"');
 		return;
 	}
 	outbuf_lit(&c->out, ",\"name\":");

@@ -137,6 +137,11 @@ CONV_HIDDEN extern const struct conv_ops conv_folded_ops;
 /* Shared helpers for targets (conv.c). */
 /* Name shown for a track: the thread's name, else "thread TID". */
 CONV_HIDDEN const char *conv_track_name(const struct conv_thread *t, char buf[32]);
+/* "Frame N", a frame's title, in buf (at least CONV_FRAME_TITLE bytes, not
+ * NUL-terminated): once per frame, where snprintf() cost ten instructions
+ * per event of a game trace. @return its length. */
+#define CONV_FRAME_TITLE 32
+CONV_HIDDEN size_t conv_frame_title(char *buf, uint64_t frame);
 /* A message's one-line title: its text up to the first line end, at most
  * max bytes, cut on a UTF-8 boundary. @return its length. */
 CONV_HIDDEN size_t conv_message_title(const char *text, size_t len, size_t max);

@@ -144,6 +144,10 @@ struct pfr {
 
 struct pf {
 	struct conv_idset names, cats, counters, pools, stacks, mappings;
+	/* The last timestamp written by the fast paths, and its varint (ts_len
+	 * bytes, 4 to 8; 0: none to reuse). */
+	uint64_t ts_last, ts_enc;
+	unsigned ts_len;
 	int allocs_track;         /* the allocations track is described */
 	uint32_t part;
 	struct pfr *fr;           /* (module, offset) -> frame iids */
@@ -303,6 +307,21 @@ static int pf_thread(struct conv *c, struct conv_thread *t)
 static uint64_t track_uuid(const struct conv_thread *t)
 {
 	return t->kind == CONV_FRAMES ? UUID_FRAMES(t->tid) : UUID_THREAD(t->tid);
+}
+
+static inline uint64_t track_field(struct conv_thread *t)
+{
+	if (__builtin_expect(!t->aux, 0)) {
+		/* a tag and a uuid below 2^35: at most 6 bytes */
+		uint8_t b[16];
+		b[0] = TE_TRACK_UUID << 3 | PB_WT_VARINT;
+		unsigned n = (unsigned)(pb_put_varint(b + 1, track_uuid(t)) - b);
+		uint64_t f = (uint64_t)n << 56;
+		for (unsigned i = 0; i < n; i++)
+			f |= (uint64_t)b[i] << (8 * i);
+		t->aux = f;
+	}
+	return t->aux;
 }
 
 /* Define in this packet the name and category strings it uses for the first
@@ -617,27 +636,75 @@ static void annotation_bool(struct outbuf *o, const char *name)
 static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
 
 /*
- * The common zone packets, written byte by byte: names already interned,
- * no annotation. Every field is known to fit one-byte lengths (at most 3
- * tags + 2 varints of 10 bytes + 2 of 5 + 8 fixed bytes), so the generic
- * pb_begin()/pb_end() bookkeeping is skipped; these two packets are most
- * of a trace.
+ * The common packets (zones, counters), written byte by byte: names already
+ * interned, no annotation. Every field is known to fit one-byte lengths (at
+ * most 3 tags + 2 varints of 10 bytes + 2 of 5 + 8 fixed bytes), so the
+ * generic pb_begin()/pb_end() bookkeeping is skipped; these packets are
+ * most of a trace. Some stores are of 8 bytes whatever the field's length
+ * (what follows overwrites the rest): FAST_PACKET_MAX has room for that.
  */
 #define FAST_PACKET_MAX 64
 
-static inline uint8_t *fast_head(uint8_t *p, uint64_t ts, uint8_t **plen, uint8_t **telen)
+static inline void put8(uint8_t *p, uint64_t x)
 {
-	*p++ = TRACE_PACKET << 3 | PB_WT_LEN;
-	*plen = p++;
-	*p++ = TP_TIMESTAMP << 3 | PB_WT_VARINT;
-	p = pb_put_varint(p, ts);
-	*p++ = TP_SEQUENCE_ID << 3 | PB_WT_VARINT;
-	*p++ = SEQUENCE;
-	*p++ = TP_SEQUENCE_FLAGS << 3 | PB_WT_VARINT;
-	*p++ = SEQ_NEEDS_INCREMENTAL_STATE;
-	*p++ = TP_TRACK_EVENT << 3 | PB_WT_LEN;
-	*telen = p++;
-	return p;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &x, 8);
+#else
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(x >> (8 * i));
+#endif
+}
+
+static __attribute__((noinline)) uint8_t *put_ts_slow(struct pf *pf, uint8_t *p, uint64_t ts)
+{
+	uint8_t *end = pb_put_varint(p, ts);
+	unsigned n = (unsigned)(end - p);
+	pf->ts_last = ts;
+	pf->ts_len = n >= 4 && n <= 8 ? n : 0;
+	pf->ts_enc = 0;
+	for (unsigned i = 0; i < pf->ts_len; i++)
+		pf->ts_enc |= (uint64_t)p[i] << (8 * i);
+	return end;
+}
+
+/* A packet's timestamp as a varint. Consecutive packets' timestamps differ
+ * in their low 21 bits as a rule (they are less than 2 ms apart), so all
+ * but the first three bytes of the last one's varint are reused: ts in ns
+ * takes 7 bytes, whose loop was a tenth of a conversion's instructions. */
+static inline uint8_t *put_ts(struct pf *pf, uint8_t *p, uint64_t ts)
+{
+	if (__builtin_expect(!((ts ^ pf->ts_last) >> 21) && pf->ts_len, 1)) {
+		uint64_t low = (ts & 0x7f) | (ts << 1 & 0x7f00) | (ts << 2 & 0x7f0000) | 0x808080;
+		put8(p, (pf->ts_enc & ~0xffffffull) | low);
+		return p + pf->ts_len;
+	}
+	return put_ts_slow(pf, p, ts);
+}
+
+/* TE_TRACK_UUID and t's uuid as bytes, made once per track into t->aux:
+ * the bytes from the lowest, their count in the top byte. */
+static inline uint64_t track_field(struct conv_thread *t);
+
+static inline uint8_t *put_field(uint8_t *p, uint64_t field)
+{
+	put8(p, field);
+	return p + (field >> 56);
+}
+
+static inline uint8_t *fast_head(struct pf *pf, uint8_t *p, uint64_t ts, uint8_t **plen,
+				 uint8_t **telen)
+{
+	/* after the timestamp: sequence id and flags, the TrackEvent's tag */
+	static const uint8_t mid[8] = { TP_SEQUENCE_ID << 3 | PB_WT_VARINT, SEQUENCE,
+					TP_SEQUENCE_FLAGS << 3 | PB_WT_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+					TP_TRACK_EVENT << 3 | PB_WT_LEN, 0, 0, 0 };
+	p[0] = TRACE_PACKET << 3 | PB_WT_LEN;
+	*plen = p + 1;
+	p[2] = TP_TIMESTAMP << 3 | PB_WT_VARINT;
+	p = put_ts(pf, p + 3, ts);
+	memcpy(p, mid, 8);
+	*telen = p + 5;
+	return p + 6;
 }
 
 static inline void fast_tail(struct outbuf *o, uint8_t *p, uint8_t *plen, uint8_t *telen)
@@ -654,11 +721,10 @@ static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 			     conv_idset_has(&pf->names, z->name) && (!z->cat || conv_idset_has(&pf->cats, z->cat)) &&
 			     !outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
 		uint8_t *plen, *telen;
-		uint8_t *p = fast_head(c->out.p, z->shown, &plen, &telen);
-		*p++ = TE_TYPE << 3 | PB_WT_VARINT;
-		*p++ = TYPE_SLICE_BEGIN;
-		*p++ = TE_TRACK_UUID << 3 | PB_WT_VARINT;
-		p = pb_put_varint(p, UUID_THREAD(t->tid));
+		uint8_t *p = fast_head(pf, c->out.p, z->shown, &plen, &telen);
+		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
+		p[1] = TYPE_SLICE_BEGIN;
+		p = put_field(p + 2, track_field(t));
 		if (z->name) {
 			*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
 			p = pb_put_varint(p, z->name);
@@ -678,7 +744,7 @@ static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zo
 	struct outbuf *o = &c->out;
 	int newn, newc, rc, stack = 0;
 	size_t extra = 0;
-	char title[48];
+	char title[CONV_FRAME_TITLE];
 	if (t->kind == CONV_FRAMES) {
 		if ((rc = outbuf_reserve(o, PACKET_MAX)))
 			return rc;
@@ -694,8 +760,7 @@ static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zo
 	pb_uint(o, TE_TYPE, TYPE_SLICE_BEGIN);
 	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
 	if (t->kind == CONV_FRAMES) {
-		int n = snprintf(title, sizeof(title), "Frame %" PRIu64, z->frame);
-		pb_bytes(o, TE_NAME, title, (size_t)n);
+		pb_bytes(o, TE_NAME, title, conv_frame_title(title, z->frame));
 	} else {
 		if (z->name)
 			pb_uint(o, TE_NAME_IID, z->name);
@@ -721,11 +786,10 @@ static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 		return rc;
 	if (__builtin_expect(edge == CONV_EDGE_NORMAL, 1)) {
 		uint8_t *plen, *telen;
-		uint8_t *p = fast_head(o->p, ts, &plen, &telen);
-		*p++ = TE_TYPE << 3 | PB_WT_VARINT;
-		*p++ = TYPE_SLICE_END;
-		*p++ = TE_TRACK_UUID << 3 | PB_WT_VARINT;
-		p = pb_put_varint(p, track_uuid(t));
+		uint8_t *p = fast_head(c->fmt, o->p, ts, &plen, &telen);
+		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
+		p[1] = TYPE_SLICE_END;
+		p = put_field(p + 2, track_field(t));
 		fast_tail(o, p, plen, telen);
 		return 0;
 	}
@@ -835,16 +899,18 @@ static int pf_counter(struct conv *c, const struct profev_event *ev)
 		pb_end(o, td);
 		pb_end(o, pk);
 	}
-	int rc = outbuf_reserve(o, PACKET_MAX);
+	int rc = outbuf_reserve(o, FAST_PACKET_MAX);
 	if (rc)
 		return rc;
-	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
-	size_t te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_COUNTER);
-	pb_uint(o, TE_TRACK_UUID, UUID_COUNTER(ev->name));
-	pb_double(o, TE_DOUBLE_COUNTER_VALUE, profev_event_double(ev));
-	pb_end(o, te);
-	pb_end(o, pk);
+	uint8_t *plen, *telen;
+	uint8_t *q = fast_head(p, o->p, c->now, &plen, &telen);
+	*q++ = TE_TYPE << 3 | PB_WT_VARINT;
+	*q++ = TYPE_COUNTER;
+	*q++ = TE_TRACK_UUID << 3 | PB_WT_VARINT;
+	q = pb_put_varint(q, UUID_COUNTER(ev->name));
+	q = pb_put_varint(q, TE_DOUBLE_COUNTER_VALUE << 3 | PB_WT_I64);
+	put8(q, ev->payload); /* the double's bits, little-endian */
+	fast_tail(o, q + 8, plen, telen);
 	return 0;
 }
 

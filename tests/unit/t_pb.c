@@ -38,8 +38,42 @@ static uint64_t get_varint(const unsigned char **p)
 	}
 }
 
+/* The plain loop, as the encoding guide describes it. */
+static size_t ref_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+/* Every length from 1 to 10 bytes, at and around each boundary; the
+ * encoder may store up to 8 bytes whatever the length, no more. */
+static void test_varint_lengths(void)
+{
+	int bad = 0;
+	for (int b = 0; b < 64; b++) {
+		uint64_t base = 1ull << b;
+		uint64_t vals[] = { base - 1, base, base + 1, base | (base >> 1), base * 2 - 1,
+				    base ^ 0x5555555555555555ull };
+		for (int i = 0; i < 6; i++) {
+			unsigned char want[16], got[24];
+			memset(got, 0xee, sizeof(got));
+			size_t n = ref_varint(want, vals[i]);
+			size_t m = (size_t)(pb_put_varint(got, vals[i]) - got);
+			bad += m != n || memcmp(got, want, n) != 0;
+			bad += got[m > 8 ? m : 8] != 0xee;
+		}
+	}
+	CHECK_EQ(bad, 0);
+}
+
 int main(void)
 {
+	test_varint_lengths();
 	struct outbuf o;
 	CHECK_EQ(outbuf_init(&o, 1024, sink, NULL), 0);
 
