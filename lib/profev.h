@@ -2,8 +2,9 @@
  * profev.h - instrument a program for profev (link with -lprofev-client).
  *
  * The macros record zones, instants, counters, messages and frame marks into
- * a per-thread buffer; a flush thread inside the program sends them to pfrec
- * over a pipe. Without pfrec (no PROFEV_FD in the environment) every macro
+ * a per-thread buffer, which pfrec maps too; a flush thread inside the
+ * program tells pfrec over a pipe how far each buffer is filled (or sends
+ * the events down the pipe with pfrec --pipe). Without pfrec (no PROFEV_FD in the environment) every macro
  * costs one load and one predictable branch. With -DPROFEV_DISABLE every
  * macro compiles to nothing and the program need not link the client.
  * man profev(3) has the details; formats/wire.md describes the stream.
