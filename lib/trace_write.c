@@ -406,10 +406,23 @@ int profev_writer_event(struct profev_writer *w, const struct profev_event *ev)
 	return unlikely(full) ? flush_events(w) : 0;
 }
 
+/* After the coder took `added` events of a batch (or ran out of memory):
+ * start the next chunk when this one is full. 0 or <0. */
+static int batch_took(struct profev_writer *w, int64_t added)
+{
+	if (unlikely(added < 0))
+		return fail(w, PROFEV_E_NOMEM, "out of memory");
+	return encoder_count(w->events) == w->chunk_events ? flush_events(w) : 0;
+}
+
+static inline uint32_t batch_size(size_t left)
+{
+	return left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+}
+
 int profev_writer_events(struct profev_writer *w, const struct profev_event *ev, size_t n)
 {
-	size_t k = 0;
-	while (k < n) {
+	for (size_t k = 0; k < n;) {
 		if (unlikely(ev[k].type == PROFEV_EV_MESSAGE || ev[k].type == PROFEV_EV_LOST)) {
 			int rc = profev_writer_event(w, &ev[k++]);
 			if (rc)
@@ -418,16 +431,11 @@ int profev_writer_events(struct profev_writer *w, const struct profev_event *ev,
 		}
 		if (unlikely(w->failed || w->closed))
 			return w->closed ? fail(w, PROFEV_E_STATE, "writer is closed") : w->err.code;
-		uint32_t run = n - k > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - k);
-		int64_t added = encoder_add_run(w->events, ev + k, run);
-		if (unlikely(added < 0))
-			return fail(w, PROFEV_E_NOMEM, "out of memory");
+		int64_t added = encoder_add_run(w->events, ev + k, batch_size(n - k));
+		int rc = batch_took(w, added);
+		if (rc)
+			return rc;
 		k += (size_t)added;
-		if (encoder_count(w->events) == w->chunk_events) {
-			int rc = flush_events(w);
-			if (rc)
-				return rc;
-		}
 	}
 	return 0;
 }
@@ -438,16 +446,11 @@ int writer_add_plain(struct profev_writer *w, uint32_t tid, uint64_t frame,
 	if (unlikely(w->failed || w->closed))
 		return w->closed ? fail(w, PROFEV_E_STATE, "writer is closed") : w->err.code;
 	for (size_t k = 0; k < n;) {
-		uint32_t want = n - k > UINT32_MAX ? UINT32_MAX : (uint32_t)(n - k);
-		int64_t added = encoder_add_plain(w->events, tid, frame, ev + k, want);
-		if (unlikely(added < 0))
-			return fail(w, PROFEV_E_NOMEM, "out of memory");
+		int64_t added = encoder_add_plain(w->events, tid, frame, ev + k, batch_size(n - k));
+		int rc = batch_took(w, added);
+		if (rc)
+			return rc;
 		k += (size_t)added;
-		if (encoder_count(w->events) == w->chunk_events) {
-			int rc = flush_events(w);
-			if (rc)
-				return rc;
-		}
 	}
 	return 0;
 }
