@@ -1,5 +1,6 @@
-/* String interning: equal byte strings get one id. An open-addressing table
- * of ids keyed by XXH3 over the bytes; the bytes live in one arena. */
+/* Interning: equal byte strings get one id. An open-addressing table of ids
+ * keyed by XXH3 over the bytes; the bytes live in one arena. Names are
+ * interned here, and callstacks as their frames' bytes (cstack.c). */
 #include <stdlib.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -59,7 +60,7 @@ static uint32_t insert(struct strtab *t, const char *s, size_t len, int *is_new,
 	*is_new = 0;
 	for (uint32_t id; (id = t->slots[i]) != 0; i = (i + 1) & t->mask) {
 		const struct entry *e = &t->entries[id - 1];
-		if (e->hash == h && e->len == len && !memcmp(t->arena.data + e->offset, s, len)) {
+		if (e->hash == h && e->len == len && (!len || !memcmp(t->arena.data + e->offset, s, len))) {
 			if (!always)
 				return id;
 			i = UINT32_MAX; /* the first copy keeps the slot */
