@@ -28,6 +28,14 @@ struct jname {
 	uint32_t off, len; /* len 0: not made yet */
 };
 
+/* A zone's ,"name":N,"cat":K in the arena, made from its name and the
+ * first category it came with: most of an X event, in one copy. */
+struct zfrag {
+	uint32_t off, len; /* len 0: not made yet */
+	uint32_t cat;      /* the category it holds */
+};
+#define FRAG_COPY 64       /* fragments this short are copied as 64 bytes */
+
 struct chrome {
 	int first;  /* no event written in this part yet */
 	struct conv_idset stacks; /* callstacks the part's events refer to */
@@ -35,6 +43,9 @@ struct chrome {
 	size_t nnames;
 	char *arena;
 	size_t alen, acap;
+	struct json_us_cache ts; /* the digits of the last "ts" */
+	struct zfrag *frags; /* by zone name id */
+	size_t nfrags;
 };
 
 /* An outbuf over the arena's free room, of at least need bytes. */
@@ -112,8 +123,12 @@ static inline void put_jname(struct conv *c, const struct jname *j)
 
 static int ch_init(struct conv *c)
 {
-	c->fmt = calloc(1, sizeof(struct chrome));
-	return c->fmt ? 0 : PROFEV_E_NOMEM;
+	struct chrome *ch = calloc(1, sizeof(struct chrome));
+	if (!ch)
+		return PROFEV_E_NOMEM;
+	ch->ts.hi = UINT64_MAX;
+	c->fmt = ch;
+	return 0;
 }
 
 static void ch_fini(struct conv *c)
@@ -122,6 +137,7 @@ static void ch_fini(struct conv *c)
 	if (!ch)
 		return;
 	free(ch->names);
+	free(ch->frags);
 	free(ch->arena);
 	conv_idset_free(&ch->stacks);
 	free(ch);
@@ -161,11 +177,12 @@ static int event_begin(struct conv *c, size_t strings, char ph)
 
 static void put_ts(struct conv *c, uint64_t ts)
 {
-	if (ts < c->base) {
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(ts < c->base, 0)) {
 		outbuf_byte(&c->out, '-');
 		json_us(&c->out, c->base - ts);
 	} else {
-		json_us(&c->out, ts - c->base);
+		json_us_cached(&c->out, &ch->ts, ts - c->base);
 	}
 }
 
@@ -437,10 +454,92 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	return 0;
 }
 
+static int frag_make(struct conv *c, uint32_t name, uint32_t cat)
+{
+	struct chrome *ch = c->fmt;
+	if (name >= ch->nfrags) {
+		size_t n = ch->nfrags ? ch->nfrags : 256;
+		while (n <= name)
+			n *= 2;
+		struct zfrag *f = realloc(ch->frags, n * sizeof(*f));
+		if (!f)
+			return PROFEV_E_NOMEM;
+		memset(f + ch->nfrags, 0, (n - ch->nfrags) * sizeof(*f));
+		ch->frags = f;
+		ch->nfrags = n;
+	}
+	struct jname n, k = { 0, 0 };
+	int rc = jname(c, name, &n);
+	if (!rc && cat)
+		rc = jname(c, cat, &k);
+	struct outbuf tmp;
+	if (rc || (rc = arena_room(ch, 16 + n.len + k.len + FRAG_COPY, &tmp)))
+		return rc;
+	outbuf_lit(&tmp, ",\"name\":");
+	outbuf_put(&tmp, ch->arena + n.off, n.len);
+	if (cat) {
+		outbuf_lit(&tmp, ",\"cat\":");
+		outbuf_put(&tmp, ch->arena + k.off, k.len);
+	}
+	uint32_t len = (uint32_t)(tmp.p - tmp.base);
+	ch->frags[name] = (struct zfrag){ (uint32_t)ch->alen, len, cat };
+	ch->alen += len;
+	return 0;
+}
+
+/*
+ * The X event of a zone that began and ended in the output as it did in
+ * the trace, without a callstack: most of them. Its text is a fixed head,
+ * two numbers and two copies (the track's ids, the zone's names).
+ * @return 1 if written, 0 if the general path must write it, <0 on error.
+ */
+static inline int zone_x_fast(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts)
+{
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(z->name >= ch->nfrags || !ch->frags[z->name].len, 0)) {
+		int rc = frag_make(c, z->name, z->cat);
+		if (rc)
+			return rc;
+	}
+	const struct zfrag *f = &ch->frags[z->name];
+	if (__builtin_expect(f->cat != z->cat, 0))
+		return 0;
+	int rc = outbuf_reserve(&c->out, EVENT_MAX + f->len);
+	if (rc)
+		return rc;
+	uint8_t *p = c->out.p;
+	memcpy(p, ",\n{\"ph\":\"X\",\"ts\":", 17);
+	c->out.p = p + 17;
+	if (__builtin_expect(ch->first, 0)) {
+		memmove(p, p + 1, 16);
+		c->out.p = p + 16;
+		ch->first = 0;
+	}
+	put_ts(c, z->shown);
+	outbuf_lit(&c->out, ",\"dur\":");
+	json_us(&c->out, ts - z->shown);
+	if ((rc = put_ids(c, t)))
+		return rc;
+	if (__builtin_expect(f->len <= FRAG_COPY, 1)) {
+		memcpy(c->out.p, ch->arena + f->off, FRAG_COPY);
+		c->out.p += f->len;
+	} else {
+		outbuf_put(&c->out, ch->arena + f->off, f->len);
+	}
+	event_end(c);
+	return 1;
+}
+
 static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
 		       int edge)
 {
 	int rc;
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_NORMAL &&
+			     t->kind == CONV_THREAD && !z->stack &&
+			     !(c->opts->flags & PROFEV_CONV_CHROME_BE), 1)) {
+		if ((rc = zone_x_fast(c, t, z, ts)))
+			return rc < 0 ? rc : 0;
+	}
 	if (c->opts->flags & PROFEV_CONV_CHROME_BE) {
 		if ((rc = event_begin(c, 0, 'E')))
 			return rc;

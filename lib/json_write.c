@@ -74,6 +74,20 @@ static const char digits2[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/* "000." to "999.": three digits and the decimal point, in one 4-byte copy. */
+#define D3(a, b, c) { '0' + (a), '0' + (b), '0' + (c), '.' }
+#define D3_10(a, b) D3(a, b, 0), D3(a, b, 1), D3(a, b, 2), D3(a, b, 3), D3(a, b, 4), \
+	D3(a, b, 5), D3(a, b, 6), D3(a, b, 7), D3(a, b, 8), D3(a, b, 9)
+#define D3_100(a) D3_10(a, 0), D3_10(a, 1), D3_10(a, 2), D3_10(a, 3), D3_10(a, 4), \
+	D3_10(a, 5), D3_10(a, 6), D3_10(a, 7), D3_10(a, 8), D3_10(a, 9)
+static const char triple[1000][4] = {
+	D3_100(0), D3_100(1), D3_100(2), D3_100(3), D3_100(4),
+	D3_100(5), D3_100(6), D3_100(7), D3_100(8), D3_100(9),
+};
+#undef D3
+#undef D3_10
+#undef D3_100
+
 static const uint64_t pow10_u64[20] = {
 	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
 	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
@@ -124,23 +138,51 @@ void json_u64(struct outbuf *o, uint64_t v)
 	o->p += n;
 }
 
+/* ".fff", frac (1 to 999) ns as decimals of a microsecond, at p, the point
+ * already there; trailing zeros go: 1234.5, not 1234.500. @return the end. */
+static inline uint8_t *put_frac(uint8_t *p, unsigned frac)
+{
+	const char *t = triple[frac];
+	memcpy(p + 1, t, 4);
+	return p + 1 + (t[2] != '0' ? 3 : t[1] != '0' ? 2 : 1);
+}
+
 void json_us(struct outbuf *o, uint64_t ns)
 {
 	uint64_t us = ns / 1000;
 	unsigned frac = (unsigned)(ns - us * 1000);
-	unsigned n = ndigits(us);
-	uint8_t *p = o->p + n;
-	put_u64(p, us);
-	if (!frac) {
-		o->p = p;
-		return;
+	uint8_t *p;
+	if (us < 1000) { /* durations, mostly: "7." is "007." less two digits */
+		unsigned skip = (us < 10) + (us < 100);
+		memcpy(o->p, triple[us] + skip, 4);
+		p = o->p + 3 - skip;
+	} else {
+		p = o->p + ndigits(us);
+		put_u64(p, us);
+		*p = '.';
 	}
-	/* trailing zeros go: 1234.5, not 1234.500 (all four bytes are written
-	 * and the end moves back) */
-	p[0] = '.';
-	p[1] = (uint8_t)('0' + frac / 100);
-	memcpy(p + 2, digits2 + 2 * (frac % 100), 2);
-	o->p = p + (frac % 10 ? 4 : frac % 100 ? 3 : 2);
+	o->p = frac ? put_frac(p, frac) : p;
+}
+
+void json_us_cached(struct outbuf *o, struct json_us_cache *k, uint64_t ns)
+{
+	uint64_t us = ns / 1000, hi = us / 1000;
+	unsigned frac = (unsigned)(ns - us * 1000), lo = (unsigned)(us - hi * 1000);
+	if (__builtin_expect(hi != k->hi, 0)) {
+		if (!hi) { /* under a millisecond: no digits to keep */
+			json_us(o, ns);
+			return;
+		}
+		/* hi < 2^64 / 10^6: at most 14 digits */
+		k->hi = hi;
+		k->len = ndigits(hi);
+		put_u64((uint8_t *)k->digits + k->len, hi);
+	}
+	uint8_t *p = o->p;
+	memcpy(p, k->digits, 16);
+	p += k->len;
+	memcpy(p, triple[lo], 4); /* the point is in place for the decimals */
+	o->p = frac ? put_frac(p + 3, frac) : p + 3;
 }
 
 void json_double(struct outbuf *o, double d)

@@ -32,6 +32,19 @@ OUTBUF_HIDDEN void json_u64(struct outbuf *o, uint64_t v);
  * keeping the nanoseconds as up to three decimals: 1234567 -> 1234.567. */
 OUTBUF_HIDDEN void json_us(struct outbuf *o, uint64_t ns);
 
+/*
+ * json_us() for a stream of timestamps: consecutive ones share all but
+ * their last three integer digits as a rule (they are less than a
+ * millisecond apart), so the digits before those are kept here and copied.
+ * Set hi to UINT64_MAX before the first use.
+ */
+struct json_us_cache {
+	uint64_t hi;      /* the microseconds / 1000 kept; UINT64_MAX: none */
+	uint32_t len;     /* its digits in digits[] (at most 14) */
+	char digits[16];
+};
+OUTBUF_HIDDEN void json_us_cached(struct outbuf *o, struct json_us_cache *k, uint64_t ns);
+
 /* Write a double so that it reads back to the same value; JSON has no NaN
  * or infinities, so those become null. */
 OUTBUF_HIDDEN void json_double(struct outbuf *o, double d);

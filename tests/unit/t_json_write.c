@@ -113,6 +113,33 @@ int main(void)
 	}
 	CHECK_EQ(bad_ints, 0);
 
+	/* the cached form writes what json_us() writes, whatever the steps */
+	struct json_us_cache cache = { UINT64_MAX, 0, { 0 } };
+	uint64_t ts = 0, rng = 12345;
+	int bad_cached = 0;
+	char plain[48];
+	for (int i = 0; i < 200000; i++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned step = (unsigned)(rng >> 33);
+		switch (i % 5) {
+		case 0: ts += step % 1000; break;         /* within a microsecond */
+		case 1: ts += step % 3000000; break;      /* across milliseconds */
+		case 2: ts = ts / 1000000 * 1000000; break; /* whole milliseconds */
+		case 3: ts += (uint64_t)step << (i % 40); break;
+		default: if (i % 1000 == 4) ts = step % 999999; /* back under 1 ms */
+		}
+		strcpy(plain, us(ts));
+		o.p = o.base;
+		json_us_cached(&o, &cache, ts);
+		*o.p = 0;
+		bad_cached += strcmp((const char *)o.base, plain) != 0;
+	}
+	CHECK_EQ(bad_cached, 0);
+	o.p = o.base;
+	json_us_cached(&o, &cache, UINT64_MAX);
+	*o.p = 0;
+	CHECK_STR((const char *)o.base, "18446744073709551.615");
+
 	CHECK_STR(dbl(0), "0");
 	CHECK_STR(dbl(-3), "-3");
 	CHECK_STR(dbl(60), "60");
