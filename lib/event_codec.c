@@ -57,8 +57,17 @@ struct thread_state {
 struct follow {
 	uint64_t delta;   /* time from it to the next event */
 	uint32_t name;
+	uint32_t key;     /* next_key(type, name), kept for the usual case */
 	uint8_t type;
 	uint8_t flags;
+	uint8_t kind;     /* K_* of type */
+};
+
+/* What a type's event carries besides the time, kept with the prediction. */
+enum {
+	K_CATEGORY = 1,  /* has_category() */
+	K_MEMORY = 2,    /* is_memory(): an address instead of a frame */
+	K_TEXT = 4,      /* a MESSAGE: a text */
 };
 
 /* The follow table as the encoder keeps it: type, name and flags in one
@@ -91,6 +100,12 @@ static inline int has_category(uint8_t type)
 static inline int is_memory(uint8_t type)
 {
 	return type == PROFEV_EV_MEM_ALLOC || type == PROFEV_EV_MEM_FREE;
+}
+
+static inline uint8_t kind_of(uint8_t type)
+{
+	return (uint8_t)((has_category(type) ? K_CATEGORY : 0) | (is_memory(type) ? K_MEMORY : 0) |
+			 (type == PROFEV_EV_MESSAGE ? K_TEXT : 0));
 }
 
 static inline uint32_t follow_slot(uint32_t key)
@@ -555,7 +570,7 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 		run_left--;
 		struct follow *f = &pred->next[follow_slot(cur.key)];
 		unsigned mask = 0;
-		uint64_t category = 0, frame_delta = 0, stack = 0, flags = f->flags;
+		uint64_t category = 0, stack = 0, flags = f->flags;
 		if (unlikely(i == except_at)) {
 			mask = cur_u8(&except);
 			if (!mask || mask > X_ALL) {
@@ -565,7 +580,7 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 			uint64_t type = mask & X_TYPE ? cur_varint(&fields) : f->type;
 			uint64_t name = mask & X_NAME ? cur_varint(&fields) : f->name;
 			category = mask & X_CATEGORY ? cur_varint(&fields) : 0;
-			frame_delta = mask & X_FRAME ? cur_varint(&fields) : 0;
+			uint64_t frame_delta = mask & X_FRAME ? cur_varint(&fields) : 0;
 			stack = mask & X_STACK ? cur_varint(&fields) : 0;
 			flags = mask & X_FLAGS ? cur_varint(&fields) : flags;
 			if (type > 0xff || name > UINT32_MAX || stack > UINT32_MAX || flags > 0xff) {
@@ -575,50 +590,50 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 			f->type = (uint8_t)type;
 			f->name = (uint32_t)name;
 			f->flags = (uint8_t)flags;
+			f->key = next_key(f->type, f->name);
+			f->kind = kind_of(f->type);
+			if (mask & X_FRAME) {
+				if (f->kind & K_MEMORY) {
+					*why = "frame change on a memory event";
+					goto out;
+				}
+				cur.frame += (uint64_t)unzigzag(frame_delta);
+			}
+			if ((mask & X_CATEGORY) && (!(f->kind & K_CATEGORY) || (flags & PROFEV_EVF_DOUBLE))) {
+				*why = "category on a type without one";
+				goto out;
+			}
 			except_at = next_exception(&except, i + 1);
 		}
 		f->delta += (uint64_t)unzigzag(cur_varint(&tsc));
 		cur.ts += f->delta;
-		uint8_t type = f->type;
+		const unsigned kind = f->kind;
 		e.ts = cur.ts;
-		e.type = type;
+		e.type = f->type;
 		e.name = f->name;
 		e.flags = (uint8_t)flags;
 		e.stack = (uint32_t)stack;
 		e.reserved = 0;
 		e.tid = cur.tid;
-		cur.key = next_key(type, f->name);
+		cur.key = f->key;
 		if (unlikely(flags & PROFEV_EVF_DOUBLE)) {
 			const uint8_t *d = cur_take(&doubles, 8);
 			e.payload = d ? get_le64(d) : 0;
-			if (mask & X_CATEGORY) {
-				*why = "category on a double payload";
-				goto out;
-			}
-		} else if (likely(has_category(type))) {
+		} else if (likely(kind & K_CATEGORY)) {
 			uint64_t *pc = &pred->category[cat_slot(e.name)];
 			if (mask & X_CATEGORY)
 				*pc = category;
 			e.payload = *pc;
 		} else {
 			e.payload = cur_varint(&values);
-			if (mask & X_CATEGORY) {
-				*why = "category on a type without one";
-				goto out;
-			}
 		}
-		if (unlikely(is_memory(type))) {
+		if (unlikely(kind & K_MEMORY)) {
 			cur.addr += (uint64_t)unzigzag(cur_varint(&addrs));
 			e.addr = cur.addr;
-			if (mask & X_FRAME) {
-				*why = "frame change on a memory event";
-				goto out;
-			}
 		} else {
-			cur.frame += (uint64_t)unzigzag(frame_delta);
 			e.frame = cur.frame;
 		}
-		if (unlikely(type == PROFEV_EV_MESSAGE)) {
+		if (unlikely(kind & K_TEXT)) {
 			uint64_t tlen = cur_varint(&text);
 			const uint8_t *t = cur_take(&text, tlen);
 			if (!t) {
