@@ -76,6 +76,7 @@ enum {
 struct sig_follow {
 	uint64_t delta;
 	uint64_t sig;
+	uint32_t key;     /* next_key() of the type and name in sig */
 };
 
 static inline uint64_t event_sig(uint32_t name, unsigned type, unsigned flags)
@@ -276,7 +277,7 @@ static inline __attribute__((always_inline)) void code_event(struct coder *c, co
 	f->delta = delta;
 	f->sig = sig;
 	cur->ts = ts;
-	cur->key = next_key((uint8_t)type, name);
+	cur->key = f->key = next_key((uint8_t)type, name);
 
 	unsigned mask = 0;
 	if (unlikely(predicted != sig)) {
@@ -434,7 +435,7 @@ int64_t encoder_add_plain(struct event_encoder *enc, uint32_t tid, uint64_t fram
 			ts_col = put_varint(ts_col, zigzag((int64_t)(delta - f->delta)));
 			f->delta = delta;
 			ts = e->ts;
-			key = next_key((uint8_t)e->type, e->name);
+			key = f->key;
 			i++;
 			continue;
 		}
