@@ -131,7 +131,8 @@ $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
-                libiberty-dev libc6-dbg python3 protobuf-compiler llvm elfutils binutils groff-base valgrind
+                libiberty-dev libc6-dbg python3 protobuf-compiler llvm elfutils binutils groff-base valgrind \
+                chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps: ## install the missing Debian build and test dependencies (apt-get)
@@ -140,6 +141,13 @@ deps: ## install the missing Debian build and test dependencies (apt-get)
 	if [ -n "$$missing" ]; then echo "installing:" $$missing; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	else echo "all build dependencies are installed"; fi
+	@# The viewer test's npm packages (tests/viewers), again when the lock file changes.
+	@lock=tests/viewers/node_modules/.package-lock.json; \
+	if [ -f $$lock ] && [ ! tests/viewers/package-lock.json -nt $$lock ] && [ ! tests/viewers/package.json -nt $$lock ]; then \
+	  echo "the viewer test's npm packages are installed"; \
+	elif ! command -v npm >/dev/null; then echo "make deps: npm not found: install Node.js 20 and npm" >&2; exit 1; \
+	else echo "installing the viewer test's npm packages (npm ci --prefix tests/viewers)"; \
+	  npm ci --prefix tests/viewers --ignore-scripts --no-audit --no-fund --loglevel=error; fi
 
 demo: all ## record the bundled example game with pfrec and show pfdump --stats
 	$(BUILD)/pfrec -o $(BUILD)/game.bin -- $(BUILD)/examples/game
