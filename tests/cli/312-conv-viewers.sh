@@ -1,0 +1,39 @@
+# pfconv's outputs open in real viewers, headless: the Chrome JSON and the
+# folded stacks of a recorded game load in speedscope without an error, with
+# every zone and thread name pfdump shows (tests/viewers/open.mjs, which also
+# tells whether chrome://tracing exists in this Chromium). Needs `make deps`:
+# Debian's chromium and tests/viewers/node_modules.
+. "$PROFEV_ROOT/tests/cli/lib.sh"
+VIEWERS="$PROFEV_ROOT/tests/viewers"
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || fail "no chromium at '$CHROMIUM': run 'make deps'"
+command -v node >/dev/null || fail "no node: run 'make deps'"
+[ -d "$VIEWERS/node_modules/speedscope" ] && [ -d "$VIEWERS/node_modules/playwright-core" ] ||
+	fail "no '$VIEWERS/node_modules': run 'make deps'"
+
+expect_exit 0 pfrec -q -o game.bin "$PROFEV_BUILD/examples/game" 30
+expect_exit 0 pfconv to chrome game.bin -o game.json
+expect_exit 0 pfconv to folded game.bin -o game.folded
+
+# The names pfdump shows for the trace: every zone and every thread.
+expect_exit 0 pfdump --jsonl game.bin
+sed -n 's/.*"type":"zone_begin","name":"\([^"\\]*\)".*/\1/p' out.txt | sort -u > names.txt
+sed -n 's/.*"type":"thread_name","name":"\([^"\\]*\)".*/\1/p' out.txt | sort -u > threads.txt
+for n in frame input simulate "draw frame" mix job; do
+	grep -qx "$n" names.txt || fail "pfdump shows no zone '$n' for the game: $(tr '\n' ',' < names.txt)"
+done
+for t in main render audio "worker 0"; do
+	grep -qx "$t" threads.txt || fail "pfdump shows no thread '$t' for the game: $(tr '\n' ',' < threads.txt)"
+done
+
+set -- --names names.txt
+while IFS= read -r t; do set -- "$@" --thread "$t"; done < threads.txt
+# Chromium is not built with the sanitizers: keep their options away from it.
+env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
+	node "$VIEWERS/open.mjs" --chromium "$CHROMIUM" "$@" game.json game.folded > viewers.txt 2>&1
+status=$?
+cat viewers.txt
+[ "$status" -eq 0 ] || fail "the viewers did not open pfconv's output (exit $status)"
+contains viewers.txt "speedscope: 'game.json': importing as trace event format profile"
+contains viewers.txt "speedscope: 'game.folded': importing as collapsed stack format"
+contains viewers.txt "all viewers opened every file"
