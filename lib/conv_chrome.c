@@ -200,22 +200,29 @@ static void field_ids(struct conv *c, uint32_t pid, uint32_t tid)
  * EVENT_MAX. (A copy of variable size compiles to rep movs, slow for a few
  * bytes.) */
 #define IDS_MAX 48
-static int put_ids(struct conv *c, struct conv_thread *t)
+static __attribute__((noinline)) int ids_make(struct conv *c, struct conv_thread *t)
 {
 	struct chrome *ch = c->fmt;
-	if (__builtin_expect(!t->aux, 0)) {
-		struct outbuf tmp;
-		int rc = arena_room(ch, IDS_MAX, &tmp);
-		if (rc)
-			return rc;
-		outbuf_lit(&tmp, ",\"pid\":");
-		json_u64(&tmp, t->pid);
-		outbuf_lit(&tmp, ",\"tid\":");
-		json_u64(&tmp, tid_of(t));
-		size_t len = (size_t)(tmp.p - tmp.base);
-		t->aux = (uint64_t)ch->alen << 8 | len;
-		ch->alen += len;
-	}
+	struct outbuf tmp;
+	int rc = arena_room(ch, IDS_MAX, &tmp);
+	if (rc)
+		return rc;
+	outbuf_lit(&tmp, ",\"pid\":");
+	json_u64(&tmp, t->pid);
+	outbuf_lit(&tmp, ",\"tid\":");
+	json_u64(&tmp, tid_of(t));
+	size_t len = (size_t)(tmp.p - tmp.base);
+	t->aux = (uint64_t)ch->alen << 8 | len;
+	ch->alen += len;
+	return 0;
+}
+
+static inline int put_ids(struct conv *c, struct conv_thread *t)
+{
+	struct chrome *ch = c->fmt;
+	int rc;
+	if (__builtin_expect(!t->aux, 0) && (rc = ids_make(c, t)))
+		return rc;
 	memcpy(c->out.p, ch->arena + (t->aux >> 8), IDS_MAX);
 	c->out.p += t->aux & 0xff;
 	return 0;
