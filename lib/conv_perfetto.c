@@ -142,8 +142,19 @@ struct pfr {
 };
 #define NOMOD UINT32_MAX
 
+/* A zone name's TE_NAME_IID and TE_CATEGORY_IIDS fields, encoded once: they
+ * may be copied in the part they were made in (both strings are interned
+ * there), for the category they were made with. */
+struct pfzn {
+	uint64_t bytes;     /* the fields, from the lowest byte */
+	uint32_t cat;
+	uint32_t part_len;  /* part << 4 | byte count (at most 8) */
+};
+
 struct pf {
 	struct conv_idset names, cats, counters, pools, stacks, mappings;
+	struct pfzn *zn;    /* by zone name id */
+	size_t nzn;
 	/* The last timestamp written by the fast paths, and its varint (ts_len
 	 * bytes, 4 to 8; 0: none to reuse). */
 	uint64_t ts_last, ts_enc;
@@ -177,6 +188,7 @@ static void pf_fini(struct conv *c)
 	conv_idset_free(&p->pools);
 	conv_idset_free(&p->stacks);
 	conv_idset_free(&p->mappings);
+	free(p->zn);
 	free(p->fr);
 	free(p->newfr);
 	free(p->newmod);
@@ -714,17 +726,65 @@ static inline void fast_tail(struct outbuf *o, uint8_t *p, uint8_t *plen, uint8_
 	o->p = p;
 }
 
+/* The name fields of zones named name with category cat, both interned in
+ * this part. @return NULL when they take more than 8 bytes or on no memory
+ * (the caller encodes them itself). */
+static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, uint32_t name, uint32_t cat)
+{
+	if (name >= 1u << 21 || cat >= 1u << 21) /* 1 + 3 bytes each at most */
+		return NULL;
+	if (name >= pf->nzn) {
+		size_t n = pf->nzn ? pf->nzn : 256;
+		while (n <= name)
+			n *= 2;
+		struct pfzn *zn = realloc(pf->zn, n * sizeof(*zn));
+		if (!zn)
+			return NULL;
+		memset(zn + pf->nzn, 0, (n - pf->nzn) * sizeof(*zn));
+		pf->zn = zn;
+		pf->nzn = n;
+	}
+	uint8_t b[16], *p = b;
+	if (name) {
+		*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
+		p = pb_put_varint(p, name);
+	}
+	if (cat) {
+		*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
+		p = pb_put_varint(p, cat);
+	}
+	struct pfzn *e = &pf->zn[name];
+	unsigned n = (unsigned)(p - b);
+	e->bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		e->bytes |= (uint64_t)b[i] << (8 * i);
+	e->cat = cat;
+	e->part_len = pf->part << 4 | n;
+	return e;
+}
+
 static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
 	struct pf *pf = c->fmt;
-	if (__builtin_expect(edge == CONV_EDGE_NORMAL && t->kind == CONV_THREAD && !z->stack &&
-			     conv_idset_has(&pf->names, z->name) && (!z->cat || conv_idset_has(&pf->cats, z->cat)) &&
-			     !outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
+	if (__builtin_expect(edge != CONV_EDGE_NORMAL || t->kind != CONV_THREAD || z->stack, 0))
+		return zone_begin_slow(c, t, z, edge);
+	const struct pfzn *e = z->name < pf->nzn ? &pf->zn[z->name] : NULL;
+	if (__builtin_expect(!e || e->part_len >> 4 != pf->part || e->cat != z->cat, 0)) {
+		if (!conv_idset_has(&pf->names, z->name) || (z->cat && !conv_idset_has(&pf->cats, z->cat)))
+			return zone_begin_slow(c, t, z, edge);
+		e = zn_make(pf, z->name, z->cat);
+	}
+	if (__builtin_expect(!outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
 		uint8_t *plen, *telen;
 		uint8_t *p = fast_head(pf, c->out.p, z->shown, &plen, &telen);
 		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
 		p[1] = TYPE_SLICE_BEGIN;
 		p = put_field(p + 2, track_field(t));
+		if (__builtin_expect(e != NULL, 1)) {
+			put8(p, e->bytes);
+			fast_tail(&c->out, p + (e->part_len & 15), plen, telen);
+			return 0;
+		}
 		if (z->name) {
 			*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
 			p = pb_put_varint(p, z->name);
