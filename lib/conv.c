@@ -460,9 +460,8 @@ static int close_all(struct loop *l, struct conv_thread *t, uint64_t ts, int edg
 }
 
 /* Move t through the window for an event at ts: zones open when the
- * window starts appear at its start, those open when it ends end there.
- * Inlined in the read loop, which calls it for every event. */
-static inline __attribute__((always_inline)) int advance(struct loop *l, struct conv_thread *t, uint64_t ts)
+ * window starts appear at its start, those open when it ends end there. */
+static __attribute__((noinline)) int advance_slow(struct loop *l, struct conv_thread *t, uint64_t ts)
 {
 	int rc = 0;
 	if (t->phase == 0 && ts >= l->from) {
@@ -476,6 +475,15 @@ static inline __attribute__((always_inline)) int advance(struct loop *l, struct 
 		t->phase = 2;
 	}
 	return rc;
+}
+
+/* Inlined in the read loop, which calls it for every event: inside the
+ * window, nothing to do. */
+static inline __attribute__((always_inline)) int advance(struct loop *l, struct conv_thread *t, uint64_t ts)
+{
+	if (__builtin_expect(t->phase == 1 && ts <= l->to, 1))
+		return 0;
+	return advance_slow(l, t, ts);
 }
 
 /* aux: on a frames track the frame number, on a thread the callstack id
