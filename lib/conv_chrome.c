@@ -438,9 +438,21 @@ static void edge_args(struct conv *c, int edge)
 		outbuf_lit(&c->out, ",\"args\":{\"cut\":true}");
 }
 
+/*
+ * Zones as B and E events: on request, and always on frame tracks. Frame N
+ * ends where frame N+1 begins, and a viewer that adds an X event's ts and
+ * dur as doubles (speedscope does) may end it a hair after the next one
+ * began, which breaks their nesting; an E event's ts is the same text as
+ * the next B's.
+ */
+static int begin_end(const struct conv *c, const struct conv_thread *t)
+{
+	return (c->opts->flags & PROFEV_CONV_CHROME_BE) || t->kind == CONV_FRAMES;
+}
+
 static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
-	if (!(c->opts->flags & PROFEV_CONV_CHROME_BE)) {
+	if (!begin_end(c, t)) {
 		z->aux = (uint64_t)edge; /* the X event, written at the end, says so */
 		return 0;
 	}
@@ -547,19 +559,23 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 		if ((rc = zone_x_fast(c, t, z, ts)))
 			return rc < 0 ? rc : 0;
 	}
-	if (c->opts->flags & PROFEV_CONV_CHROME_BE) {
-		if ((rc = event_begin(c, 0, 'E')))
+	struct jname n, k;
+	size_t room;
+	if ((rc = zone_room(c, t, z, &n, &k, &room)))
+		return rc;
+	if (begin_end(c, t)) {
+		/* The names again: viewers pair an E with its B by them. */
+		if ((rc = event_begin(c, room, 'E')))
 			return rc;
 		field_ts(c, ",\"ts\":", ts);
 		if ((rc = put_ids(c, t)))
 			return rc;
+		zone_names(c, t, z, &n, &k);
 		edge_args(c, edge);
 		event_end(c);
 		return 0;
 	}
-	struct jname n, k;
-	size_t room;
-	if ((rc = zone_room(c, t, z, &n, &k, &room)) || (rc = event_begin(c, room, 'X')))
+	if ((rc = event_begin(c, room, 'X')))
 		return rc;
 	field_ts(c, ",\"ts\":", z->shown);
 	outbuf_lit(&c->out, ",\"dur\":");

@@ -1,5 +1,6 @@
-# pfconv's outputs open in real viewers, headless: the Chrome JSON and the
-# folded stacks of a recorded game load in speedscope without an error, with
+# pfconv's outputs open in real viewers, headless: the Chrome JSON (X and
+# B/E forms) and the folded stacks of a recorded game load in speedscope
+# without an error and with every slice ended where it should be, with
 # every zone and thread name pfdump shows (tests/viewers/open.mjs, which also
 # tells whether chrome://tracing exists in this Chromium). Needs `make deps`:
 # Debian's chromium and tests/viewers/node_modules.
@@ -13,6 +14,7 @@ command -v node >/dev/null || fail "no node: run 'make deps'"
 
 expect_exit 0 pfrec -q -o game.bin "$PROFEV_BUILD/examples/game" 30
 expect_exit 0 pfconv to chrome game.bin -o game.json
+expect_exit 0 pfconv to chrome --begin-end game.bin -o game-be.json
 expect_exit 0 pfconv to folded game.bin -o game.folded
 
 # The names pfdump shows for the trace: every zone and every thread.
@@ -30,10 +32,11 @@ set -- --names names.txt
 while IFS= read -r t; do set -- "$@" --thread "$t"; done < threads.txt
 # Chromium is not built with the sanitizers: keep their options away from it.
 env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
-	node "$VIEWERS/open.mjs" --chromium "$CHROMIUM" "$@" game.json game.folded > viewers.txt 2>&1
+	node "$VIEWERS/open.mjs" --chromium "$CHROMIUM" "$@" game.json game-be.json game.folded > viewers.txt 2>&1
 status=$?
 cat viewers.txt
 [ "$status" -eq 0 ] || fail "the viewers did not open pfconv's output (exit $status)"
 contains viewers.txt "speedscope: 'game.json': importing as trace event format profile"
+contains viewers.txt "speedscope: 'game-be.json': importing as trace event format profile"
 contains viewers.txt "speedscope: 'game.folded': importing as collapsed stack format"
 contains viewers.txt "all viewers opened every file"

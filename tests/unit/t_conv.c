@@ -557,11 +557,17 @@ static void test_chrome(void)
 	CHECK(strstr(j, "{\"ph\":\"M\",\"ts\":0,\"pid\":42,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"game\"}}") != NULL);
 	CHECK(strstr(j, "\"pid\":42,\"tid\":100,\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}") != NULL);
 	CHECK(strstr(j, "\"pid\":42,\"tid\":101,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}") != NULL);
-	/* frames 1 and 2 between marks; the last mark ends the trace */
-	CHECK(strstr(j, "\"ts\":0,\"dur\":0.05,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 1\"}") != NULL);
-	CHECK(strstr(j, "\"ts\":0.05,\"dur\":0.05,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 2\"}") != NULL);
-	CHECK(strstr(j, "\"ts\":0.1,\"dur\":0,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 3\"}") != NULL);
-	CHECK_EQ(count(j, "\"ph\":\"X\""), 6);
+	/* frames 1 and 2 between marks; the last mark ends the trace. Frames
+	 * are B/E pairs: frame 1's E has the same ts text as frame 2's B. */
+	CHECK(strstr(j, "{\"ph\":\"B\",\"ts\":0,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 1\"}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"E\",\"ts\":0.05,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 1\"},\n"
+			"{\"ph\":\"B\",\"ts\":0.05,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 2\"}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"E\",\"ts\":0.1,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 2\"},\n"
+			"{\"ph\":\"B\",\"ts\":0.1,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 3\"}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"E\",\"ts\":0.1,\"pid\":42,\"tid\":1000000000,\"name\":\"Frame 3\"}") != NULL);
+	CHECK_EQ(count(j, "\"ph\":\"X\""), 3);
+	CHECK_EQ(count(j, "\"ph\":\"B\""), 3);
+	CHECK_EQ(count(j, "\"ph\":\"E\""), 3);
 	CHECK_EQ(count(j, "\"ph\":\"C\""), 2);
 	CHECK_EQ(count(j, "\"ph\":\"i\""), 3);
 	CHECK_EQ(m.nwarn, 0);
@@ -576,7 +582,8 @@ static void test_chrome(void)
 	CHECK_EQ(count(m.part[0], "\"ph\":\"B\""), 6);
 	CHECK_EQ(count(m.part[0], "\"ph\":\"E\""), 6);
 	CHECK_EQ(count(m.part[0], "\"ph\":\"X\""), 0);
-	CHECK(strstr(m.part[0], "{\"ph\":\"E\",\"ts\":0.05,\"pid\":42,\"tid\":100}") != NULL);
+	/* an E names its zone again: viewers (speedscope) pair E and B by name */
+	CHECK(strstr(m.part[0], "{\"ph\":\"E\",\"ts\":0.05,\"pid\":42,\"tid\":100,\"name\":\"B\",\"cat\":\"render\"}") != NULL);
 	mem_free(&m);
 	fclose(t.f);
 }

@@ -10,8 +10,9 @@
 // per line in --names FILE) must be a frame of the profile speedscope parsed
 // (taken from its Export button) and appear in its sandwich table. Each
 // --thread NAME must have its own profile (JSON) or root frame (folded).
-// Slices that speedscope's importer finds unbalanced are printed as a
-// WARNING: the profile loads, but those slices are drawn wrongly.
+// A slice that speedscope's importer cannot end ("Doing nothing instead",
+// "still open at end of profile") is a failure: the profile loads, but
+// draws that slice and everything after it nested wrongly.
 // Prints what it found; exits 1 on any failure, 2 on a usage error.
 import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
@@ -114,7 +115,8 @@ async function speedscope(index) {
 	page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
 	page.on('console', (m) => {
 		log.push(m.text());
-		if (/^ts=.*Tried to end|was still open at end of profile/.test(m.text())) warnings.push(m.text());
+		if (/^ts=.*Tried to end.*Doing nothing instead|was still open at end of profile/.test(m.text()))
+			warnings.push(m.text());
 		if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
 	});
 	page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}: ${r.failure()?.errorText}`));
@@ -146,10 +148,10 @@ async function speedscope(index) {
 		return;
 	}
 	for (const p of problems) fail(`${what}: ${p}`);
-	// The importer's complaints about unbalanced slices: the profile loads,
-	// but those slices are drawn nested wrongly.
+	// The importer's complaints about slices it could not end: the profile
+	// loads, but they and what follows them are drawn nested wrongly.
 	if (warnings.length)
-		console.log(`${what}: WARNING: ${warnings.length} importer warning(s), first: ${warnings.slice(0, 3).join(' | ')}`);
+		fail(`${what}: ${warnings.length} slice(s) speedscope could not end, first: ${warnings.slice(0, 3).join(' | ')}`);
 
 	// The parsed profile, as speedscope's Export button saves it.
 	const [download] = await Promise.all([page.waitForEvent('download'), exportTab.click()]);
