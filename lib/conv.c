@@ -21,8 +21,9 @@
 /* Warnings of one kind reported one by one before the summary. */
 #define WARN_DETAILED 5
 /* Bytes set aside per open zone when deciding to split, for the records
- * that close it at the cut (a Chrome X event with its names). */
-#define CLOSE_COST 192
+ * that close it at the cut (in Chrome JSON a B and an E event, each with
+ * the zone's names and args). */
+#define CLOSE_COST 384
 #define PART_TRAILER 64
 
 static const struct conv_ops *const targets[] = {

@@ -430,13 +430,19 @@ static void zone_names(struct conv *c, const struct conv_thread *t, const struct
 	}
 }
 
-static void edge_args(struct conv *c, int edge)
+/* The args that mark a zone pfconv ended (a cut, a thread that never
+ * closed it), or "". */
+static const char *edge_args(int edge)
 {
-	if (edge == CONV_EDGE_UNCLOSED)
-		outbuf_lit(&c->out, ",\"args\":{\"unclosed\":true}");
-	else if (edge == CONV_EDGE_CUT)
-		outbuf_lit(&c->out, ",\"args\":{\"cut\":true}");
+	return edge == CONV_EDGE_UNCLOSED ? ",\"args\":{\"unclosed\":true}"
+	       : edge == CONV_EDGE_CUT    ? ",\"args\":{\"cut\":true}"
+					  : "";
 }
+
+#define CONTINUED_ARGS ",\"args\":{\"continued\":true}"
+
+/* z->aux in Chrome output: the zone's B event is written; its end is an E. */
+#define AUX_B_WRITTEN 1u
 
 /*
  * Zones as B and E events: on request, and always on frame tracks. Frame N
@@ -450,27 +456,40 @@ static int begin_end(const struct conv *c, const struct conv_thread *t)
 	return (c->opts->flags & PROFEV_CONV_CHROME_BE) || t->kind == CONV_FRAMES;
 }
 
-static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+/* A zone's B or E event at ts, with its names (viewers pair an E with its
+ * B by them) and args. */
+static int zone_event(struct conv *c, struct conv_thread *t, struct conv_zone *z, char ph,
+		      uint64_t ts, const char *args)
 {
-	if (!begin_end(c, t)) {
-		z->aux = (uint64_t)edge; /* the X event, written at the end, says so */
-		return 0;
-	}
 	struct jname n, k;
-	size_t room;
+	size_t room, alen = strlen(args);
 	int rc = zone_room(c, t, z, &n, &k, &room);
-	if (rc || (rc = event_begin(c, room, 'B')))
+	if (rc || (rc = event_begin(c, room + alen, ph)))
 		return rc;
-	field_ts(c, ",\"ts\":", z->shown);
+	field_ts(c, ",\"ts\":", ts);
 	if ((rc = put_ids(c, t)))
 		return rc;
 	zone_names(c, t, z, &n, &k);
-	if (t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
+	if (ph == 'B' && t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
 		return rc;
-	if (edge == CONV_EDGE_CUT)
-		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
+	outbuf_put(&c->out, args, alen);
 	event_end(c);
 	return 0;
+}
+
+/*
+ * X events are written when zones end. Zones that begin at a cut (at the
+ * window's start, or reopened in the next part of a split) all begin at
+ * the same time, and only B events written now keep the outer one first
+ * for a viewer that sorts by time.
+ */
+static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+{
+	z->aux = 0;
+	if (!begin_end(c, t) && edge != CONV_EDGE_CUT)
+		return 0;
+	z->aux = AUX_B_WRITTEN;
+	return zone_event(c, t, z, 'B', z->shown, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
 }
 
 static int frag_make(struct conv *c, uint32_t name, uint32_t cat)
@@ -553,29 +572,24 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 		       int edge)
 {
 	int rc;
-	if (__builtin_expect(edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_NORMAL &&
-			     t->kind == CONV_THREAD && !z->stack &&
-			     !(c->opts->flags & PROFEV_CONV_CHROME_BE), 1)) {
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL && !z->aux && t->kind == CONV_THREAD &&
+			     !z->stack && !(c->opts->flags & PROFEV_CONV_CHROME_BE), 1)) {
 		if ((rc = zone_x_fast(c, t, z, ts)))
 			return rc < 0 ? rc : 0;
 	}
+	if (z->aux & AUX_B_WRITTEN)
+		return zone_event(c, t, z, 'E', ts, edge_args(edge));
+	if (edge != CONV_EDGE_NORMAL) {
+		/* pfconv ends it (a cut, a thread that never closed it), at the
+		 * time it ends the zones around it: X events' rounded ends could
+		 * disorder them, equal E times cannot. B and E carry the same
+		 * args, so viewers pair them exactly. */
+		rc = zone_event(c, t, z, 'B', z->shown, edge_args(edge));
+		return rc ? rc : zone_event(c, t, z, 'E', ts, edge_args(edge));
+	}
 	struct jname n, k;
 	size_t room;
-	if ((rc = zone_room(c, t, z, &n, &k, &room)))
-		return rc;
-	if (begin_end(c, t)) {
-		/* The names again: viewers pair an E with its B by them. */
-		if ((rc = event_begin(c, room, 'E')))
-			return rc;
-		field_ts(c, ",\"ts\":", ts);
-		if ((rc = put_ids(c, t)))
-			return rc;
-		zone_names(c, t, z, &n, &k);
-		edge_args(c, edge);
-		event_end(c);
-		return 0;
-	}
-	if ((rc = event_begin(c, room, 'X')))
+	if ((rc = zone_room(c, t, z, &n, &k, &room)) || (rc = event_begin(c, room, 'X')))
 		return rc;
 	field_ts(c, ",\"ts\":", z->shown);
 	outbuf_lit(&c->out, ",\"dur\":");
@@ -585,14 +599,6 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	zone_names(c, t, z, &n, &k);
 	if (t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
 		return rc;
-	if (edge == CONV_EDGE_NORMAL && z->aux == CONV_EDGE_CUT)
-		outbuf_lit(&c->out, ",\"args\":{\"continued\":true}");
-	else if (edge == CONV_EDGE_CUT && z->aux == CONV_EDGE_CUT)
-		outbuf_lit(&c->out, ",\"args\":{\"continued\":true,\"cut\":true}");
-	else if (edge == CONV_EDGE_UNCLOSED && z->aux == CONV_EDGE_CUT)
-		outbuf_lit(&c->out, ",\"args\":{\"continued\":true,\"unclosed\":true}");
-	else
-		edge_args(c, edge);
 	event_end(c);
 	return 0;
 }

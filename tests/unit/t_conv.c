@@ -4,6 +4,7 @@
  * protobuf reader that enforces the sequence rules trace_processor relies
  * on (descriptors before events, interned ids defined before use,
  * balanced slices per track). */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
@@ -190,6 +191,21 @@ static unsigned count(const char *hay, const char *needle)
 	unsigned n = 0;
 	for (const char *p = hay; (p = strstr(p, needle)); p++)
 		n++;
+	return n;
+}
+
+/* Chrome events (one per line) that hold both a and b. */
+static unsigned count_events(const char *json, const char *a, const char *b)
+{
+	unsigned n = 0;
+	for (const char *p = json; (p = strstr(p, a)); p++) {
+		const char *start = p, *end = strchr(p, '\n');
+		while (start > json && start[-1] != '\n')
+			start--;
+		size_t len = end ? (size_t)(end - start) : strlen(start);
+		if (memmem(start, len, b, strlen(b)))
+			n++;
+	}
 	return n;
 }
 
@@ -643,7 +659,9 @@ static void test_unbalanced(void)
 			CHECK_EQ(s.ends, 2);
 			CHECK_EQ(s.unclosed, 1);
 		} else if (formats[i] == PROFEV_CONV_CHROME) {
-			CHECK(strstr(m.part[0], "\"ts\":0.1,\"dur\":0.3,\"pid\":5,\"tid\":5,\"name\":\"open\",\"args\":{\"unclosed\":true}}") != NULL);
+			/* closed by pfconv: a B and an E with the same mark */
+			CHECK(strstr(m.part[0], "{\"ph\":\"B\",\"ts\":0.1,\"pid\":5,\"tid\":5,\"name\":\"open\",\"args\":{\"unclosed\":true}},\n"
+					"{\"ph\":\"E\",\"ts\":0.4,\"pid\":5,\"tid\":5,\"name\":\"open\",\"args\":{\"unclosed\":true}}") != NULL);
 		} else {
 			CHECK(strstr(m.part[0], "main (5);open 200\n") != NULL);
 			CHECK(strstr(m.part[0], "main (5);open;inner 100\n") != NULL);
@@ -677,11 +695,17 @@ static void test_window(void)
 	o.to_ns = 800;
 	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
 	const char *j = m.part[0];
-	CHECK(strstr(j, "\"ts\":0.3,\"dur\":0.5,\"pid\":5,\"tid\":5,\"name\":\"long\",\"args\":{\"continued\":true,\"cut\":true}}") != NULL);
+	/* "long" begins at the window's start: its B is written then, and says
+	 * so; "late" is cut at its end: a B and an E, both marked */
+	CHECK(strstr(j, "{\"ph\":\"B\",\"ts\":0.3,\"pid\":5,\"tid\":5,\"name\":\"long\",\"args\":{\"continued\":true}}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"E\",\"ts\":0.8,\"pid\":5,\"tid\":5,\"name\":\"long\",\"args\":{\"cut\":true}}") != NULL);
 	CHECK(strstr(j, "\"ts\":0.4,\"dur\":0.2,\"pid\":5,\"tid\":5,\"name\":\"mid\"}") != NULL);
-	CHECK(strstr(j, "\"ts\":0.7,\"dur\":0.1,\"pid\":5,\"tid\":5,\"name\":\"late\",\"args\":{\"cut\":true}}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"B\",\"ts\":0.7,\"pid\":5,\"tid\":5,\"name\":\"late\",\"args\":{\"cut\":true}}") != NULL);
+	CHECK(strstr(j, "{\"ph\":\"E\",\"ts\":0.8,\"pid\":5,\"tid\":5,\"name\":\"late\",\"args\":{\"cut\":true}}") != NULL);
 	CHECK(strstr(j, "early") == NULL);
-	CHECK_EQ(count(j, "\"ph\":\"X\""), 3);
+	CHECK_EQ(count(j, "\"ph\":\"X\""), 1);
+	CHECK_EQ(count(j, "\"ph\":\"B\""), 2);
+	CHECK_EQ(count(j, "\"ph\":\"E\""), 2);
 	CHECK_EQ(count(j, "\"ph\":\"C\""), 1);
 	CHECK_EQ(m.nwarn, 0);
 	mem_free(&m);
@@ -774,9 +798,12 @@ static void test_split(void)
 			} else {
 				CHECK(strncmp(m.part[i], "{\"displayTimeUnit\"", 18) == 0);
 				CHECK(strstr(m.part[i], "\n]}\n") != NULL);
-				zones += count(m.part[i], "\"ph\":\"X\"");
-				outer += count(m.part[i], "\"name\":\"outer\"");
-				cuts += count(m.part[i], "\"cut\":true");
+				/* a piece of a zone is an X event or a B/E pair */
+				zones += count(m.part[i], "\"ph\":\"X\"") + count(m.part[i], "\"ph\":\"B\"");
+				CHECK_EQ(count(m.part[i], "\"ph\":\"B\""), count(m.part[i], "\"ph\":\"E\""));
+				outer += count(m.part[i], "\"ph\":\"B\",\"ts\":0,\"pid\":5,\"tid\":5,\"name\":\"outer\"") +
+					 count(m.part[i], "\"name\":\"outer\",\"args\":{\"continued\":true}");
+				cuts += count_events(m.part[i], "\"cut\":true", "\"ph\":\"E\"");
 			}
 		}
 		/* every cut adds a piece of a zone; outer is in every part */
@@ -814,8 +841,10 @@ static void test_cut(void)
 	ev(&t, PROFEV_EV_INSTANT, 30, 5, "i", 0);
 	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
 	CHECK_EQ(run(tw_read(&t, 1), &o, &m, &st), PROFEV_E_NOEND);
-	CHECK(strstr(m.part[0], "\"ts\":0.01,\"dur\":0.01,\"pid\":5,\"tid\":5,\"name\":\"b\",\"args\":{\"unclosed\":true}}") != NULL);
-	CHECK(strstr(m.part[0], "\"ts\":0,\"dur\":0.02,\"pid\":5,\"tid\":5,\"name\":\"a\",\"args\":{\"unclosed\":true}}") != NULL);
+	CHECK(strstr(m.part[0], "{\"ph\":\"B\",\"ts\":0.01,\"pid\":5,\"tid\":5,\"name\":\"b\",\"args\":{\"unclosed\":true}},\n"
+			"{\"ph\":\"E\",\"ts\":0.02,\"pid\":5,\"tid\":5,\"name\":\"b\",\"args\":{\"unclosed\":true}}") != NULL);
+	CHECK(strstr(m.part[0], "{\"ph\":\"B\",\"ts\":0,\"pid\":5,\"tid\":5,\"name\":\"a\",\"args\":{\"unclosed\":true}},\n"
+			"{\"ph\":\"E\",\"ts\":0.02,\"pid\":5,\"tid\":5,\"name\":\"a\",\"args\":{\"unclosed\":true}}") != NULL);
 	CHECK_EQ(st.unclosed, 2);
 	mem_free(&m);
 	fclose(t.f);

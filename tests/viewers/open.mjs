@@ -115,7 +115,7 @@ async function speedscope(index) {
 	page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
 	page.on('console', (m) => {
 		log.push(m.text());
-		if (/^ts=.*Tried to end.*Doing nothing instead|was still open at end of profile/.test(m.text()))
+		if (/Doing nothing instead|was still open at end of profile/.test(m.text()))
 			warnings.push(m.text());
 		if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
 	});
