@@ -166,29 +166,38 @@ static const size_t worst[EVENT_COLUMNS] = { 11, 10, 10, 45, 10, 8, 10, 0 };
 
 /* Events are coded into the columns as they arrive, so the writer keeps no
  * 40-byte records and reads nothing twice. */
+/* What coding an event changes: the columns' write positions, the current
+ * thread's state (in a run), the predictors, the event count and where the
+ * last exception was. A batch copies it into a local so that the compiler
+ * keeps it in registers instead of reloading it after each column store. */
+struct coder {
+	uint8_t *p[EVENT_COLUMNS];
+	struct thread_state cur;
+	struct predictors *pred;
+	uint32_t i, last_except;
+};
+
 struct event_encoder {
-	uint8_t *p[EVENT_COLUMNS];     /* write positions in cols */
+	struct coder c;
 	struct buf cols[EVENT_COLUMNS];
 	struct thread_map map;
-	struct predictors *pred;
-	struct thread_state cur;       /* the current thread's state, in a run */
-	struct thread_state *st;       /* where cur belongs, NULL before the first */
+	struct thread_state *st;       /* where c.cur belongs, NULL before the first */
 	uint64_t base_ts;
-	uint32_t n, capacity;
-	uint32_t run_index, run_len, last_except, last_tid;
+	uint32_t capacity;
+	uint32_t run_index, run_len, last_tid;
 };
 
 static void encoder_reset(struct event_encoder *e)
 {
 	for (int c = 0; c < EVENT_COLUMNS; c++) {
 		buf_reset(&e->cols[c]);
-		e->p[c] = e->cols[c].data;
+		e->c.p[c] = e->cols[c].data;
 	}
 	tid_index_clear(&e->map.index);
 	e->map.count = 0;
-	memset(e->pred, 0, sizeof(*e->pred));
+	memset(e->c.pred, 0, sizeof(*e->c.pred));
 	e->st = NULL;
-	e->n = e->run_len = e->last_except = e->last_tid = 0;
+	e->c.i = e->run_len = e->c.last_except = e->last_tid = 0;
 	e->run_index = UINT32_MAX;
 }
 
@@ -198,8 +207,8 @@ struct event_encoder *encoder_new(uint32_t capacity)
 	if (!e)
 		return NULL;
 	e->capacity = capacity;
-	e->pred = malloc(sizeof(*e->pred));
-	int bad = !e->pred || map_init(&e->map);
+	e->c.pred = malloc(sizeof(*e->c.pred));
+	int bad = !e->c.pred || map_init(&e->map);
 	for (int c = 0; c < EVENT_COLUMNS && !bad; c++)
 		bad = buf_reserve(&e->cols[c], worst[c] * (size_t)capacity + 16) != 0;
 	if (bad) {
@@ -218,13 +227,13 @@ void encoder_free(struct event_encoder *e)
 		buf_free(&e->cols[c]);
 	tid_index_free(&e->map.index);
 	free(e->map.states);
-	free(e->pred);
+	free(e->c.pred);
 	free(e);
 }
 
 uint32_t encoder_count(const struct event_encoder *e)
 {
-	return e->n;
+	return e->c.i;
 }
 
 size_t encoder_text_bytes(const struct event_encoder *e)
@@ -232,32 +241,15 @@ size_t encoder_text_bytes(const struct event_encoder *e)
 	return e->cols[COL_TEXT].len;
 }
 
-/* The coder's running state, copied into locals for a batch so that the
- * compiler keeps it in registers instead of reloading it after each store
- * into a column. */
-struct coder {
-	uint8_t *p[EVENT_COLUMNS];
-	struct thread_state cur;
-	struct predictors *pred;
-	uint32_t i, last_except;
-};
-
 static inline void coder_load(struct coder *c, const struct event_encoder *enc)
 {
-	memcpy(c->p, enc->p, sizeof c->p);
-	c->cur = enc->cur;
-	c->pred = enc->pred;
-	c->i = enc->n;
-	c->last_except = enc->last_except;
+	*c = enc->c;
 }
 
 static inline void coder_store(const struct coder *c, struct event_encoder *enc)
 {
-	memcpy(enc->p, c->p, sizeof c->p);
-	enc->run_len += c->i - enc->n;
-	enc->cur = c->cur;
-	enc->n = c->i;
-	enc->last_except = c->last_except;
+	enc->run_len += c->i - enc->c.i;
+	enc->c = *c;
 }
 
 /* Code one event of the current thread (its text, if any, is stored).
@@ -338,18 +330,18 @@ static __attribute__((noinline)) void code_event_apart(struct coder *c, const st
 static int switch_thread(struct event_encoder *enc, uint32_t tid)
 {
 	if (enc->st)
-		*enc->st = enc->cur; /* before map_index, which may move the states */
+		*enc->st = enc->c.cur; /* before map_index, which may move the states */
 	int64_t found = map_index(&enc->map, tid, enc->base_ts);
 	if (found < 0)
 		return PROFEV_E_NOMEM;
 	uint32_t ti = (uint32_t)found;
 	enc->st = &enc->map.states[ti];
-	enc->cur = *enc->st;
+	enc->c.cur = *enc->st;
 	enc->last_tid = tid;
 	if (ti != enc->run_index) {
 		if (enc->run_len) {
-			enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_index);
-			enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_len);
+			enc->c.p[COL_RUNS] = put_varint(enc->c.p[COL_RUNS], enc->run_index);
+			enc->c.p[COL_RUNS] = put_varint(enc->c.p[COL_RUNS], enc->run_len);
 		}
 		enc->run_index = ti;
 		enc->run_len = 0;
@@ -359,7 +351,7 @@ static int switch_thread(struct event_encoder *enc, uint32_t tid)
 
 static inline int enter(struct event_encoder *enc, const struct profev_event *e)
 {
-	if (unlikely(!enc->n))
+	if (unlikely(!enc->c.i))
 		enc->base_ts = e->ts;
 	if (unlikely(!enc->st || e->tid != enc->last_tid))
 		return switch_thread(enc, e->tid);
@@ -368,23 +360,22 @@ static inline int enter(struct event_encoder *enc, const struct profev_event *e)
 
 int encoder_add(struct event_encoder *enc, const struct profev_event *e, const char *text, size_t len)
 {
-	if (unlikely(enc->n == enc->capacity))
+	if (unlikely(enc->c.i == enc->capacity))
 		return PROFEV_E_STATE;
 	if (enter(enc, e))
 		return PROFEV_E_NOMEM;
 	if (unlikely(e->type == PROFEV_EV_MESSAGE) && buf_bytes(&enc->cols[COL_TEXT], text, len))
 		return PROFEV_E_NOMEM;
-	struct coder c;
-	coder_load(&c, enc);
-	code_event(&c, e);
-	coder_store(&c, enc);
-	return enc->n == enc->capacity;
+	/* One event: in place, copying the state would cost more than it saves */
+	code_event(&enc->c, e);
+	enc->run_len++;
+	return enc->c.i == enc->capacity;
 }
 
 int64_t encoder_add_run(struct event_encoder *enc, const struct profev_event *ev, uint32_t n)
 {
-	if (n > enc->capacity - enc->n)
-		n = enc->capacity - enc->n;
+	if (n > enc->capacity - enc->c.i)
+		n = enc->capacity - enc->c.i;
 	if (!n)
 		return 0;
 	if (enter(enc, ev))
@@ -412,8 +403,8 @@ int64_t encoder_add_run(struct event_encoder *enc, const struct profev_event *ev
 int64_t encoder_add_plain(struct event_encoder *enc, uint32_t tid, uint64_t frame,
 			  const struct plain_event *ev, uint32_t n)
 {
-	if (n > enc->capacity - enc->n)
-		n = enc->capacity - enc->n;
+	if (n > enc->capacity - enc->c.i)
+		n = enc->capacity - enc->c.i;
 	if (!n)
 		return 0;
 	struct profev_event first = { .ts = ev[0].ts, .tid = tid };
@@ -465,13 +456,13 @@ int encoder_finish(struct event_encoder *enc, struct buf *out)
 {
 	int rc = PROFEV_E_NOMEM;
 	if (enc->run_len) {
-		enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_index);
-		enc->p[COL_RUNS] = put_varint(enc->p[COL_RUNS], enc->run_len);
+		enc->c.p[COL_RUNS] = put_varint(enc->c.p[COL_RUNS], enc->run_index);
+		enc->c.p[COL_RUNS] = put_varint(enc->c.p[COL_RUNS], enc->run_len);
 	}
 	for (int c = 0; c < COL_TEXT; c++)
-		enc->cols[c].len = (size_t)(enc->p[c] - enc->cols[c].data);
+		enc->cols[c].len = (size_t)(enc->c.p[c] - enc->cols[c].data);
 	buf_reset(out);
-	if (buf_varint(out, enc->n) || buf_varint(out, enc->map.count))
+	if (buf_varint(out, enc->c.i) || buf_varint(out, enc->map.count))
 		goto out;
 	for (uint32_t t = 0; t < enc->map.count; t++)
 		if (buf_varint(out, enc->map.states[t].tid))
