@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "conv_internal.h"
+#include "internal.h"
 #include "json_write.h"
 
 #define EVENT_MAX 256           /* an event's fixed text, strings apart */
@@ -40,12 +41,12 @@ struct chrome {
 	int first;  /* no event written in this part yet */
 	struct conv_idset stacks; /* callstacks the part's events refer to */
 	struct jname *names; /* by string id */
-	size_t nnames;
+	uint32_t nnames;
 	char *arena;
 	size_t alen, acap;
 	struct json_us_cache ts; /* the digits of the last "ts" */
 	struct zfrag *frags; /* by zone name id */
-	size_t nfrags;
+	uint32_t nfrags;
 };
 
 /* An outbuf over the arena's free room, of at least need bytes. */
@@ -71,17 +72,8 @@ static int arena_room(struct chrome *ch, size_t need, struct outbuf *tmp)
 static int jname_make(struct conv *c, uint32_t id)
 {
 	struct chrome *ch = c->fmt;
-	if (id >= ch->nnames) {
-		size_t n = ch->nnames ? ch->nnames : 256;
-		while (n <= id)
-			n *= 2;
-		struct jname *p = realloc(ch->names, n * sizeof(*p));
-		if (!p)
-			return PROFEV_E_NOMEM;
-		memset(p + ch->nnames, 0, (n - ch->nnames) * sizeof(*p));
-		ch->names = p;
-		ch->nnames = n;
-	}
+	if (array_grow((void **)&ch->names, &ch->nnames, sizeof(*ch->names), (uint64_t)id + 1))
+		return PROFEV_E_NOMEM;
 	const char *s = profev_reader_string(c->r, id);
 	size_t len = strlen(s);
 	struct outbuf tmp;
@@ -495,17 +487,8 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 static int frag_make(struct conv *c, uint32_t name, uint32_t cat)
 {
 	struct chrome *ch = c->fmt;
-	if (name >= ch->nfrags) {
-		size_t n = ch->nfrags ? ch->nfrags : 256;
-		while (n <= name)
-			n *= 2;
-		struct zfrag *f = realloc(ch->frags, n * sizeof(*f));
-		if (!f)
-			return PROFEV_E_NOMEM;
-		memset(f + ch->nfrags, 0, (n - ch->nfrags) * sizeof(*f));
-		ch->frags = f;
-		ch->nfrags = n;
-	}
+	if (array_grow((void **)&ch->frags, &ch->nfrags, sizeof(*ch->frags), (uint64_t)name + 1))
+		return PROFEV_E_NOMEM;
 	struct jname n, k = { 0, 0 };
 	int rc = jname(c, name, &n);
 	if (!rc && cat)

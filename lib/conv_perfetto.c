@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "conv_internal.h"
+#include "internal.h"
 #include "pb.h"
 
 /* Field numbers, as in Perfetto's protos/perfetto/trace/. */
@@ -154,7 +155,7 @@ struct pfzn {
 struct pf {
 	struct conv_idset names, cats, counters, pools, stacks, mappings;
 	struct pfzn *zn;    /* by zone name id */
-	size_t nzn;
+	uint32_t nzn;
 	/* The last timestamp written by the fast paths, and its varint (ts_len
 	 * bytes, 4 to 8; 0: none to reuse). */
 	uint64_t ts_last, ts_enc;
@@ -733,17 +734,8 @@ static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, uint3
 {
 	if (name >= 1u << 21 || cat >= 1u << 21) /* 1 + 3 bytes each at most */
 		return NULL;
-	if (name >= pf->nzn) {
-		size_t n = pf->nzn ? pf->nzn : 256;
-		while (n <= name)
-			n *= 2;
-		struct pfzn *zn = realloc(pf->zn, n * sizeof(*zn));
-		if (!zn)
-			return NULL;
-		memset(zn + pf->nzn, 0, (n - pf->nzn) * sizeof(*zn));
-		pf->zn = zn;
-		pf->nzn = n;
-	}
+	if (array_grow((void **)&pf->zn, &pf->nzn, sizeof(*pf->zn), (uint64_t)name + 1))
+		return NULL;
 	uint8_t b[16], *p = b;
 	if (name) {
 		*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
