@@ -26,6 +26,13 @@
 #define READ_BUF (1u << 20)
 #define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
 #define FIXED_BATCH 256         /* records decoded before the writer codes them */
+
+/* The plain records keep their type number in the trace. */
+_Static_assert((int)PFW_R_ZONE_BEGIN == (int)PROFEV_EV_ZONE_BEGIN &&
+		       (int)PFW_R_ZONE_END == (int)PROFEV_EV_ZONE_END &&
+		       (int)PFW_R_INSTANT == (int)PROFEV_EV_INSTANT &&
+		       (int)PFW_R_FRAME_MARK == (int)PROFEV_EV_FRAME_MARK,
+	       "wire and trace types of zones, instants and frame marks");
 #define MAX_DEF_BODY (64u << 10) /* longest non-EVENTS message: names fit */
 #define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
 
@@ -763,7 +770,8 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 	for (int more = 1; more;) {
 		uint64_t next_frame = frame;
 		uint32_t room = (avail - off) / PFW_REC_HEAD;
-		const unsigned char *rec = p + off, *end = rec + PFW_REC_HEAD * (room < FIXED_BATCH ? room : FIXED_BATCH);
+		const unsigned char *rec = p + off;
+		const unsigned char *end = rec + PFW_REC_HEAD * (room < FIXED_BATCH ? room : FIXED_BATCH);
 		struct plain_event *e = ev;
 		for (; rec < end; rec += PFW_REC_HEAD, e++) {
 			uint64_t tick, word;
