@@ -23,7 +23,7 @@ static void usage(FILE *out)
 		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin)\n"
 		"      --categories LIST  enable or disable categories: 'render,-audio'\n"
 		"      --drop             drop events rather than slow the program down\n"
-		"      --zstd-level N     trace compression level (default 3)\n"
+		"      --zstd-level N     trace compression level (default 1)\n"
 		"      --buffer SIZE      per-thread client buffer (default 1M)\n"
 		"      --pipe             send the events through the pipe, not shared memory\n"
 		"  -q, --quiet            no progress line\n"
