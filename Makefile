@@ -158,9 +158,10 @@ unit: $(UNIT_BIN) ## build the unit tests
 test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed"
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD)
 
-tsan-test: all unit tools ## run the client's tests (use with SAN=thread)
+tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, the threaded writer (use with SAN=thread)
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_client
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_record
+	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_writer_batch
 
 bench: all tools $(BENCH_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)

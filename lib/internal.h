@@ -154,6 +154,27 @@ void chunk_header_decode(const uint8_t in[CHUNK_HEADER_SIZE], struct chunk_heade
 /* XXH3 over header bytes 0..15 followed by the stored body. */
 uint64_t chunk_checksum(const uint8_t header[CHUNK_HEADER_SIZE], const void *body, size_t len);
 
+/* ---- storing chunks (chunk_store.c) ---- */
+/* Compresses, checksums and writes chunks to fd, on the caller's thread or
+ * (threaded) on a thread of its own, in the order they are put. Errors are
+ * sticky: the call that meets one, or any later call, returns it with *err
+ * filled (an offset in the file). */
+struct chunk_store;
+struct chunk_store *chunk_store_new(int fd, int level, int threaded); /* NULL: no memory */
+void chunk_store_free(struct chunk_store *s); /* writes what is queued first */
+/* A chunk of kind with count entries; body compressed when asked and when
+ * that makes it smaller. 0 or <0. */
+int chunk_store_put(struct chunk_store *s, unsigned kind, uint32_t count, const void *body,
+		    size_t len, int compress, struct profev_error *err);
+/* Bytes written as they are: the file header (chunks = 0) or a chunk
+ * copied whole (chunks = 1). 0 or <0. */
+int chunk_store_raw(struct chunk_store *s, const void *bytes, size_t len, uint32_t chunks,
+		    struct profev_error *err);
+/* Wait until everything put is written. 0 or <0. */
+int chunk_store_drain(struct chunk_store *s, struct profev_error *err);
+/* Bytes and chunks written so far; from any thread. */
+void chunk_store_counts(struct chunk_store *s, uint64_t *bytes, uint64_t *chunks);
+
 /* ---- event column codec (event_codec.c) ---- */
 struct event_text {
 	uint32_t offset, len; /* a message text within the chunk body */

@@ -249,6 +249,10 @@ struct profev_chunk;
 struct profev_writer_opts {
 	int zstd_level;          /**< 0 = default (1); negative = faster */
 	uint32_t chunk_events;   /**< events per chunk, 0 = default (65536) */
+	int threaded;            /**< 1: compress and write chunks on a thread of
+	                              the writer's own, so the caller's thread only
+	                              codes events (a recorder's choice); a write
+	                              error then surfaces at a later call */
 };
 
 /**

@@ -990,7 +990,9 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 	r->o = *o;
 	r->rfd = r->pidfd = r->shm_fd = -1;
 	set_rate(r, 1.0);
-	struct profev_writer_opts wo = { o->zstd_level, 0 };
+	/* Chunks are compressed and written beside the thread that decodes the
+	 * stream, on the core the program leaves free when it waits for room. */
+	struct profev_writer_opts wo = { o->zstd_level, 0, 1 };
 	if (!(r->w = profev_writer_new(o->out_fd, &wo, err)))
 		goto fail;
 

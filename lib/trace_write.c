@@ -1,10 +1,7 @@
-/* The trace writer: buffers definitions and events, and writes them as whole
- * checksummed chunks with one writev each, definitions always before the
- * events chunk that may use them (formats/trace.md). */
-#include <errno.h>
+/* The trace writer: buffers definitions and events, and hands them to the
+ * chunk store (chunk_store.c) as whole chunks, definitions always before
+ * the events chunk that may use them (formats/trace.md). */
 #include <stdlib.h>
-#include <sys/uio.h>
-#include <unistd.h>
 #include <zstd.h>
 #include "internal.h"
 
@@ -21,14 +18,12 @@ struct pending {
 };
 
 struct profev_writer {
-	int fd;
 	int failed; /* sticky: after an I/O error nothing more is written */
 	int closed;
 	struct profev_error err;
-	int level;
 	uint32_t chunk_events;
-	ZSTD_CCtx *cctx;
-	struct buf zbuf, body;
+	struct chunk_store *store;
+	struct buf body;
 
 	struct strtab *strings;
 	struct cstack *stacks;
@@ -47,34 +42,10 @@ const struct profev_error *profev_writer_error(const struct profev_writer *w)
 
 static int fail(struct profev_writer *w, int code, const char *what)
 {
-	err_set_at(&w->err, code, w->totals.bytes, "%s", what);
+	uint64_t bytes, chunks;
+	chunk_store_counts(w->store, &bytes, &chunks);
+	err_set_at(&w->err, code, bytes, "%s", what);
 	return code;
-}
-
-static int write_all(struct profev_writer *w, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		ssize_t r = writev(w->fd, iov, n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			w->failed = 1;
-			err_set_at(&w->err, PROFEV_E_IO, w->totals.bytes, "write failed at offset %llu: %s",
-				   (unsigned long long)w->totals.bytes, strerror(errno));
-			return PROFEV_E_IO;
-		}
-		w->totals.bytes += (uint64_t)r;
-		while (n > 0 && (size_t)r >= iov->iov_len) {
-			r -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + r;
-			iov->iov_len -= (size_t)r;
-		}
-	}
-	return 0;
 }
 
 static int write_chunk(struct profev_writer *w, unsigned kind, uint32_t count, const void *body,
@@ -84,32 +55,8 @@ static int write_chunk(struct profev_writer *w, unsigned kind, uint32_t count, c
 		return w->err.code;
 	if (len > CHUNK_MAX_RAW)
 		return fail(w, PROFEV_E_LIMIT, "chunk body over the format's limit");
-	struct chunk_header h = { (uint16_t)kind, 0, count, (uint32_t)len, (uint32_t)len, 0 };
-	const void *stored = body;
-	if (compress && len > 32 && w->level) {
-		size_t bound = ZSTD_compressBound(len);
-		buf_reset(&w->zbuf);
-		if (buf_reserve(&w->zbuf, bound))
-			return fail(w, PROFEV_E_NOMEM, "out of memory");
-		size_t z = ZSTD_compressCCtx(w->cctx, w->zbuf.data, bound, body, len, w->level);
-		if (ZSTD_isError(z))
-			return fail(w, PROFEV_E_IO, ZSTD_getErrorName(z));
-		if (z < len) {
-			stored = w->zbuf.data;
-			h.stored_size = (uint32_t)z;
-			h.flags |= CHUNK_F_ZSTD;
-		}
-	}
-	if (h.stored_size > CHUNK_MAX_STORED)
-		return fail(w, PROFEV_E_LIMIT, "chunk body over the format's limit");
-	uint8_t hdr[CHUNK_HEADER_SIZE];
-	chunk_header_encode(hdr, &h);
-	h.checksum = chunk_checksum(hdr, stored, h.stored_size);
-	chunk_header_encode(hdr, &h);
-	struct iovec iov[2] = { { hdr, sizeof(hdr) }, { (void *)stored, h.stored_size } };
-	int rc = write_all(w, iov, h.stored_size ? 2 : 1);
-	if (!rc)
-		w->totals.chunks++;
+	int rc = chunk_store_put(w->store, kind, count, body, len, compress, &w->err);
+	w->failed = rc != 0;
 	return rc;
 }
 
@@ -172,19 +119,18 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 		err_set(err, PROFEV_E_NOMEM, "out of memory");
 		return NULL;
 	}
-	w->fd = fd;
-	w->level = opts && opts->zstd_level ? opts->zstd_level : DEFAULT_LEVEL;
-	if (w->level > ZSTD_maxCLevel())
-		w->level = ZSTD_maxCLevel();
+	int level = opts && opts->zstd_level ? opts->zstd_level : DEFAULT_LEVEL;
+	if (level > ZSTD_maxCLevel())
+		level = ZSTD_maxCLevel();
 	w->chunk_events = opts && opts->chunk_events ? opts->chunk_events : DEFAULT_CHUNK_EVENTS;
 	if (w->chunk_events > (1u << 22))
 		w->chunk_events = 1u << 22;
-	w->cctx = ZSTD_createCCtx();
+	w->store = chunk_store_new(fd, level, opts && opts->threaded);
 	w->strings = strtab_new();
 	w->stacks = cstack_new();
 	w->events = encoder_new(w->chunk_events);
 	w->p_strings.first = w->p_stacks.first = 1;
-	if (!w->cctx || !w->strings || !w->stacks || !w->events) {
+	if (!w->store || !w->strings || !w->stacks || !w->events) {
 		err_set(err, PROFEV_E_NOMEM, "out of memory");
 		profev_writer_free(w);
 		return NULL;
@@ -193,8 +139,7 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 	memcpy(hdr, FILE_MAGIC, 8);
 	put_le16(hdr + 8, PROFEV_FORMAT_MAJOR);
 	put_le16(hdr + 10, PROFEV_FORMAT_MINOR);
-	struct iovec iov = { hdr, sizeof(hdr) };
-	if (write_all(w, &iov, 1)) {
+	if (chunk_store_raw(w->store, hdr, sizeof(hdr), 0, &w->err)) {
 		if (err)
 			*err = w->err;
 		profev_writer_free(w);
@@ -501,7 +446,11 @@ int profev_writer_flush(struct profev_writer *w)
 	if (w->failed)
 		return w->err.code;
 	int rc = flush_events(w);
-	return rc ? rc : flush_definitions(w);
+	if (!rc)
+		rc = flush_definitions(w);
+	if (!rc && (rc = chunk_store_drain(w->store, &w->err)))
+		w->failed = 1;
+	return rc;
 }
 
 /* Registers what a copied chunk defines, so later ids continue after it. */
@@ -568,10 +517,8 @@ int profev_writer_copy_chunk(struct profev_writer *w, const struct profev_chunk 
 		return rc;
 	if (c->raw && (rc = register_copied(w, c)))
 		return rc;
-	struct iovec iov = { (void *)c->stored, c->stored_total };
-	rc = write_all(w, &iov, 1);
-	if (!rc)
-		w->totals.chunks++;
+	if ((rc = chunk_store_raw(w->store, c->stored, c->stored_total, 1, &w->err)))
+		w->failed = 1;
 	return rc;
 }
 
@@ -583,7 +530,8 @@ int profev_writer_close(struct profev_writer *w)
 	if (rc)
 		return rc;
 	struct buf *b = &w->body;
-	const struct profev_totals *t = &w->totals;
+	struct profev_totals *t = &w->totals;
+	chunk_store_counts(w->store, &t->bytes, &t->chunks);
 	buf_reset(b);
 	if (buf_varint(b, t->events) || buf_varint(b, t->chunks) || buf_varint(b, t->strings) ||
 	    buf_varint(b, t->stacks) || buf_varint(b, t->threads) || buf_varint(b, t->modules) ||
@@ -591,6 +539,8 @@ int profev_writer_close(struct profev_writer *w)
 	    buf_varint(b, t->bytes))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	rc = write_chunk(w, PROFEV_CHUNK_END, 10, b->data, b->len, 0);
+	if (!rc && (rc = chunk_store_drain(w->store, &w->err)))
+		w->failed = 1;
 	w->closed = 1;
 	return rc;
 }
@@ -598,6 +548,7 @@ int profev_writer_close(struct profev_writer *w)
 void profev_writer_totals(const struct profev_writer *w, struct profev_totals *t)
 {
 	*t = w->totals;
+	chunk_store_counts(w->store, &t->bytes, &t->chunks);
 	t->events += encoder_count(w->events);
 }
 
@@ -605,8 +556,7 @@ void profev_writer_free(struct profev_writer *w)
 {
 	if (!w)
 		return;
-	ZSTD_freeCCtx(w->cctx);
-	buf_free(&w->zbuf);
+	chunk_store_free(w->store);
 	buf_free(&w->body);
 	strtab_free(w->strings);
 	cstack_free(w->stacks);

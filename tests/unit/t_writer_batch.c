@@ -1,7 +1,10 @@
 /* The writer's batch paths: profev_writer_events() and the recorder's plain
  * events (writer_add_plain) write the same bytes as one
  * profev_writer_event() call per event, across chunk boundaries, thread
- * switches and every kind of event the predictors do not expect. */
+ * switches and every kind of event the predictors do not expect; so does a
+ * writer that stores its chunks on a thread of its own, which also reports
+ * a write error. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
@@ -11,7 +14,7 @@
 
 #define NEVENTS 60000
 
-enum way { ONE_BY_ONE, BATCHES, PLAIN };
+enum way { ONE_BY_ONE, BATCHES, PLAIN, THREADED };
 
 static struct profev_event events[NEVENTS];
 static uint32_t stack_id;
@@ -104,7 +107,7 @@ static uint8_t *write_trace(enum way way, size_t *len)
 {
 	FILE *tmp = tmpfile();
 	struct profev_error err;
-	struct profev_writer_opts opts = { 1, 4096 }; /* chunks end inside runs */
+	struct profev_writer_opts opts = { 1, 4096, way == THREADED }; /* chunks end inside runs */
 	struct profev_writer *w = profev_writer_new(fileno(tmp), &opts, &err);
 	CHECK(w != NULL);
 	struct synth s;
@@ -114,7 +117,7 @@ static uint8_t *write_trace(enum way way, size_t *len)
 	CHECK(stack_id != 0);
 	make_events(&s);
 	int rc = 0;
-	if (way == ONE_BY_ONE)
+	if (way == ONE_BY_ONE || way == THREADED)
 		for (uint32_t i = 0; i < NEVENTS && !rc; i++)
 			rc = profev_writer_event(w, &events[i]);
 	else if (way == BATCHES)
@@ -152,19 +155,46 @@ static void check_reads_back(const uint8_t *data, size_t len)
 	fclose(f);
 }
 
+/* A threaded writer on a full disk: the error comes back, by close at the
+ * latest, with the offset, and nothing crashes or hangs. */
+static void threaded_write_error(void)
+{
+	int fd = open("/dev/full", O_WRONLY);
+	if (fd < 0)
+		return; /* no /dev/full here */
+	struct profev_error err;
+	struct profev_writer_opts opts = { 1, 1024, 1 };
+	struct profev_writer *w = profev_writer_new(fd, &opts, &err);
+	CHECK(w != NULL);
+	int rc = 0;
+	for (uint32_t i = 0; i < NEVENTS && !rc; i++)
+		rc = profev_writer_event(w, &events[i % NEVENTS]);
+	if (!rc)
+		rc = profev_writer_close(w);
+	CHECK_EQ(rc, PROFEV_E_IO);
+	CHECK(strstr(profev_writer_error(w)->message, "write failed at offset 0") != NULL);
+	profev_writer_free(w);
+	close(fd);
+}
+
 int main(void)
 {
-	size_t one_len, batch_len, plain_len;
+	size_t one_len, batch_len, plain_len, threaded_len;
 	uint8_t *one = write_trace(ONE_BY_ONE, &one_len);
 	uint8_t *batch = write_trace(BATCHES, &batch_len);
 	uint8_t *plain = write_trace(PLAIN, &plain_len);
+	uint8_t *threaded = write_trace(THREADED, &threaded_len);
 	CHECK_EQ(batch_len, one_len);
 	CHECK_EQ(plain_len, one_len);
+	CHECK_EQ(threaded_len, one_len);
 	CHECK(batch_len == one_len && memcmp(batch, one, one_len) == 0);
 	CHECK(plain_len == one_len && memcmp(plain, one, one_len) == 0);
+	CHECK(threaded_len == one_len && memcmp(threaded, one, one_len) == 0);
 	check_reads_back(one, one_len);
+	threaded_write_error();
 	free(one);
 	free(batch);
 	free(plain);
+	free(threaded);
 	return CHECK_DONE();
 }
