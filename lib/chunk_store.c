@@ -1,7 +1,7 @@
 /* Storing chunks: compress a body when that makes it smaller, checksum it,
  * write it with its header. Either on the caller's thread, or on a thread
  * of the store's own, so that a recorder's thread only codes events while
- * zstd and write(2) run beside it (formats/trace.md, "Chunks").
+ * zstd and write(2) run beside it (formats/trace.md, "Chunk").
  *
  * With a thread, a chunk's body is copied into one of two job buffers and
  * written later, in order; the caller waits only when both are taken. An
