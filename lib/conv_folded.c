@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "conv_internal.h"
+#include "internal.h"
 #include "utf8.h"
 
 #define NONE UINT32_MAX
@@ -290,51 +291,46 @@ static int write_line(struct conv *c, uint64_t weight)
 	return 0;
 }
 
+struct walk_frame {
+	uint32_t node;
+	size_t plen; /* bytes of the path above it */
+};
+
+struct walk_stack {
+	struct walk_frame *f;
+	uint32_t n, cap;
+};
+
+/* Push node's children, each to come after a path of plen bytes. */
+static int push_children(const struct folded *f, struct walk_stack *s, uint32_t node, size_t plen)
+{
+	for (uint32_t k = f->nodes[node].first_child; k != NONE; k = f->nodes[k].next_sibling) {
+		if (array_grow((void **)&s->f, &s->cap, sizeof(*s->f), (uint64_t)s->n + 1))
+			return PROFEV_E_NOMEM;
+		s->f[s->n++] = (struct walk_frame){ k, plen };
+	}
+	return 0;
+}
+
 /* Depth-first walk below root, writing a line per stack with self time. */
 static int walk(struct conv *c, uint32_t root)
 {
 	struct folded *f = c->fmt;
 	size_t base = f->plen;
-	struct frame { uint32_t node; size_t plen; } *st = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	for (uint32_t k = f->nodes[root].first_child; k != NONE; k = f->nodes[k].next_sibling) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			void *p = realloc(st, cap * sizeof(*st));
-			if (!p) {
-				rc = PROFEV_E_NOMEM;
-				goto out;
-			}
-			st = p;
-		}
-		st[n++] = (struct frame){ k, base };
-	}
-	while (n && !rc) {
-		struct frame fr = st[--n];
-		struct fnode *nd = &f->nodes[fr.node];
+	struct walk_stack s = { 0 };
+	int rc = push_children(f, &s, root, base);
+	while (!rc && s.n) {
+		struct walk_frame fr = s.f[--s.n];
+		const struct fnode *nd = &f->nodes[fr.node];
 		f->plen = fr.plen;
 		const char *name = profev_reader_string(c->r, nd->name);
-		if ((rc = path_add(c, name, strlen(name))))
-			break;
-		if (nd->weight && (rc = write_line(c, nd->weight)))
-			break;
-		size_t plen = f->plen;
-		for (uint32_t k = nd->first_child; k != NONE; k = f->nodes[k].next_sibling) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				void *p = realloc(st, cap * sizeof(*st));
-				if (!p) {
-					rc = PROFEV_E_NOMEM;
-					goto out;
-				}
-				st = p;
-			}
-			st[n++] = (struct frame){ k, plen };
-		}
+		rc = path_add(c, name, strlen(name));
+		if (!rc && nd->weight)
+			rc = write_line(c, nd->weight);
+		if (!rc)
+			rc = push_children(f, &s, fr.node, f->plen);
 	}
-out:
-	free(st);
+	free(s.f);
 	f->plen = base;
 	return rc;
 }
