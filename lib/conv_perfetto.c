@@ -337,36 +337,32 @@ static inline uint64_t track_field(struct conv_thread *t)
 	return t->aux;
 }
 
+/* Adds id (0: none) to the part's set; *is_new says whether the packet must
+ * define it, and *need grows by the room its string takes then. */
+static int intern_one(struct conv *c, struct conv_idset *set, uint32_t id, int *is_new, size_t *need)
+{
+	*is_new = 0;
+	if (!id)
+		return 0;
+	int r = conv_idset_add(set, id);
+	if (r <= 0)
+		return r;
+	*is_new = 1;
+	*need += 3 * strlen(profev_reader_string(c->r, id)) + 2 * PB_FIELD_MAX;
+	return 0;
+}
+
 /* Define in this packet the name and category strings it uses for the first
  * time in the part. Reserves the room the whole packet needs. */
 static int intern(struct conv *c, uint32_t name, uint32_t cat, size_t extra, int *newn, int *newc)
 {
 	struct pf *p = c->fmt;
 	size_t need = PACKET_MAX + extra;
-	const char *ns = NULL, *cs = NULL;
-	size_t nl = 0, cl = 0;
 	*newn = *newc = 0;
-	if (name) {
-		int r = conv_idset_add(&p->names, name);
-		if (r < 0)
-			return r;
-		if (r) {
-			*newn = 1;
-			ns = profev_reader_string(c->r, name);
-			need += 3 * (nl = strlen(ns)) + 2 * PB_FIELD_MAX;
-		}
-	}
-	if (cat) {
-		int r = conv_idset_add(&p->cats, cat);
-		if (r < 0)
-			return r;
-		if (r) {
-			*newc = 1;
-			cs = profev_reader_string(c->r, cat);
-			need += 3 * (cl = strlen(cs)) + 2 * PB_FIELD_MAX;
-		}
-	}
-	return outbuf_reserve(&c->out, need);
+	int rc = intern_one(c, &p->names, name, newn, &need);
+	if (!rc)
+		rc = intern_one(c, &p->cats, cat, newc, &need);
+	return rc ? rc : outbuf_reserve(&c->out, need);
 }
 
 static void stack_write(struct conv *c);

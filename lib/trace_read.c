@@ -284,6 +284,23 @@ static int parse_modules(struct profev_reader *r, struct cursor *c, uint32_t cou
 	return 0;
 }
 
+/* Room in *p, an arena of *cap entries of elem bytes with used taken, for
+ * more entries (doubling). 0, or -1 on no memory. */
+static int arena_room(void **p, size_t *cap, size_t elem, size_t used, uint64_t more)
+{
+	if (*cap - used >= more)
+		return 0;
+	size_t c = *cap ? *cap : 1024;
+	while (c - used < more)
+		c *= 2;
+	void *n = realloc(*p, c * elem);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
 static int parse_stacks(struct profev_reader *r, struct cursor *c, uint32_t count)
 {
 	if (cur_varint(c) != (uint64_t)r->nstacks + 1)
@@ -294,16 +311,8 @@ static int parse_stacks(struct profev_reader *r, struct cursor *c, uint32_t coun
 		uint64_t n = cur_varint(c);
 		if (c->bad || n > STACK_MAX_FRAMES)
 			return -1;
-		if (r->frames_cap - r->nframes < n) {
-			size_t cap = r->frames_cap ? r->frames_cap : 1024;
-			while (cap - r->nframes < n)
-				cap *= 2;
-			struct profev_frame *fr = realloc(r->frames, cap * sizeof(*fr));
-			if (!fr)
-				return PROFEV_E_NOMEM;
-			r->frames = fr;
-			r->frames_cap = cap;
-		}
+		if (arena_room((void **)&r->frames, &r->frames_cap, sizeof(*r->frames), r->nframes, n))
+			return PROFEV_E_NOMEM;
 		struct profev_frame *f = r->frames + r->nframes;
 		for (uint64_t k = 0; k < n; k++) {
 			uint64_t module = cur_varint(c), flags = cur_varint(c);
@@ -342,16 +351,8 @@ static int parse_symbols(struct profev_reader *r, struct cursor *c, uint32_t cou
 		uint64_t module = cur_varint(c), offset = cur_varint(c), n = cur_varint(c);
 		if (c->bad || module > UINT32_MAX || n > STACK_MAX_FRAMES)
 			return -1;
-		if (r->symraw_cap - r->nsymraw < n) {
-			size_t cap = r->symraw_cap ? r->symraw_cap : 1024;
-			while (cap - r->nsymraw < n)
-				cap *= 2;
-			struct sym_raw *p = realloc(r->symraw, cap * sizeof(*p));
-			if (!p)
-				return PROFEV_E_NOMEM;
-			r->symraw = p;
-			r->symraw_cap = cap;
-		}
+		if (arena_room((void **)&r->symraw, &r->symraw_cap, sizeof(*r->symraw), r->nsymraw, n))
+			return PROFEV_E_NOMEM;
 		struct sym_raw *s = r->symraw + r->nsymraw;
 		for (uint64_t k = 0; k < n; k++) {
 			uint64_t fn = cur_varint(c), file = cur_varint(c), line = cur_varint(c), col = cur_varint(c);
