@@ -41,15 +41,7 @@ size_t json_chars(struct outbuf *o, const char *s, size_t n)
 			break;
 		uint8_t c = u[i];
 		if (c >= 0x80) {
-			unsigned k = utf8_seq_len(u + i, n - i);
-			if (k) {
-				outbuf_put(o, u + i, k);
-				i += k;
-			} else {
-				outbuf_lit(o, UTF8_REPLACEMENT);
-				bad++;
-				i++;
-			}
+			i += utf8_copy_one(o, u + i, n - i, &bad);
 			continue;
 		}
 		outbuf_byte(o, '\\');

@@ -25,15 +25,7 @@ size_t pb_utf8(struct outbuf *o, const char *s, size_t n)
 		outbuf_put(o, u + i, run - i);
 		if ((i = run) == n)
 			break;
-		unsigned k = utf8_seq_len(u + i, n - i);
-		if (k) {
-			outbuf_put(o, u + i, k);
-			i += k;
-		} else {
-			outbuf_lit(o, UTF8_REPLACEMENT);
-			bad++;
-			i++;
-		}
+		i += utf8_copy_one(o, u + i, n - i, &bad);
 	}
 	return bad;
 }

@@ -5,6 +5,7 @@
 #define PROFEV_UTF8_H
 #include <stddef.h>
 #include <stdint.h>
+#include "outbuf.h"
 
 /* U+FFFD REPLACEMENT CHARACTER, written for each byte that starts no valid
  * sequence (the "maximal subpart" practice would merge some; one per byte is
@@ -45,6 +46,23 @@ static inline unsigned utf8_seq_len(const uint8_t *s, size_t n)
 		return 4;
 	}
 	return 0;
+}
+
+/**
+ * Copy to o the sequence starting at s (n > 0 bytes left), or U+FFFD for
+ * its first byte when it starts no valid one, counting that in *bad.
+ * @return the bytes of s consumed, at least 1.
+ */
+static inline size_t utf8_copy_one(struct outbuf *o, const uint8_t *s, size_t n, size_t *bad)
+{
+	unsigned k = utf8_seq_len(s, n);
+	if (k) {
+		outbuf_put(o, s, k);
+		return k;
+	}
+	outbuf_lit(o, UTF8_REPLACEMENT);
+	(*bad)++;
+	return 1;
 }
 
 /* Longest prefix of at most max bytes that does not split a sequence. */
