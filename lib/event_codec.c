@@ -68,6 +68,7 @@ enum {
 	K_CATEGORY = 1,  /* has_category() */
 	K_MEMORY = 2,    /* is_memory(): an address instead of a frame */
 	K_TEXT = 4,      /* a MESSAGE: a text */
+	K_THREAD_NAME = 8, /* counted, so a reader need not look for them */
 };
 
 /* The follow table as the encoder keeps it: type, name and flags in one
@@ -106,7 +107,8 @@ static inline int is_memory(uint8_t type)
 static inline uint8_t kind_of(uint8_t type)
 {
 	return (uint8_t)((has_category(type) ? K_CATEGORY : 0) | (is_memory(type) ? K_MEMORY : 0) |
-			 (type == PROFEV_EV_MESSAGE ? K_TEXT : 0));
+			 (type == PROFEV_EV_MESSAGE ? K_TEXT : 0) |
+			 (type == PROFEV_EV_THREAD_NAME ? K_THREAD_NAME : 0));
 }
 
 static inline uint32_t follow_slot(uint32_t key)
@@ -490,7 +492,7 @@ static uint64_t next_exception(struct cursor *c, uint64_t from)
 }
 
 int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_event *out,
-		  struct event_text *texts, uint32_t *ntexts, const char **why)
+		  struct event_text *texts, uint32_t *ntexts, uint32_t *nthread_names, const char **why)
 {
 	struct cursor c = { body, body + len, 0 };
 	struct cursor col[EVENT_COLUMNS];
@@ -541,7 +543,7 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 	struct cursor fields = col[COL_FIELDS], values = col[COL_VALUE];
 	struct cursor doubles = col[COL_DOUBLE], addrs = col[COL_ADDR], text = col[COL_TEXT];
 	uint64_t except_at = next_exception(&except, 0);
-	uint32_t ntext = 0;
+	uint32_t ntext = 0, thread_names = 0;
 	uint64_t run_left = 0;
 	/* The current thread's state lives in a local for the length of its run. */
 	struct thread_state *st = NULL, cur = { 0 };
@@ -625,7 +627,9 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 		} else {
 			e.frame = cur.frame;
 		}
-		if (unlikely(kind & K_TEXT)) {
+		if (unlikely(kind & K_THREAD_NAME)) {
+			thread_names++;
+		} else if (unlikely(kind & K_TEXT)) {
 			uint64_t tlen = cur_varint(&text);
 			const uint8_t *t = cur_take(&text, tlen);
 			if (!t) {
@@ -650,6 +654,7 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 		goto out;
 	}
 	*ntexts = ntext;
+	*nthread_names = thread_names;
 	rc = 0;
 out:
 	free(states);

@@ -216,10 +216,10 @@ size_t encoder_text_bytes(const struct event_encoder *e);
 int encoder_finish(struct event_encoder *e, struct buf *out);
 
 /* Decode an EVENTS body of n events. texts receive (offset, len) of each
- * MESSAGE's text relative to body. Returns 0 or PROFEV_E_CORRUPT with a
- * message in *why. */
+ * MESSAGE's text relative to body; *nthread_names counts THREAD_NAME events.
+ * Returns 0 or PROFEV_E_CORRUPT with a message in *why. */
 int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_event *out,
-		  struct event_text *texts, uint32_t *ntexts, const char **why);
+		  struct event_text *texts, uint32_t *ntexts, uint32_t *nthread_names, const char **why);
 
 /* ---- id tables (slots.c) ---- */
 /* Rebuild an open-addressing table of ids 1..count at twice the size. Entry

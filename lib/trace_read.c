@@ -86,6 +86,9 @@ struct profev_reader {
 	uint32_t nevents, events_cap, ev_pos;
 	struct event_text *texts;
 	uint32_t ntexts, texts_cap;
+	/* THREAD_NAME events of the chunk that next_events() has not handed
+	 * out yet, or more: 0 means none is left to end a run at */
+	uint32_t thread_names_left;
 	/* Index of each text's MESSAGE event in events, made on first need. */
 	uint32_t *text_events;
 	uint32_t text_events_cap;
@@ -528,7 +531,7 @@ static int parse_events(struct profev_reader *r, const uint8_t *body, size_t len
 		*why = "out of memory";
 		return PROFEV_E_NOMEM;
 	}
-	int rc = events_decode(body, len, count, r->events, r->texts, &r->ntexts, why);
+	int rc = events_decode(body, len, count, r->events, r->texts, &r->ntexts, &r->thread_names_left, why);
 	if (rc)
 		return rc;
 	r->nevents = count;
@@ -542,7 +545,7 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 	if (r->ended)
 		return 0;
 	r->nevents = r->ev_pos = 0;
-	r->ntexts = 0;
+	r->ntexts = r->thread_names_left = 0;
 	r->texts_indexed = 0;
 	memset(c, 0, sizeof(*c));
 
@@ -762,8 +765,13 @@ int profev_reader_next_events(struct profev_reader *r, const struct profev_event
 	uint32_t start = r->ev_pos, end = start + 1, n = r->nevents;
 	/* A run ends before the next THREAD_NAME event, so that every event of
 	 * it sees the thread names as they were when it happened. */
-	if (ev[start].type == PROFEV_EV_THREAD_NAME)
+	if (ev[start].type == PROFEV_EV_THREAD_NAME) {
 		apply_thread_name(r, &ev[start]);
+		if (r->thread_names_left)
+			r->thread_names_left--;
+	}
+	if (!r->thread_names_left)
+		end = n; /* the decoder counted them: none is left to look for */
 	while (end < n && ev[end].type != PROFEV_EV_THREAD_NAME)
 		end++;
 	r->ev_pos = end;
