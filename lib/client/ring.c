@@ -350,7 +350,7 @@ static unsigned char *acquire(uint32_t n)
 	struct profev__ring *pub = profev__tls;
 	if (in_client) {
 		if (pub != &no_ring)
-			(ring_of(pub))->dropped++;
+			ring_of(pub)->dropped++;
 		return NULL;
 	}
 	struct ring *r = pub == &no_ring ? ring_register() : ring_of(pub);
@@ -386,8 +386,7 @@ static unsigned char *acquire(uint32_t n)
 
 static void publish(unsigned char *end)
 {
-	struct ring *r = ring_of(profev__tls);
-	ATOMIC_STORE(&r->ctl->pub.pos, end);
+	ATOMIC_STORE(&profev__tls->pos, end); /* the ring's ctl->pub */
 }
 
 struct ring *ring_self(void)
