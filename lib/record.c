@@ -423,15 +423,17 @@ static uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick)
 	return ns < 0 ? 0 : (uint64_t)ns;
 }
 
+/* mono0 plus d ticks at ns_per_tick = whole + frac / 2^64. */
+static inline uint64_t fixed_tick_ns(uint64_t d, uint64_t mono0, uint64_t whole, uint64_t frac)
+{
+	return mono0 + d * whole + (uint64_t)(((unsigned __int128)d * frac) >> 64);
+}
+
 static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
 {
-	uint64_t v;
-	if (likely(tick >= r->h.tick0)) {
-		uint64_t d = tick - r->h.tick0;
-		v = r->h.mono0 + d * r->ns_whole + (uint64_t)(((unsigned __int128)d * r->ns_frac) >> 64);
-	} else {
-		v = early_tick_ns(r, tick);
-	}
+	uint64_t v = likely(tick >= r->h.tick0)
+			     ? fixed_tick_ns(tick - r->h.tick0, r->h.mono0, r->ns_whole, r->ns_frac)
+			     : early_tick_ns(r, tick);
 	if (v < t->last_ns)
 		v = t->last_ns;
 	t->last_ns = v;
@@ -781,8 +783,7 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 			const uint32_t arg = (uint32_t)(word >> 32);
 			if (type - PFW_R_ZONE_BEGIN > PFW_R_INSTANT - PFW_R_ZONE_BEGIN || type == PFW_R_COUNTER)
 				break;
-			uint64_t ts = likely(tick >= tick0) ? mono0 + (tick - tick0) * whole +
-				(uint64_t)(((unsigned __int128)(tick - tick0) * frac) >> 64)
+			uint64_t ts = likely(tick >= tick0) ? fixed_tick_ns(tick - tick0, mono0, whole, frac)
 							    : early_tick_ns(r, tick);
 			ts = ts < last ? last : ts;
 			/* Events before the latest default frame mark belong to an
