@@ -465,6 +465,8 @@ static int put(struct profev_recorder *r, struct profev_event *ev)
 	return 0;
 }
 
+static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail);
+
 /*
  * Decode the record at p (avail bytes available, all of this message).
  * @return its size, 0 if it is not complete yet, -1 if it is malformed.
@@ -488,21 +490,18 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		if (arg < PFW_REC_HEAD || arg % 16)
 			return -1;
 		return arg <= avail ? (long)arg : 0;
-	case PFW_R_FRAME_MARK:
 	case PFW_R_ZONE_BEGIN:
 	case PFW_R_ZONE_END:
-	case PFW_R_INSTANT:
+	case PFW_R_INSTANT: {
+		/* Callers try fixed_records() first; this keeps one way of
+		 * decoding them should one not. */
+		uint32_t n = fixed_records(r, p, avail);
+		return r->bad ? -2 : (long)n;
+	}
+	case PFW_R_FRAME_MARK:
 		ev.ts = tick_ns(r, t, tick);
-		ev.type = (uint8_t)type;
+		ev.type = PROFEV_EV_FRAME_MARK;
 		ev.name = arg ? map_string(r, arg) : 0;
-		if (type != PFW_R_FRAME_MARK)
-			ev.payload = map_cat(r, cat);
-		if (type == PFW_R_ZONE_BEGIN && t->depth++ < MAX_DEPTH)
-			t->stack[t->depth - 1] = ev.name;
-		if (type == PFW_R_ZONE_END && t->depth) {
-			if (t->depth-- <= MAX_DEPTH && !arg)
-				ev.name = t->stack[t->depth];
-		}
 		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD;
 	case PFW_R_COUNTER:
 	case PFW_R_LOST: {
@@ -599,8 +598,6 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		return -1;
 	}
 }
-
-static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail);
 
 /*
  * Records of the current thread in [p, p + len), a whole number of them:
