@@ -448,21 +448,25 @@ static int begin_end(const struct conv *c, const struct conv_thread *t)
 	return (c->opts->flags & PROFEV_CONV_CHROME_BE) || t->kind == CONV_FRAMES;
 }
 
-/* A zone's B or E event at ts, with its names (viewers pair an E with its
- * B by them) and args. */
+/* A zone's B, E or (ending at end) X event at ts, with its names (viewers
+ * pair an E with its B by them), its callstack and args. */
 static int zone_event(struct conv *c, struct conv_thread *t, struct conv_zone *z, char ph,
-		      uint64_t ts, const char *args)
+		      uint64_t ts, uint64_t end, const char *args)
 {
-	struct jname n, k;
+	struct jname n = { 0, 0 }, k = { 0, 0 }; /* unset on a frame track */
 	size_t room, alen = strlen(args);
 	int rc = zone_room(c, t, z, &n, &k, &room);
 	if (rc || (rc = event_begin(c, room + alen, ph)))
 		return rc;
 	field_ts(c, ",\"ts\":", ts);
+	if (ph == 'X') {
+		outbuf_lit(&c->out, ",\"dur\":");
+		json_us(&c->out, end - ts);
+	}
 	if ((rc = put_ids(c, t)))
 		return rc;
 	zone_names(c, t, z, &n, &k);
-	if (ph == 'B' && t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
+	if (ph != 'E' && t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
 		return rc;
 	outbuf_put(&c->out, args, alen);
 	event_end(c);
@@ -481,7 +485,7 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	if (!begin_end(c, t) && edge != CONV_EDGE_CUT)
 		return 0;
 	z->aux = AUX_B_WRITTEN;
-	return zone_event(c, t, z, 'B', z->shown, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
+	return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
 }
 
 static int frag_make(struct conv *c, uint32_t name, uint32_t cat)
@@ -561,29 +565,16 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 			return rc < 0 ? rc : 0;
 	}
 	if (z->aux & AUX_B_WRITTEN)
-		return zone_event(c, t, z, 'E', ts, edge_args(edge));
+		return zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
 	if (edge != CONV_EDGE_NORMAL) {
 		/* pfconv ends it (a cut, a thread that never closed it), at the
 		 * time it ends the zones around it: X events' rounded ends could
 		 * disorder them, equal E times cannot. B and E carry the same
 		 * args, so viewers pair them exactly. */
-		rc = zone_event(c, t, z, 'B', z->shown, edge_args(edge));
-		return rc ? rc : zone_event(c, t, z, 'E', ts, edge_args(edge));
+		rc = zone_event(c, t, z, 'B', z->shown, 0, edge_args(edge));
+		return rc ? rc : zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
 	}
-	struct jname n, k;
-	size_t room;
-	if ((rc = zone_room(c, t, z, &n, &k, &room)) || (rc = event_begin(c, room, 'X')))
-		return rc;
-	field_ts(c, ",\"ts\":", z->shown);
-	outbuf_lit(&c->out, ",\"dur\":");
-	json_us(&c->out, ts - z->shown);
-	if ((rc = put_ids(c, t)))
-		return rc;
-	zone_names(c, t, z, &n, &k);
-	if (t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
-		return rc;
-	event_end(c);
-	return 0;
+	return zone_event(c, t, z, 'X', z->shown, ts, "");
 }
 
 static int instant_head(struct conv *c, struct conv_thread *t, size_t room, const char *name,
