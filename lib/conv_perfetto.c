@@ -642,6 +642,14 @@ static void annotation_bool(struct outbuf *o, const char *name)
 	pb_end(o, a);
 }
 
+static void annotation_uint(struct outbuf *o, const char *name, uint64_t v)
+{
+	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+	pb_bytes(o, DA_NAME, name, strlen(name));
+	pb_uint(o, DA_UINT_VALUE, v);
+	pb_end(o, a);
+}
+
 static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
 
 /*
@@ -915,10 +923,7 @@ static int pf_lost(struct conv *c, struct conv_thread *t, const struct profev_ev
 	pb_uint(o, TE_TYPE, TYPE_INSTANT);
 	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
 	pb_bytes(o, TE_NAME, "lost events", 11);
-	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
-	pb_bytes(o, DA_NAME, "count", 5);
-	pb_uint(o, DA_UINT_VALUE, ev->payload);
-	pb_end(o, a);
+	annotation_uint(o, "count", ev->payload);
 	pb_end(o, te);
 	pb_end(o, pk);
 	return 0;
@@ -1038,10 +1043,7 @@ static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_
 		pb_bytes(o, TE_NAME, "default", 7);
 	if (stack)
 		pb_uint(o, TE_CALLSTACK_IID, ev->stack);
-	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
-	pb_bytes(o, DA_NAME, "bytes", 5);
-	pb_uint(o, DA_UINT_VALUE, m->size);
-	pb_end(o, a);
+	annotation_uint(o, "bytes", m->size);
 	pb_end(o, te);
 	pb_end(o, pk);
 	return 0;
