@@ -27,7 +27,7 @@ PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxx
 DWARF_CFLAGS := $(shell pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
 DWARF_LIBS   := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
 SANFLAGS    := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
-CFLAGS_ALL  := -std=gnu17 $(OPT) $(WARN) -fPIC -fno-semantic-interposition -pthread -Ilib $(PKG_CFLAGS) $(DWARF_CFLAGS) \
+CFLAGS_ALL  := -std=gnu17 $(OPT) $(WARN) -fPIC -fno-semantic-interposition -pthread -Ilib/include -Ilib $(PKG_CFLAGS) $(DWARF_CFLAGS) \
                -DPROFEV_VERSION=\"$(VERSION)\" $(SANFLAGS) $(CFLAGS)
 LDFLAGS_ALL := -pthread $(SANFLAGS) $(LDFLAGS)
 LIBS        := $(PKG_LIBS) $(DWARF_LIBS) -lz -lm
@@ -38,7 +38,9 @@ else
 Q := @
 endif
 
-LIB_SRC     := $(wildcard lib/*.c)
+# libprofev: one folder per subsystem (README, "The pieces").
+LIB_DIRS    := common trace rec conv sym show
+LIB_SRC     := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # The client runtime lives in the traced program: libc and pthreads only.
 CLIENT_SRC  := $(wildcard lib/client/*.c)
@@ -46,7 +48,8 @@ CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 CLIENT_CFLAGS := -fvisibility=hidden
 CMD_SRC     := $(wildcard cmd/*.c)
 CMD_OBJ     := $(CMD_SRC:%.c=$(BUILD)/%.o)
-UNIT_SRC    := $(wildcard tests/unit/t_*.c)
+# tests/unit/ mirrors lib/: tests/unit/trace/t_reader_batch.c tests lib/trace/.
+UNIT_SRC    := $(wildcard tests/unit/*/t_*.c)
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(BUILD)/%.o)
@@ -57,7 +60,8 @@ TOOL_BIN    := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_SRC   := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 COMMANDS    := pfrec pfdump pfsym pfconv
-PUBLIC_HDR  := $(wildcard lib/profev.h lib/profev_trace.h lib/profev_dump.h lib/profev_conv.h lib/profev_sym.h lib/profev_record.h)
+PUBLIC_HDR  := $(wildcard lib/include/*.h)
+LIB_HDR     := $(wildcard lib/include/*.h lib/*/*.h)
 MANPAGES    := $(wildcard man/*.[1-9])
 
 STATIC_LIB  := $(BUILD)/libprofev.a
@@ -79,7 +83,7 @@ examples: $(EXAMPLE_BIN) ## build the instrumented example programs
 
 tools: $(TOOL_BIN) ## build the test tools (trace generator)
 
-$(BUILD)/%.o: %.c $(wildcard lib/*.h lib/client/*.h cmd/*.h tests/lib/*.h) Makefile
+$(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<),$(CLIENT_CFLAGS)) -c $< -o $@
@@ -109,12 +113,12 @@ $(BUILD)/profev: $(CMD_OBJ) $(STATIC_LIB)
 $(COMMANDS:%=$(BUILD)/%): $(BUILD)/profev
 	$(Q)ln -sf profev $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(wildcard tests/unit/*.h lib/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(wildcard tests/unit/*.h) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
-$(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS) $(wildcard lib/*.h)
+$(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) -lm
@@ -197,7 +201,7 @@ install: all $(BUILD)/profev.pc $(BUILD)/profev-client.pc ## install under $(DES
 uninstall: ## remove what install put under $(DESTDIR)$(PREFIX)
 	rm -f $(DESTDIR)$(BINDIR)/profev $(COMMANDS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(DESTDIR)$(LIBDIR)/libprofev* $(DESTDIR)$(PKGDIR)/profev.pc $(DESTDIR)$(PKGDIR)/profev-client.pc
-	rm -f $(PUBLIC_HDR:lib/%=$(DESTDIR)$(INCDIR)/%)
+	rm -f $(PUBLIC_HDR:lib/include/%=$(DESTDIR)$(INCDIR)/%)
 	for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 
 clean: ## remove build outputs

@@ -1,5 +1,5 @@
 /* pfrec: run a program instrumented with <profev.h> and record its trace.
- * The work is in lib/record.c; this file parses options, passes signals on
+ * The work is in lib/rec/record.c; this file parses options, passes signals on
  * and prints. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* pfsym: symbolize a trace's callstacks offline (lib/symtrace.c does the
+/* pfsym: symbolize a trace's callstacks offline (lib/sym/rewrite.c does the
  * work). */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every unit test (BUILD/tests/t_*) and every CLI test (tests/cli/*.sh),
+# Runs every unit test (BUILD/tests/SUBSYSTEM/t_*) and every CLI test (tests/cli/*.sh),
 # one PASS/FAIL line each, and ends with "N passed, N failed".
 # usage: tests/run.sh [BUILD] [PATTERN]
 BUILD=${1:-build}
@@ -29,9 +29,9 @@ run_one() { # name, command...
 	fi
 }
 
-for t in "$BUILD"/tests/t_*; do
+for t in "$BUILD"/tests/*/t_*; do
 	[ -x "$t" ] || continue
-	run_one "unit/${t##*/}" "$t"
+	run_one "unit/${t#"$BUILD"/tests/}" "$t"
 done
 for t in "$ROOT"/tests/cli/[0-9]*.sh; do
 	[ -f "$t" ] || continue

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
-#include "../profev.h"
-#include "../wire.h"
+#include "profev.h"
+#include "wire/wire.h"
 
 /* Files of the runtime share these names; in a static link they land in
  * the program's namespace, so the linker sees them under profev__. */

@@ -43,7 +43,7 @@ int main(void) {
 }
 C
 cp prog.c prog.cc
-W="-Wall -Wextra -Werror $SANFLAGS -I$PROFEV_ROOT/lib"
+W="-Wall -Wextra -Werror $SANFLAGS -I$PROFEV_ROOT/lib/include"
 for cc in gcc clang; do
 	command -v $cc >/dev/null || continue
 	for std in c99 c11 gnu17; do
@@ -74,8 +74,8 @@ expect_exit 0 pfrec -q -o x.bin ./px
 [ "$(pfdump --jsonl x.bin | grep -c '"stack"')" -eq 15 ] || fail "expected 15 events with a stack"
 
 printf '#include <profev.h>\nvoid g(void) { PROFEV_ZONE(nosuch, "x"); }\n' >bad1.c
-! $CC -std=c99 -I"$PROFEV_ROOT/lib" -c bad1.c -o bad1.o 2>/dev/null || fail "undeclared category compiled"
-! $CC -std=c99 -DPROFEV_DISABLE -I"$PROFEV_ROOT/lib" -c bad1.c -o bad1.o 2>/dev/null ||
+! $CC -std=c99 -I"$PROFEV_ROOT/lib/include" -c bad1.c -o bad1.o 2>/dev/null || fail "undeclared category compiled"
+! $CC -std=c99 -DPROFEV_DISABLE -I"$PROFEV_ROOT/lib/include" -c bad1.c -o bad1.o 2>/dev/null ||
 	fail "undeclared category compiled with PROFEV_DISABLE"
 printf '#include <profev.h>\nPROFEV_CATEGORY(a, "a");\nvoid g(const char *n) { PROFEV_ZONE(a, n); }\n' >bad2.c
-! $CC -std=c99 -I"$PROFEV_ROOT/lib" -c bad2.c -o bad2.o 2>/dev/null || fail "non-literal name compiled"
+! $CC -std=c99 -I"$PROFEV_ROOT/lib/include" -c bad2.c -o bad2.o 2>/dev/null || fail "non-literal name compiled"

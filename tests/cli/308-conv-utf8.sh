@@ -3,7 +3,7 @@
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 mkdir -p t308 && cd t308 || exit 1 # tests share one scratch directory
 CHECK="python3 $PROFEV_ROOT/tests/cli/conv-check.py"
-"$PROFEV_BUILD/tests/t_conv" --write-odd-names odd.bin || fail "t_conv --write-odd-names"
+"$PROFEV_BUILD/tests/conv/t_conv" --write-odd-names odd.bin || fail "t_conv --write-odd-names"
 expect_exit 0 pfconv to chrome odd.bin
 $CHECK chrome odd.json > /dev/null || fail "invalid JSON"
 contains odd.json '\u0001'

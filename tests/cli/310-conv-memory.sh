@@ -34,7 +34,7 @@ PY
 # The unit test's memory pattern (tests/unit/t_conv.c, memory_trace): a
 # free of an unknown address, an address allocated again while live, a free
 # naming another pool than its block's, an allocation at address 0.
-"$PROFEV_BUILD/tests/t_conv" --write-memory mem.bin || fail "t_conv --write-memory"
+"$PROFEV_BUILD/tests/conv/t_conv" --write-memory mem.bin || fail "t_conv --write-memory"
 for f in perfetto chrome; do
 	ext=$([ $f = perfetto ] && echo pftrace || echo json)
 	expect_exit 0 pfconv to $f mem.bin

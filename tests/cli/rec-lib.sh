@@ -18,7 +18,7 @@ fi
 # build_prog NAME: compiles NAME.c from stdin into ./NAME with the client.
 build_prog() {
 	cat >"$1.c"
-	$CC -std=gnu99 -O1 -Wall -Wextra -Werror $SANFLAGS -I"$PROFEV_ROOT/lib" -o "$1" "$1.c" \
+	$CC -std=gnu99 -O1 -Wall -Wextra -Werror $SANFLAGS -I"$PROFEV_ROOT/lib/include" -o "$1" "$1.c" \
 		"$CLIENT_A" -pthread || fail "cannot build $1"
 }
 
@@ -30,7 +30,7 @@ count_type() {
 # build_reader NAME: compiles NAME.c from stdin into ./NAME against libprofev.
 build_reader() {
 	cat >"$1.c"
-	$CC -std=gnu99 -O1 -Wall -Wextra -Werror $SANFLAGS -I"$PROFEV_ROOT/lib" -o "$1" "$1.c" \
+	$CC -std=gnu99 -O1 -Wall -Wextra -Werror $SANFLAGS -I"$PROFEV_ROOT/lib/include" -o "$1" "$1.c" \
 		"$PROFEV_BUILD/libprofev.a" -lzstd -lxxhash -lelf -ldwarf -lz -lm -pthread ||
 		fail "cannot build $1"
 }

@@ -23,9 +23,9 @@ nm "$BUILD/libprofev.a" 2>/dev/null | grep -q __ubsan_ && SAN=${SAN:+$SAN,}undef
 [ -n "$SAN" ] && LIBS="$LIBS -fsanitize=$SAN"
 
 $CXX -g -O2 -gdwarf-4 -fPIC -shared -o "$OUT/libfix.so" "$ROOT/tests/sym/fixlib.cc"
-$CC -g -O2 -I"$ROOT/lib" -o "$OUT/prog" "$ROOT/tests/sym/prog.c" $LIBS -ldl
+$CC -g -O2 -I"$ROOT/lib/include" -o "$OUT/prog" "$ROOT/tests/sym/prog.c" $LIBS -ldl
 # same program, another build-id: its debug info must not be used for prog
-$CC -g -O2 -I"$ROOT/lib" -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
+$CC -g -O2 -I"$ROOT/lib/include" -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
 	-o "$OUT/prog.other" "$ROOT/tests/sym/prog.c" $LIBS -ldl
 
 id=$(readelf -n "$OUT/prog" | sed -n 's/.*Build ID: *//p')

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include "trace/trace_internal.h"
 #include "synth.h"
 
 static int die(const char *what, const struct profev_error *err)

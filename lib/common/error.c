@@ -1,0 +1,107 @@
+/* Error codes and records, plus the small naming helpers of the API. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "common/common.h"
+
+const char *profev_strerror(int code)
+{
+	switch (code) {
+	case PROFEV_OK: return "success";
+	case PROFEV_E_IO: return "input/output error";
+	case PROFEV_E_NOMEM: return "out of memory";
+	case PROFEV_E_EMPTY: return "empty trace";
+	case PROFEV_E_MAGIC: return "not a profev trace";
+	case PROFEV_E_VERSION: return "unsupported format version";
+	case PROFEV_E_TRUNCATED: return "trace is cut";
+	case PROFEV_E_CHECKSUM: return "checksum mismatch";
+	case PROFEV_E_CORRUPT: return "corrupt chunk";
+	case PROFEV_E_LIMIT: return "size over the format's limits";
+	case PROFEV_E_ARG: return "invalid argument";
+	case PROFEV_E_STATE: return "invalid call in this state";
+	case PROFEV_E_NOEND: return "trace has no end chunk";
+	case PROFEV_E_UNSUPPORTED: return "unsupported";
+	}
+	return "unknown error";
+}
+
+static void vset(struct profev_error *e, int code, int has_offset, uint64_t offset,
+		 const char *fmt, va_list ap)
+{
+	if (!e)
+		return;
+	e->code = code;
+	e->has_offset = has_offset;
+	e->offset = offset;
+	vsnprintf(e->message, sizeof(e->message), fmt, ap);
+}
+
+void err_set(struct profev_error *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset(e, code, 0, 0, fmt, ap);
+	va_end(ap);
+}
+
+void err_set_at(struct profev_error *e, int code, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset(e, code, 1, offset, fmt, ap);
+	va_end(ap);
+}
+
+void err_clear(struct profev_error *e)
+{
+	if (e)
+		memset(e, 0, sizeof(*e));
+}
+
+void profev_event_set_double(struct profev_event *ev, double value)
+{
+	memcpy(&ev->payload, &value, sizeof(value));
+	ev->flags |= PROFEV_EVF_DOUBLE;
+}
+
+double profev_event_double(const struct profev_event *ev)
+{
+	double v;
+	memcpy(&v, &ev->payload, sizeof(v));
+	return v;
+}
+
+const char *profev_event_type_name(unsigned type)
+{
+	static const char *const names[] = {
+		[PROFEV_EV_FRAME_MARK] = "frame",
+		[PROFEV_EV_ZONE_BEGIN] = "zone_begin",
+		[PROFEV_EV_ZONE_END] = "zone_end",
+		[PROFEV_EV_COUNTER] = "counter",
+		[PROFEV_EV_INSTANT] = "instant",
+		[PROFEV_EV_MESSAGE] = "message",
+		[PROFEV_EV_THREAD_NAME] = "thread_name",
+		[PROFEV_EV_MEM_ALLOC] = "alloc",
+		[PROFEV_EV_MEM_FREE] = "free",
+		[PROFEV_EV_FRAME_IMAGE] = "frame_image",
+		[PROFEV_EV_LOST] = "lost",
+	};
+	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+		return names[type];
+	return "unknown";
+}
+
+const char *profev_chunk_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case PROFEV_CHUNK_META: return "metadata";
+	case PROFEV_CHUNK_STRINGS: return "strings";
+	case PROFEV_CHUNK_THREADS: return "threads";
+	case PROFEV_CHUNK_EVENTS: return "events";
+	case PROFEV_CHUNK_MODULES: return "modules";
+	case PROFEV_CHUNK_STACKS: return "stacks";
+	case PROFEV_CHUNK_SYMBOLS: return "symbols";
+	case PROFEV_CHUNK_IMAGE: return "image";
+	case PROFEV_CHUNK_END: return "end";
+	}
+	return "unknown";
+}

@@ -1,0 +1,688 @@
+/*
+ * Chrome target: Trace Event Format JSON, as chrome://tracing, Perfetto UI
+ * and speedscope read it. A zone is one X (complete) event written when it
+ * ends, about half the bytes of a B/E pair; PROFEV_CONV_CHROME_BE writes
+ * the pairs instead. Timestamps are microseconds from the trace's start
+ * with the nanoseconds kept as decimals. Frame sets appear as threads of
+ * their own, with TIDs above any Linux TID.
+ *
+ * In each event "ph", "ts", "dur", "pid" and "tid" come before any string:
+ * some trace_processor versions find "ts" by scanning an event's keys in
+ * order with a string reader that gives up on \u escapes. Metadata events
+ * carry "ts":0 for the same reader.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "conv/conv_internal.h"
+#include "trace/trace_internal.h"
+#include "common/json_write.h"
+
+#define EVENT_MAX 256           /* an event's fixed text, strings apart */
+#define FRAMES_TID 1000000000u  /* Linux TIDs stay below 2^22 */
+#define TITLE_MAX 96
+#define ARENA_SLACK 32          /* readable bytes kept past the arena's end */
+
+/* A string's quoted JSON form, kept in the arena: names repeat on every
+ * event, so each is escaped and checked for UTF-8 once. */
+struct jname {
+	uint32_t off, len; /* len 0: not made yet */
+};
+
+/* A zone's ,"name":N,"cat":K in the arena, made from its name and the
+ * first category it came with: most of an X event, in one copy. */
+struct zfrag {
+	uint32_t off, len; /* len 0: not made yet */
+	uint32_t cat;      /* the category it holds */
+};
+#define FRAG_COPY 64       /* fragments this short are copied as 64 bytes */
+
+struct chrome {
+	int first;  /* no event written in this part yet */
+	struct conv_idset stacks; /* callstacks the part's events refer to */
+	struct jname *names; /* by string id */
+	uint32_t nnames;
+	char *arena;
+	size_t alen, acap;
+	struct json_us_cache ts; /* the digits of the last "ts" */
+	struct zfrag *frags; /* by zone name id */
+	uint32_t nfrags;
+};
+
+/* An outbuf over the arena's free room, of at least need bytes. */
+static int arena_room(struct chrome *ch, size_t need, struct outbuf *tmp)
+{
+	need += ARENA_SLACK;
+	if (ch->alen + need > ch->acap) {
+		size_t cap = ch->acap ? ch->acap : 4096;
+		while (cap < ch->alen + need)
+			cap *= 2;
+		char *a = realloc(ch->arena, cap);
+		if (!a || cap > UINT32_MAX)
+			return PROFEV_E_NOMEM;
+		ch->arena = a;
+		ch->acap = cap;
+	}
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->base = tmp->p = (uint8_t *)ch->arena + ch->alen;
+	tmp->end = (uint8_t *)ch->arena + ch->acap;
+	return 0;
+}
+
+static int jname_make(struct conv *c, uint32_t id)
+{
+	struct chrome *ch = c->fmt;
+	if (array_grow((void **)&ch->names, &ch->nnames, sizeof(*ch->names), (uint64_t)id + 1))
+		return PROFEV_E_NOMEM;
+	const char *s = profev_reader_string(c->r, id);
+	size_t len = strlen(s);
+	struct outbuf tmp;
+	int rc = arena_room(ch, JSON_STRING_MAX(len), &tmp);
+	if (rc)
+		return rc;
+	c->st.replaced_bytes += json_string(&tmp, s, len);
+	ch->names[id].off = (uint32_t)ch->alen;
+	ch->names[id].len = (uint32_t)(tmp.p - tmp.base);
+	ch->alen += ch->names[id].len;
+	return 0;
+}
+
+/* The quoted JSON string of string id. @return 0 or PROFEV_E_NOMEM. */
+static inline int jname(struct conv *c, uint32_t id, struct jname *out)
+{
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(id >= ch->nnames || !ch->names[id].len, 0)) {
+		int rc = jname_make(c, id);
+		if (rc)
+			return rc;
+	}
+	*out = ch->names[id];
+	return 0;
+}
+
+static inline void put_jname(struct conv *c, const struct jname *j)
+{
+	struct chrome *ch = c->fmt;
+	/* Short names (most) are copied as a fixed 32 bytes: the arena keeps
+	 * ARENA_SLACK bytes past its end and events reserve EVENT_MAX. */
+	if (__builtin_expect(j->len <= ARENA_SLACK, 1)) {
+		memcpy(c->out.p, ch->arena + j->off, ARENA_SLACK);
+		c->out.p += j->len;
+	} else {
+		outbuf_put(&c->out, ch->arena + j->off, j->len);
+	}
+}
+
+static int ch_init(struct conv *c)
+{
+	struct chrome *ch = calloc(1, sizeof(struct chrome));
+	if (!ch)
+		return PROFEV_E_NOMEM;
+	ch->ts.hi = UINT64_MAX;
+	c->fmt = ch;
+	return 0;
+}
+
+static void ch_fini(struct conv *c)
+{
+	struct chrome *ch = c->fmt;
+	if (!ch)
+		return;
+	free(ch->names);
+	free(ch->frags);
+	free(ch->arena);
+	conv_idset_free(&ch->stacks);
+	free(ch);
+}
+
+static uint32_t tid_of(const struct conv_thread *t)
+{
+	return t->kind == CONV_FRAMES ? FRAMES_TID + t->seq : t->tid;
+}
+
+/* Reserve room and open an event record of phase ph. */
+static int event_begin(struct conv *c, size_t strings, char ph)
+{
+	struct chrome *ch = c->fmt;
+	int rc = outbuf_reserve(&c->out, EVENT_MAX + strings);
+	if (rc)
+		return rc;
+	/* ",\n{\"ph\":\"X\"" as one fixed copy of constant bytes, the phase
+	 * patched in; the first event drops the comma. (A head made on the
+	 * stack and copied out would stall on store forwarding.) */
+	uint8_t *p = c->out.p;
+	memcpy(p, ",\n{\"ph\":\"X\"", 11);
+	p[9] = (uint8_t)ph;
+	c->out.p = p + 11;
+	if (__builtin_expect(ch->first, 0)) {
+		memmove(p, p + 1, 10);
+		c->out.p = p + 10;
+		ch->first = 0;
+	}
+	return 0;
+}
+
+/* Keys are literals, so their copies have a fixed size. */
+#define field_str(c, key, s, n) do { outbuf_lit(&(c)->out, key); \
+	(c)->st.replaced_bytes += json_string(&(c)->out, (s), (n)); } while (0)
+#define field_ts(c, key, ts) do { outbuf_lit(&(c)->out, key); put_ts((c), (ts)); } while (0)
+
+static void put_ts(struct conv *c, uint64_t ts)
+{
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(ts < c->base, 0)) {
+		outbuf_byte(&c->out, '-');
+		json_us(&c->out, c->base - ts);
+	} else {
+		json_us_cached(&c->out, &ch->ts, ts - c->base);
+	}
+}
+
+static void field_ids(struct conv *c, uint32_t pid, uint32_t tid)
+{
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, pid);
+	outbuf_lit(&c->out, ",\"tid\":");
+	json_u64(&c->out, tid);
+}
+
+/* ,"pid":P,"tid":T of a track, made once into the arena: t->aux holds its
+ * offset << 8 | length. It is at most 34 bytes and copied as a fixed
+ * IDS_MAX: arena_room() made that much room for it and events reserve
+ * EVENT_MAX. (A copy of variable size compiles to rep movs, slow for a few
+ * bytes.) */
+#define IDS_MAX 48
+static __attribute__((noinline)) int ids_make(struct conv *c, struct conv_thread *t)
+{
+	struct chrome *ch = c->fmt;
+	struct outbuf tmp;
+	int rc = arena_room(ch, IDS_MAX, &tmp);
+	if (rc)
+		return rc;
+	outbuf_lit(&tmp, ",\"pid\":");
+	json_u64(&tmp, t->pid);
+	outbuf_lit(&tmp, ",\"tid\":");
+	json_u64(&tmp, tid_of(t));
+	size_t len = (size_t)(tmp.p - tmp.base);
+	t->aux = (uint64_t)ch->alen << 8 | len;
+	ch->alen += len;
+	return 0;
+}
+
+static inline int put_ids(struct conv *c, struct conv_thread *t)
+{
+	struct chrome *ch = c->fmt;
+	int rc;
+	if (__builtin_expect(!t->aux, 0) && (rc = ids_make(c, t)))
+		return rc;
+	memcpy(c->out.p, ch->arena + (t->aux >> 8), IDS_MAX);
+	c->out.p += t->aux & 0xff;
+	return 0;
+}
+
+static void event_end(struct conv *c)
+{
+	outbuf_byte(&c->out, '}');
+}
+
+static int metadata(struct conv *c, const char *what, uint32_t pid, uint32_t tid, const char *name,
+		    const char *prefix)
+{
+	size_t n = strlen(name), pn = strlen(prefix);
+	int rc = event_begin(c, JSON_STRING_MAX(n + pn), 'M');
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, ",\"ts\":0");
+	field_ids(c, pid, tid);
+	outbuf_lit(&c->out, ",\"name\":\"");
+	outbuf_put(&c->out, what, strlen(what));
+	outbuf_byte(&c->out, '"');
+	outbuf_lit(&c->out, ",\"args\":{\"name\":\"");
+	outbuf_put(&c->out, prefix, pn); /* plain ASCII */
+	c->st.replaced_bytes += json_chars(&c->out, name, n);
+	outbuf_byte(&c->out, '"');
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static int ch_part_begin(struct conv *c)
+{
+	struct chrome *ch = c->fmt;
+	int rc = outbuf_reserve(&c->out, 64);
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+	ch->first = 1;
+	conv_idset_clear(&ch->stacks);
+	if (c->program)
+		return metadata(c, "process_name", c->pid, 0, basename_of(c->program), "");
+	return 0;
+}
+
+/*
+ * Callstacks. Each one the part uses becomes a chain of stackFrames
+ * entries "S.0" (its outermost function) to "S.K" (its innermost, the
+ * event's "sf"), S its callstack id: an address symbolized with inlined
+ * functions gives one entry per function. Chains are not shared between
+ * callstacks, so an entry's parents are exactly its callstack.
+ */
+
+/* Functions of a frame: its inline chain, or 1. */
+static unsigned frame_functions(const struct conv *c, const struct profev_frame *f,
+				const struct profev_symframe **sym)
+{
+	unsigned n = 0;
+	*sym = f->flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_symbol(c->r, f->module, f->offset, &n);
+	if (!*sym)
+		n = 0;
+	return n ? n : 1;
+}
+
+/* The event's ,"sf":"S.K" for callstack id; nothing for none. Needs 40 bytes. */
+static int put_sf(struct conv *c, uint32_t id)
+{
+	struct chrome *ch = c->fmt;
+	unsigned n, k = 0;
+	const struct profev_frame *f = conv_stack(c, id, &n);
+	if (!f)
+		return 0;
+	int rc = conv_idset_add(&ch->stacks, id);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		const struct profev_symframe *sym;
+		k += frame_functions(c, &f[i], &sym);
+	}
+	char buf[40];
+	int len = snprintf(buf, sizeof(buf), ",\"sf\":\"%" PRIu32 ".%u\"", id, k - 1);
+	outbuf_put(&c->out, buf, (size_t)len);
+	return 0;
+}
+
+static int stack_frames(struct conv *c, uint32_t id)
+{
+	unsigned n, k = 0;
+	const struct profev_frame *f = conv_stack(c, id, &n);
+	for (unsigned i = n; i-- > 0;) {
+		const struct profev_symframe *sym;
+		unsigned nf = frame_functions(c, &f[i], &sym);
+		const struct profev_module *m =
+			f[i].flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_module(c->r, f[i].module);
+		const char *mod = m ? basename_of(m->path) : "";
+		for (unsigned j = nf; j-- > 0; k++) {
+			const char *fn = sym && sym[j].function ? sym[j].function : NULL;
+			size_t room = 128 + JSON_STRING_MAX(strlen(mod)) * 2 + (fn ? JSON_STRING_MAX(strlen(fn)) : 0);
+			int rc = outbuf_reserve(&c->out, room);
+			if (rc)
+				return rc;
+			char buf[64];
+			int len = snprintf(buf, sizeof(buf), "%s\n\"%" PRIu32 ".%u\":{\"name\":", k ? "," : "", id, k);
+			outbuf_put(&c->out, buf, (size_t)len);
+			if (fn) {
+				c->st.replaced_bytes += json_string(&c->out, fn, strlen(fn));
+			} else {
+				/* unsymbolized: where it is, as module+0xoffset */
+				outbuf_byte(&c->out, '"');
+				c->st.replaced_bytes += json_chars(&c->out, mod, strlen(mod));
+				len = snprintf(buf, sizeof(buf), "%s0x%" PRIx64 "\"", m ? "+" : "", f[i].offset);
+				outbuf_put(&c->out, buf, (size_t)len);
+			}
+			if (m) {
+				outbuf_lit(&c->out, ",\"category\":");
+				c->st.replaced_bytes += json_string(&c->out, mod, strlen(mod));
+			}
+			if (k) {
+				len = snprintf(buf, sizeof(buf), ",\"parent\":\"%" PRIu32 ".%u\"", id, k - 1);
+				outbuf_put(&c->out, buf, (size_t)len);
+			}
+			outbuf_byte(&c->out, '}');
+		}
+	}
+	return 0;
+}
+
+static int ch_part_end(struct conv *c)
+{
+	struct chrome *ch = c->fmt;
+	int rc = outbuf_reserve(&c->out, 32);
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, "\n]");
+	int first = 1;
+	for (size_t i = 0; i < ch->stacks.nw; i++) {
+		for (uint64_t w = ch->stacks.w[i]; w; w &= w - 1) {
+			if ((rc = outbuf_reserve(&c->out, 32)))
+				return rc;
+			if (first)
+				outbuf_lit(&c->out, ",\"stackFrames\":{");
+			else
+				outbuf_byte(&c->out, ',');
+			first = 0;
+			if ((rc = stack_frames(c, (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(w)))))
+				return rc;
+		}
+	}
+	if ((rc = outbuf_reserve(&c->out, 8)))
+		return rc;
+	if (!first)
+		outbuf_lit(&c->out, "\n}");
+	outbuf_lit(&c->out, "}\n");
+	return 0;
+}
+
+static int ch_thread(struct conv *c, struct conv_thread *t)
+{
+	if (t->kind == CONV_FRAMES)
+		return metadata(c, "thread_name", t->pid, tid_of(t), t->name, t->name[0] ? "Frames: " : "Frames");
+	if (!t->name[0])
+		return 0;
+	return metadata(c, "thread_name", t->pid, t->tid, t->name, "");
+}
+
+/* Room for a zone's name and category, made ready in *n and *k. */
+static int zone_room(struct conv *c, const struct conv_thread *t, const struct conv_zone *z,
+		     struct jname *n, struct jname *k, size_t *room)
+{
+	int rc;
+	*room = 48;
+	if (t->kind == CONV_FRAMES)
+		return 0;
+	if ((rc = jname(c, z->name, n)))
+		return rc;
+	if (z->cat && (rc = jname(c, z->cat, k)))
+		return rc;
+	*room = n->len + (z->cat ? k->len : 0) + (z->stack ? 40 : 0);
+	return 0;
+}
+
+/* Name and category of a zone, or the frame's title. */
+static void zone_names(struct conv *c, const struct conv_thread *t, const struct conv_zone *z,
+		       const struct jname *n, const struct jname *k)
+{
+	if (t->kind == CONV_FRAMES) {
+		char title[CONV_FRAME_TITLE];
+		size_t len = conv_frame_title(title, z->frame);
+		outbuf_lit(&c->out, ",\"name\":\"");
+		outbuf_put(&c->out, title, len); /* plain ASCII */
+		outbuf_byte(&c->out, '"');
+		return;
+	}
+	outbuf_lit(&c->out, ",\"name\":");
+	put_jname(c, n);
+	if (z->cat) {
+		outbuf_lit(&c->out, ",\"cat\":");
+		put_jname(c, k);
+	}
+}
+
+/* The args that mark a zone pfconv ended (a cut, a thread that never
+ * closed it), or "". */
+static const char *edge_args(int edge)
+{
+	return edge == CONV_EDGE_UNCLOSED ? ",\"args\":{\"unclosed\":true}"
+	       : edge == CONV_EDGE_CUT    ? ",\"args\":{\"cut\":true}"
+					  : "";
+}
+
+#define CONTINUED_ARGS ",\"args\":{\"continued\":true}"
+
+/* z->aux in Chrome output: the zone's B event is written; its end is an E. */
+#define AUX_B_WRITTEN 1u
+
+/*
+ * Zones as B and E events: on request, and always on frame tracks. Frame N
+ * ends where frame N+1 begins, and a viewer that adds an X event's ts and
+ * dur as doubles (speedscope does) may end it a hair after the next one
+ * began, which breaks their nesting; an E event's ts is the same text as
+ * the next B's.
+ */
+static int begin_end(const struct conv *c, const struct conv_thread *t)
+{
+	return (c->opts->flags & PROFEV_CONV_CHROME_BE) || t->kind == CONV_FRAMES;
+}
+
+/* A zone's B, E or (ending at end) X event at ts, with its names (viewers
+ * pair an E with its B by them), its callstack and args. */
+static int zone_event(struct conv *c, struct conv_thread *t, struct conv_zone *z, char ph,
+		      uint64_t ts, uint64_t end, const char *args)
+{
+	struct jname n = { 0, 0 }, k = { 0, 0 }; /* unset on a frame track */
+	size_t room, alen = strlen(args);
+	int rc = zone_room(c, t, z, &n, &k, &room);
+	if (rc || (rc = event_begin(c, room + alen, ph)))
+		return rc;
+	field_ts(c, ",\"ts\":", ts);
+	if (ph == 'X') {
+		outbuf_lit(&c->out, ",\"dur\":");
+		json_us(&c->out, end - ts);
+	}
+	if ((rc = put_ids(c, t)))
+		return rc;
+	zone_names(c, t, z, &n, &k);
+	if (ph != 'E' && t->kind == CONV_THREAD && z->stack && (rc = put_sf(c, (uint32_t)z->stack)))
+		return rc;
+	outbuf_put(&c->out, args, alen);
+	event_end(c);
+	return 0;
+}
+
+/*
+ * X events are written when zones end. Zones that begin at a cut (at the
+ * window's start, or reopened in the next part of a split) all begin at
+ * the same time, and only B events written now keep the outer one first
+ * for a viewer that sorts by time.
+ */
+static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+{
+	z->aux = 0;
+	if (!begin_end(c, t) && edge != CONV_EDGE_CUT)
+		return 0;
+	z->aux = AUX_B_WRITTEN;
+	return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
+}
+
+static int frag_make(struct conv *c, uint32_t name, uint32_t cat)
+{
+	struct chrome *ch = c->fmt;
+	if (array_grow((void **)&ch->frags, &ch->nfrags, sizeof(*ch->frags), (uint64_t)name + 1))
+		return PROFEV_E_NOMEM;
+	struct jname n, k = { 0, 0 };
+	int rc = jname(c, name, &n);
+	if (!rc && cat)
+		rc = jname(c, cat, &k);
+	struct outbuf tmp;
+	if (rc || (rc = arena_room(ch, 16 + n.len + k.len + FRAG_COPY, &tmp)))
+		return rc;
+	outbuf_lit(&tmp, ",\"name\":");
+	outbuf_put(&tmp, ch->arena + n.off, n.len);
+	if (cat) {
+		outbuf_lit(&tmp, ",\"cat\":");
+		outbuf_put(&tmp, ch->arena + k.off, k.len);
+	}
+	uint32_t len = (uint32_t)(tmp.p - tmp.base);
+	ch->frags[name] = (struct zfrag){ (uint32_t)ch->alen, len, cat };
+	ch->alen += len;
+	return 0;
+}
+
+/*
+ * The X event of a zone that began and ended in the output as it did in
+ * the trace, without a callstack: most of them. Its text is a fixed head,
+ * two numbers and two copies (the track's ids, the zone's names).
+ * @return 1 if written, 0 if the general path must write it, <0 on error.
+ */
+static inline int zone_x_fast(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts)
+{
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(z->name >= ch->nfrags || !ch->frags[z->name].len, 0)) {
+		int rc = frag_make(c, z->name, z->cat);
+		if (rc)
+			return rc;
+	}
+	const struct zfrag *f = &ch->frags[z->name];
+	if (__builtin_expect(f->cat != z->cat, 0))
+		return 0;
+	int rc = outbuf_reserve(&c->out, EVENT_MAX + f->len);
+	if (rc)
+		return rc;
+	uint8_t *p = c->out.p;
+	memcpy(p, ",\n{\"ph\":\"X\",\"ts\":", 17);
+	c->out.p = p + 17;
+	if (__builtin_expect(ch->first, 0)) {
+		memmove(p, p + 1, 16);
+		c->out.p = p + 16;
+		ch->first = 0;
+	}
+	put_ts(c, z->shown);
+	outbuf_lit(&c->out, ",\"dur\":");
+	json_us(&c->out, ts - z->shown);
+	if ((rc = put_ids(c, t)))
+		return rc;
+	if (__builtin_expect(f->len <= FRAG_COPY, 1)) {
+		memcpy(c->out.p, ch->arena + f->off, FRAG_COPY);
+		c->out.p += f->len;
+	} else {
+		outbuf_put(&c->out, ch->arena + f->off, f->len);
+	}
+	event_end(c);
+	return 1;
+}
+
+static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+		       int edge)
+{
+	int rc;
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL && !z->aux && t->kind == CONV_THREAD &&
+			     !z->stack && !(c->opts->flags & PROFEV_CONV_CHROME_BE), 1)) {
+		if ((rc = zone_x_fast(c, t, z, ts)))
+			return rc < 0 ? rc : 0;
+	}
+	if (z->aux & AUX_B_WRITTEN)
+		return zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
+	if (edge != CONV_EDGE_NORMAL) {
+		/* pfconv ends it (a cut, a thread that never closed it), at the
+		 * time it ends the zones around it: X events' rounded ends could
+		 * disorder them, equal E times cannot. B and E carry the same
+		 * args, so viewers pair them exactly. */
+		rc = zone_event(c, t, z, 'B', z->shown, 0, edge_args(edge));
+		return rc ? rc : zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
+	}
+	return zone_event(c, t, z, 'X', z->shown, ts, "");
+}
+
+static int instant_head(struct conv *c, struct conv_thread *t, size_t room, const char *name,
+			size_t nlen, uint32_t cat)
+{
+	const char *cs = profev_reader_string(c->r, cat);
+	size_t cl = strlen(cs);
+	int rc = event_begin(c, room + JSON_STRING_MAX(nlen) + JSON_STRING_MAX(cl), 'i');
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, ",\"s\":\"t\"");
+	field_ts(c, ",\"ts\":", c->now);
+	if ((rc = put_ids(c, t)))
+		return rc;
+	field_str(c, ",\"name\":", name, nlen);
+	if (cl)
+		field_str(c, ",\"cat\":", cs, cl);
+	return 0;
+}
+
+static int ch_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	const char *name = profev_reader_string(c->r, ev->name);
+	int rc = instant_head(c, t, 0, name, strlen(name), (uint32_t)ev->payload);
+	if (!rc)
+		event_end(c);
+	return rc;
+}
+
+static int ch_message(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		      const char *text, size_t len)
+{
+	size_t title = conv_message_title(text, len, TITLE_MAX);
+	int rc = instant_head(c, t, JSON_STRING_MAX(len), text, title, (uint32_t)ev->payload);
+	if (rc)
+		return rc;
+	field_str(c, ",\"args\":{\"text\":", text, len);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+static int ch_lost(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	int rc = instant_head(c, t, 0, "lost events", 11, 0);
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, ",\"args\":{\"count\":");
+	json_u64(&c->out, ev->payload);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+static int ch_counter(struct conv *c, const struct profev_event *ev)
+{
+	struct jname n;
+	int rc = jname(c, ev->name, &n);
+	if (rc || (rc = event_begin(c, n.len, 'C')))
+		return rc;
+	field_ts(c, ",\"ts\":", c->now);
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, c->pid);
+	outbuf_lit(&c->out, ",\"name\":");
+	put_jname(c, &n);
+	outbuf_lit(&c->out, ",\"args\":{\"value\":");
+	json_double(&c->out, profev_event_double(ev));
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+/* A pool's live bytes: a counter "memory: POOL" of the process. */
+static int ch_memory(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		     const struct conv_mem *m)
+{
+	(void)t;
+	(void)ev;
+	const char *pool = m->pool ? profev_reader_string(c->r, m->pool) : "default";
+	size_t len = strlen(pool);
+	int rc = event_begin(c, JSON_STRING_MAX(len), 'C');
+	if (rc)
+		return rc;
+	field_ts(c, ",\"ts\":", c->now);
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, c->pid);
+	outbuf_lit(&c->out, ",\"name\":\"memory: ");
+	c->st.replaced_bytes += json_chars(&c->out, pool, len);
+	outbuf_lit(&c->out, "\",\"args\":{\"bytes\":");
+	json_u64(&c->out, m->live);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
+const struct conv_ops conv_chrome_ops = {
+	.name = "chrome",
+	.split_ok = 1,
+	.init = ch_init,
+	.fini = ch_fini,
+	.part_begin = ch_part_begin,
+	.part_end = ch_part_end,
+	.thread = ch_thread,
+	.zone_begin = ch_zone_begin,
+	.zone_end = ch_zone_end,
+	.instant = ch_instant,
+	.message = ch_message,
+	.lost = ch_lost,
+	.counter = ch_counter,
+	.memory = ch_memory,
+};

@@ -1,0 +1,197 @@
+/*
+ * conv/conv_internal.h - the converters' ops table (not installed).
+ *
+ * conv.c owns the one read loop: it keeps each thread's stack of open
+ * zones, applies the time window, the thread filter and the split into
+ * parts, closes zones left open, and calls one struct conv_ops per target
+ * (conv/perfetto.c, conv/chrome.c, conv/folded.c). A new target is a new
+ * file and a row in conv.c's table. Targets only write: they never see an
+ * unmatched end, an event outside the window or a filtered thread.
+ */
+#ifndef PROFEV_CONV_INTERNAL_H
+#define PROFEV_CONV_INTERNAL_H
+#include <stdlib.h>
+#include <string.h>
+#include "common/outbuf.h"
+#include "profev_conv.h"
+
+#define CONV_HIDDEN OUTBUF_HIDDEN
+
+/* An open zone. For the frames track a zone is one frame. */
+struct conv_zone {
+	uint64_t begin;  /* ts of its BEGIN (its frame mark) */
+	uint64_t shown;  /* where it starts in the output: begin, or the window
+	                    edge, cut or filter match it was reopened at */
+	uint64_t child;  /* ns covered by its written children since shown */
+	union {
+		uint64_t frame;  /* frames track: the frame number */
+		uint64_t stack;  /* thread: callstack id of its BEGIN, 0 = none;
+		                    defined in the reader (conv.c drops ids it
+		                    does not know) */
+	};
+	uint64_t aux;    /* the target's own (folded: the stack node) */
+	uint32_t name;   /* string id of the zone (frames: of the frame set) */
+	uint32_t cat;    /* string id of its category */
+};
+
+enum conv_track_kind {
+	CONV_THREAD = 0, /* a thread of the traced program */
+	CONV_FRAMES = 1, /* a frame set: frame N spans its mark to the next */
+};
+
+struct conv_thread {
+	uint64_t key;          /* tid, or 1 << 32 | frame set's string id */
+	int kind;              /* enum conv_track_kind */
+	uint32_t tid;          /* threads: its TID; frames: the set's string id */
+	uint32_t pid;
+	unsigned seq;          /* creation order, from 0 */
+	char *name;            /* current name, "" if none (frames: set name) */
+	const char *name_src;  /* reader pointer the name was last copied from */
+	uint64_t name_gen;     /* the read loop's generation it was checked in */
+	int selected;          /* passes the thread filter */
+	int phase;             /* 0 before the window, 1 in it, 2 past it */
+	int announced;         /* ops->thread ran in the current part */
+	uint64_t last_ts;      /* latest timestamp seen on it */
+	struct conv_zone *stack;
+	unsigned depth, cap;
+	unsigned dropped;      /* zones over PROFEV_CONV_MAX_DEPTH still open */
+	uint64_t aux;          /* the target's own */
+};
+
+/* How a zone begins or ends in the output. */
+enum conv_edge {
+	CONV_EDGE_NORMAL = 0,
+	CONV_EDGE_CUT = 1,      /* at a window edge, a split or a filter match */
+	CONV_EDGE_UNCLOSED = 2, /* never closed: ends at its thread's last ts */
+};
+
+struct conv {
+	const struct conv_ops *ops;
+	const struct profev_conv_opts *opts;
+	struct profev_reader *r;
+	struct outbuf out;
+	struct profev_conv_stats st;
+	uint64_t base;         /* trace start, ns: times are shown relative to it */
+	uint32_t pid;          /* the traced process */
+	const char *program;   /* its path, NULL if unknown */
+	uint64_t now;          /* ts of the event being converted */
+	uint64_t part_start;   /* outbuf_size() when the current part began */
+	void *fmt;             /* the target's state */
+};
+
+/*
+ * A memory event as the targets see it. conv.c keeps the blocks still
+ * allocated by address and the live bytes per pool, over the whole trace
+ * and every thread, so a window or a thread filter never changes the
+ * counter's values; an allocation over a block still live first frees it,
+ * and a free of an unknown address is not passed on.
+ */
+struct conv_mem {
+	uint64_t size;  /* bytes allocated or freed */
+	uint64_t live;  /* the pool's live bytes after the event */
+	uint32_t pool;  /* string id of the block's pool, 0 = default */
+};
+
+/*
+ * A target. Every callback returns 0 or a negative enum profev_errc; an
+ * output error is the outbuf's sticky error. Callbacks that may be NULL say
+ * so. Strings come from the reader (profev_reader_string(c->r, id)) and are
+ * valid during the call only.
+ */
+struct conv_ops {
+	const char *name;
+	int split_ok;   /* output can be cut into complete parts */
+	int (*init)(struct conv *c);                   /* may be NULL */
+	void (*fini)(struct conv *c);                  /* may be NULL */
+	/* Start and end a part (file header and trailer; reset what each part
+	 * must define again, such as Perfetto's interning). */
+	int (*part_begin)(struct conv *c);
+	int (*part_end)(struct conv *c);
+	/* A track is about to get its first event in this part, or was renamed. */
+	int (*thread)(struct conv *c, struct conv_thread *t);
+	int (*zone_begin)(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
+	/* z is still on t's stack (t->stack[t->depth - 1]) during the call. */
+	int (*zone_end)(struct conv *c, struct conv_thread *t, struct conv_zone *z,
+			uint64_t ts, int edge);
+	int (*instant)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	/* text[0..len) is the message's text, not NUL-terminated. */
+	int (*message)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		       const char *text, size_t len);
+	int (*lost)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	int (*counter)(struct conv *c, const struct profev_event *ev);
+	/* A memory event (ev->type MEM_ALLOC or MEM_FREE) in the window. t is
+	 * its thread, or NULL when only the pool's counter is to be written:
+	 * the thread filter leaves the thread out, or conv.c restates each
+	 * pool's live bytes where a later part or the window starts (a FREE
+	 * of size 0). NULL: memory is skipped. */
+	int (*memory)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		      const struct conv_mem *m);
+	/* After the last event, before the last part_end. May be NULL. */
+	int (*finish)(struct conv *c);
+};
+
+CONV_HIDDEN extern const struct conv_ops conv_perfetto_ops;
+CONV_HIDDEN extern const struct conv_ops conv_chrome_ops;
+CONV_HIDDEN extern const struct conv_ops conv_folded_ops;
+
+/* Shared helpers for targets (conv.c). */
+/* Name shown for a track: the thread's name, else "thread TID". */
+CONV_HIDDEN const char *conv_track_name(const struct conv_thread *t, char buf[32]);
+/* "Frame N", a frame's title, in buf (at least CONV_FRAME_TITLE bytes, not
+ * NUL-terminated): once per frame, where snprintf() cost ten instructions
+ * per event of a game trace. @return its length. */
+#define CONV_FRAME_TITLE 32
+CONV_HIDDEN size_t conv_frame_title(char *buf, uint64_t frame);
+/* A message's one-line title: its text up to the first line end, at most
+ * max bytes, cut on a UTF-8 boundary. @return its length. */
+CONV_HIDDEN size_t conv_message_title(const char *text, size_t len, size_t max);
+/* A set of ids (string or callstack ids), growing with the largest id; the
+ * read loop keeps ids within the reader's tables, so its size is bounded. */
+struct conv_idset {
+	uint64_t *w;
+	size_t nw;
+};
+CONV_HIDDEN int conv_idset_grow(struct conv_idset *s, uint32_t id);
+/* Add id: 1 if it is new, 0 if it was there, <0 on no memory. */
+static inline int conv_idset_add(struct conv_idset *s, uint32_t id)
+{
+	size_t i = id >> 6;
+	if (__builtin_expect(i >= s->nw, 0) && conv_idset_grow(s, id))
+		return PROFEV_E_NOMEM;
+	uint64_t bit = 1ull << (id & 63);
+	if (s->w[i] & bit)
+		return 0;
+	s->w[i] |= bit;
+	return 1;
+}
+static inline int conv_idset_has(const struct conv_idset *s, uint32_t id)
+{
+	size_t i = id >> 6;
+	return i < s->nw && (s->w[i] >> (id & 63) & 1);
+}
+static inline void conv_idset_clear(struct conv_idset *s)
+{
+	if (s->w)
+		memset(s->w, 0, s->nw * sizeof(*s->w));
+}
+static inline void conv_idset_free(struct conv_idset *s)
+{
+	free(s->w);
+	s->w = NULL;
+	s->nw = 0;
+}
+/* Frames of callstack id as the reader knows them, innermost first; NULL
+ * (and *n = 0) for an unknown or empty one. */
+static inline const struct profev_frame *conv_stack(const struct conv *c, uint32_t id, unsigned *n)
+{
+	const struct profev_frame *f = id ? profev_reader_stack(c->r, id, n) : NULL;
+	if (!f || !*n) {
+		*n = 0;
+		return NULL;
+	}
+	return f;
+}
+
+/* The output error as a return code: the outbuf's sticky sink error. */
+static inline int conv_out_rc(const struct conv *c) { return c->out.err ? PROFEV_E_IO : 0; }
+#endif

@@ -1,0 +1,1067 @@
+/*
+ * Perfetto target: a Trace of TracePackets (the .proto files in formats/perfetto hold
+ * the subset written here, with Perfetto's field numbers).
+ *
+ * All packets form one packet sequence. Its first packet clears the
+ * incremental state; the others need it, since zone names and categories
+ * are interned: the trace's string ids serve as interning ids, and each
+ * string is defined in the packet that first uses it in the part. Tracks
+ * are described (TrackDescriptor) before their first event: a process
+ * track, a thread track per thread, a counter track per counter and a track
+ * per frame set.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "conv/conv_internal.h"
+#include "trace/trace_internal.h"
+#include "conv/pb.h"
+
+/* Field numbers, as in Perfetto's protos/perfetto/trace/. */
+enum {
+	TRACE_PACKET = 1,
+
+	TP_TIMESTAMP = 8,
+	TP_SEQUENCE_ID = 10,         /* trusted_packet_sequence_id */
+	TP_TRACK_EVENT = 11,
+	TP_INTERNED_DATA = 12,
+	TP_SEQUENCE_FLAGS = 13,
+	TP_CLOCK_SNAPSHOT = 6,
+	TP_TRACK_DESCRIPTOR = 60,
+	TP_FIRST_PACKET_ON_SEQUENCE = 87,
+
+	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	SEQ_NEEDS_INCREMENTAL_STATE = 2,
+
+	CS_CLOCKS = 1,
+	CLOCK_ID = 1,
+	CLOCK_TIMESTAMP = 2,
+	BUILTIN_CLOCK_REALTIME = 1,
+	BUILTIN_CLOCK_BOOTTIME = 6,
+
+	TD_UUID = 1,
+	TD_NAME = 2,
+	TD_PROCESS = 3,
+	TD_THREAD = 4,
+	TD_PARENT_UUID = 5,
+	TD_COUNTER = 8,
+
+	PD_PID = 1,
+	PD_CMDLINE = 2,
+	PD_PROCESS_NAME = 6,
+
+	THD_PID = 1,
+	THD_TID = 2,
+	THD_THREAD_NAME = 5,
+
+	TE_CATEGORY_IIDS = 3,
+	TE_DEBUG_ANNOTATIONS = 4,
+	TE_TYPE = 9,
+	TE_NAME_IID = 10,
+	TE_TRACK_UUID = 11,
+	TE_NAME = 23,
+	TE_COUNTER_VALUE = 30,
+	TE_DOUBLE_COUNTER_VALUE = 44,
+	TE_CALLSTACK_IID = 56,
+
+	CD_UNIT = 3,
+	UNIT_SIZE_BYTES = 3,
+
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
+	TYPE_INSTANT = 3,
+	TYPE_COUNTER = 4,
+
+	DA_BOOL_VALUE = 2,
+	DA_UINT_VALUE = 3,
+	DA_STRING_VALUE = 6,
+	DA_NAME = 10,
+
+	ID_EVENT_CATEGORIES = 1,
+	ID_EVENT_NAMES = 2,
+	ID_FUNCTION_NAMES = 5,
+	ID_FRAMES = 6,
+	ID_CALLSTACKS = 7,
+	ID_BUILD_IDS = 16,
+	ID_MAPPING_PATHS = 17,
+	ID_SOURCE_PATHS = 18,
+	ID_MAPPINGS = 19,
+	IE_IID = 1,
+	IE_NAME = 2,
+
+	/* profiling/profile_common.proto */
+	IS_IID = 1,
+	IS_STR = 2,
+	MAP_IID = 1,
+	MAP_BUILD_ID = 2,
+	MAP_START_OFFSET = 3,
+	MAP_LOAD_BIAS = 6,
+	MAP_PATH_STRING_IDS = 7,
+	MAP_EXACT_OFFSET = 8,
+	FR_IID = 1,
+	FR_FUNCTION_NAME_ID = 2,
+	FR_MAPPING_ID = 3,
+	FR_REL_PC = 4,
+	FR_SOURCE_PATH_IID = 5,
+	FR_LINE_NUMBER = 6,
+	CST_IID = 1,
+	CST_FRAME_IDS = 2,
+};
+
+/* Track uuids: one process track, threads by TID, then counters and frame
+ * sets by string id in ranges no TID reaches. */
+#define SEQUENCE 1
+#define UUID_PROCESS 1ull
+#define UUID_THREAD(tid) (16ull + (tid))
+#define UUID_COUNTER(id) (2ull << 32 | (id))
+#define UUID_FRAMES(id) (3ull << 32 | (id))
+#define UUID_MEMORY(pool) (4ull << 32 | (pool))
+#define UUID_ALLOCS (5ull << 32)
+
+/* Mapping path components: iid (module index + 1) << 8 | component. */
+#define PATH_PARTS 255
+
+/* Room for a packet's fixed fields and nesting, strings apart. */
+#define PACKET_MAX 192
+#define TITLE_MAX 96
+
+/*
+ * Callstack interning. The trace's callstack ids serve as callstack iids
+ * and module index + 1 as mapping and build-id iids. Frames get their own
+ * iids: each distinct (module, offset) a run of consecutive ones, one per
+ * function of its inline chain (one if it is not symbolized), innermost
+ * first; function names and source paths take their frame's iid. Iids are
+ * never reused for other values, as Perfetto requires across resets; each
+ * part defines again what it uses.
+ */
+struct pfr {
+	uint64_t offset;
+	uint32_t module;  /* index, or NOMOD: the offset is an absolute pc */
+	uint32_t iid;     /* first of n; 0 = empty slot */
+	uint32_t n;
+	uint32_t part;    /* part it was last defined in, counted from 1 */
+};
+#define NOMOD UINT32_MAX
+
+/* A zone name's TE_NAME_IID and TE_CATEGORY_IIDS fields, encoded once: they
+ * may be copied in the part they were made in (both strings are interned
+ * there), for the category they were made with. */
+struct pfzn {
+	uint64_t bytes;     /* the fields, from the lowest byte */
+	uint32_t cat;
+	uint32_t part_len;  /* part << 4 | byte count (at most 8) */
+};
+
+struct pf {
+	struct conv_idset names, cats, counters, pools, stacks, mappings;
+	struct pfzn *zn;    /* by zone name id */
+	uint32_t nzn;
+	/* The last timestamp written by the fast paths, and its varint (ts_len
+	 * bytes, 4 to 8; 0: none to reuse). */
+	uint64_t ts_last, ts_enc;
+	unsigned ts_len;
+	int allocs_track;         /* the allocations track is described */
+	uint32_t part;
+	struct pfr *fr;           /* (module, offset) -> frame iids */
+	size_t frmask, nfr;
+	uint32_t next_iid;
+	/* What the packet being prepared defines. */
+	uint32_t stack;           /* callstack to define, 0 = none */
+	struct pfr *newfr;
+	uint32_t *newmod;
+	unsigned nnewfr, nnewmod, newcap;
+};
+
+static int pf_init(struct conv *c)
+{
+	c->fmt = calloc(1, sizeof(struct pf));
+	return c->fmt ? 0 : PROFEV_E_NOMEM;
+}
+
+static void pf_fini(struct conv *c)
+{
+	struct pf *p = c->fmt;
+	if (!p)
+		return;
+	conv_idset_free(&p->names);
+	conv_idset_free(&p->cats);
+	conv_idset_free(&p->counters);
+	conv_idset_free(&p->pools);
+	conv_idset_free(&p->stacks);
+	conv_idset_free(&p->mappings);
+	free(p->zn);
+	free(p->fr);
+	free(p->newfr);
+	free(p->newmod);
+	free(p);
+}
+
+static inline size_t packet_begin(struct conv *c, uint64_t ts, unsigned flags)
+{
+	struct outbuf *o = &c->out;
+	size_t m = pb_begin(o, TRACE_PACKET);
+	pb_uint(o, TP_TIMESTAMP, ts);
+	/* trusted_packet_sequence_id = SEQUENCE, sequence_flags = flags: four
+	 * bytes, since both values and field numbers are below 16 */
+	uint8_t tail[4] = { TP_SEQUENCE_ID << 3, SEQUENCE, TP_SEQUENCE_FLAGS << 3, (uint8_t)flags };
+	outbuf_put(o, tail, 4);
+	return m;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static int pf_part_begin(struct conv *c)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	/* Each part is a trace of its own: everything is defined again. */
+	conv_idset_clear(&p->names);
+	conv_idset_clear(&p->cats);
+	conv_idset_clear(&p->counters);
+	conv_idset_clear(&p->pools);
+	conv_idset_clear(&p->stacks);
+	conv_idset_clear(&p->mappings);
+	p->allocs_track = 0;
+	p->part++;
+
+	const struct profev_meta *m = profev_reader_meta(c->r);
+	size_t need = PACKET_MAX;
+	if (c->program)
+		need += 3 * strlen(c->program) + PB_FIELD_MAX;
+	for (uint32_t i = 0; m && i < m->argc; i++)
+		need += 3 * strlen(m->argv[i] ? m->argv[i] : "") + PB_FIELD_MAX;
+	int rc = outbuf_reserve(o, need);
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_uint(o, TP_FIRST_PACKET_ON_SEQUENCE, 1);
+	size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
+	pb_uint(o, TD_UUID, UUID_PROCESS);
+	size_t pd = pb_begin(o, TD_PROCESS);
+	pb_int(o, PD_PID, (int32_t)c->pid);
+	for (uint32_t i = 0; m && i < m->argc; i++) {
+		const char *a = m->argv[i] ? m->argv[i] : "";
+		c->st.replaced_bytes += pb_string_utf8(o, PD_CMDLINE, a, strlen(a));
+	}
+	if (c->program) {
+		const char *b = basename_of(c->program);
+		c->st.replaced_bytes += pb_string_utf8(o, PD_PROCESS_NAME, b, strlen(b));
+	}
+	pb_end(o, pd);
+	pb_end(o, td);
+	pb_end(o, pk);
+
+	/* Lets the UI show wall-clock time: our timestamps are CLOCK_MONOTONIC
+	 * values written as the trace clock. */
+	if (m && m->wall_start_ns > 0 && m->mono_start_ns) {
+		if ((rc = outbuf_reserve(o, PACKET_MAX)))
+			return rc;
+		pk = packet_begin(c, m->mono_start_ns, SEQ_NEEDS_INCREMENTAL_STATE);
+		size_t cs = pb_begin(o, TP_CLOCK_SNAPSHOT);
+		size_t k = pb_begin(o, CS_CLOCKS);
+		pb_uint(o, CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
+		pb_uint(o, CLOCK_TIMESTAMP, m->mono_start_ns);
+		pb_end(o, k);
+		k = pb_begin(o, CS_CLOCKS);
+		pb_uint(o, CLOCK_ID, BUILTIN_CLOCK_REALTIME);
+		pb_uint(o, CLOCK_TIMESTAMP, (uint64_t)m->wall_start_ns);
+		pb_end(o, k);
+		pb_end(o, cs);
+		pb_end(o, pk);
+	}
+	return 0;
+}
+
+static int pf_part_end(struct conv *c)
+{
+	(void)c;
+	return 0;
+}
+
+static int pf_thread(struct conv *c, struct conv_thread *t)
+{
+	struct outbuf *o = &c->out;
+	size_t len = strlen(t->name);
+	int rc = outbuf_reserve(o, PACKET_MAX + 3 * len + 16);
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
+	if (t->kind == CONV_FRAMES) {
+		pb_uint(o, TD_UUID, UUID_FRAMES(t->tid));
+		pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
+		size_t n = pb_begin(o, TD_NAME);
+		if (len) {
+			outbuf_lit(o, "Frames: ");
+			c->st.replaced_bytes += pb_utf8(o, t->name, len);
+		} else {
+			outbuf_lit(o, "Frames");
+		}
+		pb_end(o, n);
+	} else {
+		pb_uint(o, TD_UUID, UUID_THREAD(t->tid));
+		pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
+		size_t th = pb_begin(o, TD_THREAD);
+		pb_int(o, THD_PID, (int32_t)t->pid);
+		pb_int(o, THD_TID, (int32_t)t->tid);
+		if (len)
+			c->st.replaced_bytes += pb_string_utf8(o, THD_THREAD_NAME, t->name, len);
+		pb_end(o, th);
+	}
+	pb_end(o, td);
+	pb_end(o, pk);
+	return 0;
+}
+
+static uint64_t track_uuid(const struct conv_thread *t)
+{
+	return t->kind == CONV_FRAMES ? UUID_FRAMES(t->tid) : UUID_THREAD(t->tid);
+}
+
+static inline uint64_t track_field(struct conv_thread *t)
+{
+	if (__builtin_expect(!t->aux, 0)) {
+		/* a tag and a uuid below 2^35: at most 6 bytes */
+		uint8_t b[16];
+		b[0] = TE_TRACK_UUID << 3 | PB_WT_VARINT;
+		unsigned n = (unsigned)(pb_put_varint(b + 1, track_uuid(t)) - b);
+		uint64_t f = (uint64_t)n << 56;
+		for (unsigned i = 0; i < n; i++)
+			f |= (uint64_t)b[i] << (8 * i);
+		t->aux = f;
+	}
+	return t->aux;
+}
+
+/* Adds id (0: none) to the part's set; *is_new says whether the packet must
+ * define it, and *need grows by the room its string takes then. */
+static int intern_one(struct conv *c, struct conv_idset *set, uint32_t id, int *is_new, size_t *need)
+{
+	*is_new = 0;
+	if (!id)
+		return 0;
+	int r = conv_idset_add(set, id);
+	if (r <= 0)
+		return r;
+	*is_new = 1;
+	*need += 3 * strlen(profev_reader_string(c->r, id)) + 2 * PB_FIELD_MAX;
+	return 0;
+}
+
+/* Define in this packet the name and category strings it uses for the first
+ * time in the part. Reserves the room the whole packet needs. */
+static int intern(struct conv *c, uint32_t name, uint32_t cat, size_t extra, int *newn, int *newc)
+{
+	struct pf *p = c->fmt;
+	size_t need = PACKET_MAX + extra;
+	*newn = *newc = 0;
+	int rc = intern_one(c, &p->names, name, newn, &need);
+	if (!rc)
+		rc = intern_one(c, &p->cats, cat, newc, &need);
+	return rc ? rc : outbuf_reserve(&c->out, need);
+}
+
+static void stack_write(struct conv *c);
+
+/* Names, categories and (when stack_prepare() made one ready) a callstack
+ * new to the part, in the packet's one InternedData. */
+static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn, int newc)
+{
+	struct outbuf *o = &c->out;
+	struct pf *p = c->fmt;
+	if (!newn && !newc && !p->stack)
+		return;
+	size_t id = pb_begin(o, TP_INTERNED_DATA);
+	if (newc) {
+		const char *s = profev_reader_string(c->r, cat);
+		size_t e = pb_begin(o, ID_EVENT_CATEGORIES);
+		pb_uint(o, IE_IID, cat);
+		c->st.replaced_bytes += pb_string_utf8(o, IE_NAME, s, strlen(s));
+		pb_end(o, e);
+	}
+	if (newn) {
+		const char *s = profev_reader_string(c->r, name);
+		size_t e = pb_begin(o, ID_EVENT_NAMES);
+		pb_uint(o, IE_IID, name);
+		c->st.replaced_bytes += pb_string_utf8(o, IE_NAME, s, strlen(s));
+		pb_end(o, e);
+	}
+	if (p->stack)
+		stack_write(c);
+	pb_end(o, id);
+}
+
+/* ---- callstacks ---- */
+
+static const struct profev_module *module_of(const struct conv *c, const struct profev_frame *f)
+{
+	return f->flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_module(c->r, f->module);
+}
+
+static struct pfr *fr_slot(const struct pf *p, uint32_t module, uint64_t offset)
+{
+	uint64_t h = (offset * 0x9e3779b97f4a7c15ull ^ module) * 0xff51afd7ed558ccdull;
+	size_t i = (size_t)(h >> 32) & p->frmask;
+	while (p->fr[i].iid && (p->fr[i].offset != offset || p->fr[i].module != module))
+		i = (i + 1) & p->frmask;
+	return &p->fr[i];
+}
+
+static int fr_rehash(struct pf *p)
+{
+	size_t n = p->fr ? p->frmask + 1 : 0, mask = n ? 2 * n - 1 : 255;
+	struct pfr *old = p->fr;
+	if (!(p->fr = calloc(mask + 1, sizeof(*p->fr)))) {
+		p->fr = old;
+		return PROFEV_E_NOMEM;
+	}
+	p->frmask = mask;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].iid)
+			*fr_slot(p, old[i].module, old[i].offset) = old[i];
+	free(old);
+	return 0;
+}
+
+/* The frame iids of f, made on first sight. */
+static struct pfr *fr_get(struct conv *c, const struct profev_frame *f)
+{
+	struct pf *p = c->fmt;
+	if ((!p->fr || (p->nfr + 1) * 2 > p->frmask) && fr_rehash(p))
+		return NULL;
+	uint32_t module = module_of(c, f) ? f->module : NOMOD;
+	struct pfr *e = fr_slot(p, module, f->offset);
+	if (e->iid)
+		return e;
+	unsigned n = 0;
+	if (module != NOMOD && !profev_reader_symbol(c->r, module, f->offset, &n))
+		n = 0;
+	if (!n)
+		n = 1;
+	if (p->next_iid > UINT32_MAX - n - 1)
+		return NULL;
+	*e = (struct pfr){ f->offset, module, p->next_iid + 1, n, 0 };
+	p->next_iid += n;
+	p->nfr++;
+	return e;
+}
+
+static size_t path_parts(const char *path)
+{
+	size_t n = 0;
+	for (const char *s = path; *s; s++)
+		n += (s == path || s[-1] == '/') && *s != '/';
+	return n < PATH_PARTS ? n : PATH_PARTS;
+}
+
+/*
+ * Make ready to define callstack id in the next packet, with the frames and
+ * mappings this part has not defined yet; *need grows by the room they
+ * take. @return 1 if the packet may refer to it (0: unknown or empty
+ * stack), <0 on no memory.
+ */
+static int stack_prepare(struct conv *c, uint32_t id, size_t *need)
+{
+	struct pf *p = c->fmt;
+	unsigned n;
+	p->stack = 0;
+	p->nnewfr = p->nnewmod = 0;
+	const struct profev_frame *f = conv_stack(c, id, &n);
+	if (!f)
+		return 0;
+	int fresh = conv_idset_add(&p->stacks, id);
+	if (fresh <= 0)
+		return fresh < 0 ? fresh : 1;
+	if (n > p->newcap) {
+		struct pfr *a = realloc(p->newfr, n * sizeof(*a));
+		if (a)
+			p->newfr = a;
+		uint32_t *b = realloc(p->newmod, n * sizeof(*b));
+		if (b)
+			p->newmod = b;
+		if (!a || !b)
+			return PROFEV_E_NOMEM;
+		p->newcap = n;
+	}
+	size_t room = 32;
+	for (unsigned i = 0; i < n; i++) {
+		struct pfr *e = fr_get(c, &f[i]);
+		if (!e)
+			return PROFEV_E_NOMEM;
+		room += 11 * (size_t)e->n;
+		if (e->part == p->part)
+			continue;
+		e->part = p->part;
+		p->newfr[p->nnewfr++] = *e;
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		room += 112 * (size_t)e->n;
+		for (unsigned k = 0; sym && k < ns && k < e->n; k++)
+			room += 3 * (strlen(sym[k].function ? sym[k].function : "") +
+				     strlen(sym[k].file ? sym[k].file : ""));
+		if (e->module == NOMOD)
+			continue;
+		int r = conv_idset_add(&p->mappings, e->module);
+		if (r < 0)
+			return r;
+		if (r) {
+			const struct profev_module *m = profev_reader_module(c->r, e->module);
+			p->newmod[p->nnewmod++] = e->module;
+			room += 128 + m->build_id_len + 3 * strlen(m->path) + 32 * path_parts(m->path);
+		}
+	}
+	p->stack = id;
+	*need += room;
+	return 1;
+}
+
+static void interned_string(struct conv *c, uint32_t field, uint64_t iid, const char *s, size_t n)
+{
+	struct outbuf *o = &c->out;
+	size_t e = pb_begin(o, field);
+	pb_uint(o, IS_IID, iid);
+	c->st.replaced_bytes += pb_string_utf8(o, IS_STR, s, n);
+	pb_end(o, e);
+}
+
+/* Inside an InternedData: what stack_prepare() found new, in field order. */
+static void stack_write(struct conv *c)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	char hex[24];
+	for (unsigned i = 0; i < p->nnewfr; i++) {
+		const struct pfr *e = &p->newfr[i];
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		for (unsigned k = 0; k < e->n; k++) {
+			const char *fn = sym && k < ns ? sym[k].function : NULL;
+			if (e->module == NOMOD)
+				fn = hex, snprintf(hex, sizeof(hex), "0x%" PRIx64, e->offset);
+			if (fn)
+				interned_string(c, ID_FUNCTION_NAMES, e->iid + k, fn, strlen(fn));
+		}
+	}
+	for (unsigned i = 0; i < p->nnewfr; i++) {
+		const struct pfr *e = &p->newfr[i];
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		for (unsigned k = 0; k < e->n; k++) {
+			const struct profev_symframe *sf = sym && k < ns ? &sym[k] : NULL;
+			size_t fm = pb_begin(o, ID_FRAMES);
+			pb_uint(o, FR_IID, e->iid + k);
+			if ((sf && sf->function) || e->module == NOMOD)
+				pb_uint(o, FR_FUNCTION_NAME_ID, e->iid + k);
+			if (e->module != NOMOD) {
+				pb_uint(o, FR_MAPPING_ID, (uint64_t)e->module + 1);
+				pb_uint(o, FR_REL_PC, e->offset);
+			}
+			if (sf && sf->file)
+				pb_uint(o, FR_SOURCE_PATH_IID, e->iid + k);
+			if (sf && sf->line)
+				pb_uint(o, FR_LINE_NUMBER, sf->line);
+			pb_end(o, fm);
+		}
+	}
+	/* Perfetto lists a callstack's frames outermost first. */
+	unsigned n;
+	const struct profev_frame *f = conv_stack(c, p->stack, &n);
+	size_t cs = pb_begin(o, ID_CALLSTACKS);
+	pb_uint(o, CST_IID, p->stack);
+	for (unsigned i = n; i-- > 0;) {
+		const struct pfr *e = fr_slot(p, module_of(c, &f[i]) ? f[i].module : NOMOD, f[i].offset);
+		for (unsigned k = e->n; k-- > 0;)
+			pb_uint(o, CST_FRAME_IDS, e->iid + k);
+	}
+	pb_end(o, cs);
+	for (unsigned i = 0; i < p->nnewmod; i++) {
+		const struct profev_module *m = profev_reader_module(c->r, p->newmod[i]);
+		if (!m->build_id_len)
+			continue;
+		size_t e = pb_begin(o, ID_BUILD_IDS);
+		pb_uint(o, IS_IID, (uint64_t)p->newmod[i] + 1);
+		pb_bytes(o, IS_STR, m->build_id, m->build_id_len);
+		pb_end(o, e);
+	}
+	for (unsigned i = 0; i < p->nnewmod; i++) {
+		const char *s = profev_reader_module(c->r, p->newmod[i])->path;
+		uint64_t base = ((uint64_t)p->newmod[i] + 1) << 8;
+		for (unsigned k = 0; *s && k < PATH_PARTS; k++) {
+			while (*s == '/')
+				s++;
+			size_t len = strcspn(s, "/");
+			if (!len)
+				break;
+			/* the last part keeps the rest of a path too long to split */
+			if (k == PATH_PARTS - 1)
+				len = strlen(s);
+			interned_string(c, ID_MAPPING_PATHS, base | k, s, len);
+			s += len;
+		}
+	}
+	for (unsigned i = 0; i < p->nnewfr; i++) {
+		const struct pfr *e = &p->newfr[i];
+		unsigned ns = 0;
+		const struct profev_symframe *sym =
+			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+		for (unsigned k = 0; sym && k < ns && k < e->n; k++)
+			if (sym[k].file)
+				interned_string(c, ID_SOURCE_PATHS, e->iid + k, sym[k].file, strlen(sym[k].file));
+	}
+	for (unsigned i = 0; i < p->nnewmod; i++) {
+		const struct profev_module *m = profev_reader_module(c->r, p->newmod[i]);
+		uint64_t iid = (uint64_t)p->newmod[i] + 1;
+		size_t e = pb_begin(o, ID_MAPPINGS);
+		pb_uint(o, MAP_IID, iid);
+		if (m->build_id_len)
+			pb_uint(o, MAP_BUILD_ID, iid);
+		/* rel_pc is the ELF virtual address itself (what llvm-symbolizer
+		 * takes): no offset or bias to apply. */
+		pb_uint(o, MAP_START_OFFSET, 0);
+		pb_uint(o, MAP_LOAD_BIAS, 0);
+		for (size_t k = 0, np = path_parts(m->path); k < np; k++)
+			pb_uint(o, MAP_PATH_STRING_IDS, iid << 8 | k);
+		pb_uint(o, MAP_EXACT_OFFSET, 0);
+		pb_end(o, e);
+	}
+	p->stack = 0;
+}
+
+static void annotation_bool(struct outbuf *o, const char *name)
+{
+	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+	pb_bytes(o, DA_NAME, name, strlen(name));
+	pb_uint(o, DA_BOOL_VALUE, 1);
+	pb_end(o, a);
+}
+
+static void annotation_uint(struct outbuf *o, const char *name, uint64_t v)
+{
+	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+	pb_bytes(o, DA_NAME, name, strlen(name));
+	pb_uint(o, DA_UINT_VALUE, v);
+	pb_end(o, a);
+}
+
+static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
+
+/*
+ * The common packets (zones, counters), written byte by byte: names already
+ * interned, no annotation. Every field is known to fit one-byte lengths (at
+ * most 3 tags + 2 varints of 10 bytes + 2 of 5 + 8 fixed bytes), so the
+ * generic pb_begin()/pb_end() bookkeeping is skipped; these packets are
+ * most of a trace. Some stores are of 8 bytes whatever the field's length
+ * (what follows overwrites the rest): FAST_PACKET_MAX has room for that.
+ */
+#define FAST_PACKET_MAX 64
+
+static inline void put8(uint8_t *p, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &x, 8);
+#else
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(x >> (8 * i));
+#endif
+}
+
+static __attribute__((noinline)) uint8_t *put_ts_slow(struct pf *pf, uint8_t *p, uint64_t ts)
+{
+	uint8_t *end = pb_put_varint(p, ts);
+	unsigned n = (unsigned)(end - p);
+	pf->ts_last = ts;
+	pf->ts_len = n >= 4 && n <= 8 ? n : 0;
+	pf->ts_enc = 0;
+	for (unsigned i = 0; i < pf->ts_len; i++)
+		pf->ts_enc |= (uint64_t)p[i] << (8 * i);
+	return end;
+}
+
+/* A packet's timestamp as a varint. Consecutive packets' timestamps differ
+ * in their low 21 bits as a rule (they are less than 2 ms apart), so all
+ * but the first three bytes of the last one's varint are reused: ts in ns
+ * takes 7 bytes, whose loop was a tenth of a conversion's instructions. */
+static inline uint8_t *put_ts(struct pf *pf, uint8_t *p, uint64_t ts)
+{
+	if (__builtin_expect(!((ts ^ pf->ts_last) >> 21) && pf->ts_len, 1)) {
+		uint64_t low = (ts & 0x7f) | (ts << 1 & 0x7f00) | (ts << 2 & 0x7f0000) | 0x808080;
+		put8(p, (pf->ts_enc & ~0xffffffull) | low);
+		return p + pf->ts_len;
+	}
+	return put_ts_slow(pf, p, ts);
+}
+
+/* TE_TRACK_UUID and t's uuid as bytes, made once per track into t->aux:
+ * the bytes from the lowest, their count in the top byte. */
+static inline uint64_t track_field(struct conv_thread *t);
+
+static inline uint8_t *put_field(uint8_t *p, uint64_t field)
+{
+	put8(p, field);
+	return p + (field >> 56);
+}
+
+static inline uint8_t *fast_head(struct pf *pf, uint8_t *p, uint64_t ts, uint8_t **plen,
+				 uint8_t **telen)
+{
+	/* after the timestamp: sequence id and flags, the TrackEvent's tag */
+	static const uint8_t mid[8] = { TP_SEQUENCE_ID << 3 | PB_WT_VARINT, SEQUENCE,
+					TP_SEQUENCE_FLAGS << 3 | PB_WT_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+					TP_TRACK_EVENT << 3 | PB_WT_LEN, 0, 0, 0 };
+	p[0] = TRACE_PACKET << 3 | PB_WT_LEN;
+	*plen = p + 1;
+	p[2] = TP_TIMESTAMP << 3 | PB_WT_VARINT;
+	p = put_ts(pf, p + 3, ts);
+	memcpy(p, mid, 8);
+	*telen = p + 5;
+	return p + 6;
+}
+
+static inline void fast_tail(struct outbuf *o, uint8_t *p, uint8_t *plen, uint8_t *telen)
+{
+	*telen = (uint8_t)(p - telen - 1);
+	*plen = (uint8_t)(p - plen - 1);
+	o->p = p;
+}
+
+/* The name fields of zones named name with category cat, both interned in
+ * this part. @return NULL when they take more than 8 bytes or on no memory
+ * (the caller encodes them itself). */
+static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, uint32_t name, uint32_t cat)
+{
+	if (name >= 1u << 21 || cat >= 1u << 21) /* 1 + 3 bytes each at most */
+		return NULL;
+	if (array_grow((void **)&pf->zn, &pf->nzn, sizeof(*pf->zn), (uint64_t)name + 1))
+		return NULL;
+	uint8_t b[16], *p = b;
+	if (name) {
+		*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
+		p = pb_put_varint(p, name);
+	}
+	if (cat) {
+		*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
+		p = pb_put_varint(p, cat);
+	}
+	struct pfzn *e = &pf->zn[name];
+	unsigned n = (unsigned)(p - b);
+	e->bytes = 0;
+	for (unsigned i = 0; i < n; i++)
+		e->bytes |= (uint64_t)b[i] << (8 * i);
+	e->cat = cat;
+	e->part_len = pf->part << 4 | n;
+	return e;
+}
+
+static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+{
+	struct pf *pf = c->fmt;
+	if (__builtin_expect(edge != CONV_EDGE_NORMAL || t->kind != CONV_THREAD || z->stack, 0))
+		return zone_begin_slow(c, t, z, edge);
+	const struct pfzn *e = z->name < pf->nzn ? &pf->zn[z->name] : NULL;
+	if (__builtin_expect(!e || e->part_len >> 4 != pf->part || e->cat != z->cat, 0)) {
+		if (!conv_idset_has(&pf->names, z->name) || (z->cat && !conv_idset_has(&pf->cats, z->cat)))
+			return zone_begin_slow(c, t, z, edge);
+		e = zn_make(pf, z->name, z->cat);
+	}
+	if (__builtin_expect(!outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
+		uint8_t *plen, *telen;
+		uint8_t *p = fast_head(pf, c->out.p, z->shown, &plen, &telen);
+		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
+		p[1] = TYPE_SLICE_BEGIN;
+		p = put_field(p + 2, track_field(t));
+		if (__builtin_expect(e != NULL, 1)) {
+			put8(p, e->bytes);
+			fast_tail(&c->out, p + (e->part_len & 15), plen, telen);
+			return 0;
+		}
+		if (z->name) {
+			*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
+			p = pb_put_varint(p, z->name);
+		}
+		if (z->cat) {
+			*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
+			p = pb_put_varint(p, z->cat);
+		}
+		fast_tail(&c->out, p, plen, telen);
+		return 0;
+	}
+	return zone_begin_slow(c, t, z, edge);
+}
+
+static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+{
+	struct outbuf *o = &c->out;
+	int newn, newc, rc, stack = 0;
+	size_t extra = 0;
+	char title[CONV_FRAME_TITLE];
+	if (t->kind == CONV_FRAMES) {
+		if ((rc = outbuf_reserve(o, PACKET_MAX)))
+			return rc;
+		newn = newc = 0;
+	} else if ((stack = stack_prepare(c, (uint32_t)z->stack, &extra)) < 0) {
+		return stack;
+	} else if ((rc = intern(c, z->name, z->cat, extra, &newn, &newc))) {
+		return rc;
+	}
+	size_t pk = packet_begin(c, z->shown, SEQ_NEEDS_INCREMENTAL_STATE);
+	write_interned(c, z->name, z->cat, newn, newc);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_SLICE_BEGIN);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	if (t->kind == CONV_FRAMES) {
+		pb_bytes(o, TE_NAME, title, conv_frame_title(title, z->frame));
+	} else {
+		if (z->name)
+			pb_uint(o, TE_NAME_IID, z->name);
+		if (z->cat)
+			pb_uint(o, TE_CATEGORY_IIDS, z->cat);
+		if (stack)
+			pb_uint(o, TE_CALLSTACK_IID, z->stack);
+	}
+	if (edge == CONV_EDGE_CUT)
+		annotation_bool(o, "continued");
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+		       int edge)
+{
+	struct outbuf *o = &c->out;
+	(void)z;
+	int rc = outbuf_reserve(o, PACKET_MAX);
+	if (rc)
+		return rc;
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL, 1)) {
+		uint8_t *plen, *telen;
+		uint8_t *p = fast_head(c->fmt, o->p, ts, &plen, &telen);
+		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
+		p[1] = TYPE_SLICE_END;
+		p = put_field(p + 2, track_field(t));
+		fast_tail(o, p, plen, telen);
+		return 0;
+	}
+	size_t pk = packet_begin(c, ts, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_SLICE_END);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	if (edge == CONV_EDGE_UNCLOSED)
+		annotation_bool(o, "unclosed");
+	else if (edge == CONV_EDGE_CUT)
+		annotation_bool(o, "cut");
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+static int pf_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	struct outbuf *o = &c->out;
+	int newn, newc;
+	uint32_t cat = (uint32_t)ev->payload;
+	int rc = intern(c, ev->name, cat, 0, &newn, &newc);
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	write_interned(c, ev->name, cat, newn, newc);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_INSTANT);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	if (ev->name)
+		pb_uint(o, TE_NAME_IID, ev->name);
+	if (cat)
+		pb_uint(o, TE_CATEGORY_IIDS, cat);
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+/* A message: an instant named by its first line, carrying the whole text. */
+static int pf_message(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		      const char *text, size_t len)
+{
+	struct outbuf *o = &c->out;
+	int newn, newc;
+	uint32_t cat = (uint32_t)ev->payload;
+	size_t title = conv_message_title(text, len, TITLE_MAX);
+	int rc = intern(c, 0, cat, 3 * (len + title) + 4 * PB_FIELD_MAX, &newn, &newc);
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	write_interned(c, 0, cat, newn, newc);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_INSTANT);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	c->st.replaced_bytes += pb_string_utf8(o, TE_NAME, text, title);
+	if (cat)
+		pb_uint(o, TE_CATEGORY_IIDS, cat);
+	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+	pb_bytes(o, DA_NAME, "text", 4);
+	c->st.replaced_bytes += pb_string_utf8(o, DA_STRING_VALUE, text, len);
+	pb_end(o, a);
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+static int pf_lost(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	struct outbuf *o = &c->out;
+	int rc = outbuf_reserve(o, PACKET_MAX);
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_INSTANT);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	pb_bytes(o, TE_NAME, "lost events", 11);
+	annotation_uint(o, "count", ev->payload);
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+static int pf_counter(struct conv *c, const struct profev_event *ev)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	int fresh = conv_idset_add(&p->counters, ev->name);
+	if (fresh < 0)
+		return fresh;
+	if (fresh) {
+		const char *name = profev_reader_string(c->r, ev->name);
+		size_t len = strlen(name);
+		int rc = outbuf_reserve(o, PACKET_MAX + 3 * len);
+		if (rc)
+			return rc;
+		size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+		size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
+		pb_uint(o, TD_UUID, UUID_COUNTER(ev->name));
+		pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
+		c->st.replaced_bytes += pb_string_utf8(o, TD_NAME, name, len);
+		size_t cd = pb_begin(o, TD_COUNTER);
+		pb_end(o, cd);
+		pb_end(o, td);
+		pb_end(o, pk);
+	}
+	int rc = outbuf_reserve(o, FAST_PACKET_MAX);
+	if (rc)
+		return rc;
+	uint8_t *plen, *telen;
+	uint8_t *q = fast_head(p, o->p, c->now, &plen, &telen);
+	*q++ = TE_TYPE << 3 | PB_WT_VARINT;
+	*q++ = TYPE_COUNTER;
+	*q++ = TE_TRACK_UUID << 3 | PB_WT_VARINT;
+	q = pb_put_varint(q, UUID_COUNTER(ev->name));
+	q = pb_put_varint(q, TE_DOUBLE_COUNTER_VALUE << 3 | PB_WT_I64);
+	put8(q, ev->payload); /* the double's bits, little-endian */
+	fast_tail(o, q + 8, plen, telen);
+	return 0;
+}
+
+/* A track of the process's own: described once per part. */
+static void named_track(struct conv *c, uint64_t uuid, const char *prefix, const char *name, int bytes)
+{
+	struct outbuf *o = &c->out;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
+	pb_uint(o, TD_UUID, uuid);
+	pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
+	size_t n = pb_begin(o, TD_NAME);
+	outbuf_put(o, prefix, strlen(prefix));
+	c->st.replaced_bytes += pb_utf8(o, name, strlen(name));
+	pb_end(o, n);
+	if (bytes) {
+		size_t cd = pb_begin(o, TD_COUNTER);
+		pb_uint(o, CD_UNIT, UNIT_SIZE_BYTES);
+		pb_end(o, cd);
+	}
+	pb_end(o, td);
+	pb_end(o, pk);
+}
+
+/*
+ * Memory: a size counter per pool ("memory: POOL") with its live bytes, and
+ * each allocation an instant on the "allocations" track, named by its pool,
+ * carrying its callstack and its size ("bytes") for the UI to weigh
+ * callstacks by.
+ */
+static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		     const struct conv_mem *m)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	const char *pool = m->pool ? profev_reader_string(c->r, m->pool) : "default";
+	int rc, fresh = conv_idset_add(&p->pools, m->pool);
+	if (fresh < 0)
+		return fresh;
+	if (fresh) {
+		if ((rc = outbuf_reserve(o, PACKET_MAX + 3 * strlen(pool))))
+			return rc;
+		named_track(c, UUID_MEMORY(m->pool), "memory: ", pool, 1);
+	}
+	if ((rc = outbuf_reserve(o, PACKET_MAX)))
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_COUNTER);
+	pb_uint(o, TE_TRACK_UUID, UUID_MEMORY(m->pool));
+	pb_int(o, TE_COUNTER_VALUE, (int64_t)m->live);
+	pb_end(o, te);
+	pb_end(o, pk);
+	if (!t || ev->type != PROFEV_EV_MEM_ALLOC)
+		return 0;
+
+	if (!p->allocs_track) {
+		if ((rc = outbuf_reserve(o, PACKET_MAX)))
+			return rc;
+		named_track(c, UUID_ALLOCS, "allocations", "", 0);
+		p->allocs_track = 1;
+	}
+	size_t extra = 0;
+	int newn, newc, stack = stack_prepare(c, ev->stack, &extra);
+	if (stack < 0)
+		return stack;
+	if ((rc = intern(c, m->pool, 0, extra + 32, &newn, &newc)))
+		return rc;
+	pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	write_interned(c, m->pool, 0, newn, newc);
+	te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_INSTANT);
+	pb_uint(o, TE_TRACK_UUID, UUID_ALLOCS);
+	if (m->pool)
+		pb_uint(o, TE_NAME_IID, m->pool);
+	else
+		pb_bytes(o, TE_NAME, "default", 7);
+	if (stack)
+		pb_uint(o, TE_CALLSTACK_IID, ev->stack);
+	annotation_uint(o, "bytes", m->size);
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+const struct conv_ops conv_perfetto_ops = {
+	.name = "perfetto",
+	.split_ok = 1,
+	.init = pf_init,
+	.fini = pf_fini,
+	.part_begin = pf_part_begin,
+	.part_end = pf_part_end,
+	.thread = pf_thread,
+	.zone_begin = pf_zone_begin,
+	.zone_end = pf_zone_end,
+	.instant = pf_instant,
+	.message = pf_message,
+	.lost = pf_lost,
+	.counter = pf_counter,
+	.memory = pf_memory,
+};

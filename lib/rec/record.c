@@ -1,0 +1,1224 @@
+/*
+ * record.c - pfrec's engine: start the program with the client's pipe,
+ * decode the wire stream (formats/wire.md) as it arrives and write the
+ * trace. Memory is bounded by the read buffer, the live threads' zone
+ * stacks and the name tables: never by the length of the recording.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "trace/trace_internal.h"
+#include "profev_record.h"
+#include "wire/wire.h"
+
+#define READ_BUF (1u << 20)
+#define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
+#define FIXED_BATCH 256         /* records decoded before the writer codes them */
+
+/* The plain records keep their type number in the trace. */
+_Static_assert((int)PFW_R_ZONE_BEGIN == (int)PROFEV_EV_ZONE_BEGIN &&
+		       (int)PFW_R_ZONE_END == (int)PROFEV_EV_ZONE_END &&
+		       (int)PFW_R_INSTANT == (int)PROFEV_EV_INSTANT &&
+		       (int)PFW_R_FRAME_MARK == (int)PROFEV_EV_FRAME_MARK,
+	       "wire and trace types of zones, instants and frame marks");
+#define MAX_DEF_BODY (64u << 10) /* longest non-EVENTS message: names fit */
+#define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
+
+/* A module the client reported, by absolute address range. */
+struct mod {
+	uint64_t lo, hi;            /* hi excluded */
+	uint64_t bias;
+	uint32_t index;             /* the writer's module index */
+};
+
+#define MAX_MODULES 4096        /* the client reports at most 1024 */
+
+struct thr {
+	uint32_t tid;
+	uint32_t ring_size;         /* its ring in the shared file, 0 if none */
+	uint32_t ring_read;         /* where the next records start */
+	unsigned char *ring_map;    /* control page, then the ring */
+	uint64_t ring_base;         /* the ring's address in the program */
+	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
+	uint32_t depth;
+	uint32_t stack[MAX_DEPTH];  /* names of open zones */
+};
+
+struct profev_recorder {
+	struct profev_record_opts o;
+	struct profev_error err;
+	struct profev_writer *w;
+	pid_t pid;
+	volatile sig_atomic_t reaped;
+	int rfd, pidfd;
+	int shm_fd;                 /* the rings' memory file, -1 for pipe only */
+	uint64_t ring_bytes;        /* bytes of records read from shared rings */
+	int nostart_errno;
+	int status;
+
+	/* stream decoding */
+	unsigned char *buf;
+	size_t len, off;            /* bytes in buf; bytes of buf consumed */
+	uint64_t wire_off;          /* stream offset of buf[0] */
+	int in_events;              /* inside an EVENTS body */
+	uint32_t body_left;         /* its bytes not yet decoded */
+	struct thr *cur;            /* its thread */
+	int bad;                    /* stream unreadable: read and discard */
+
+	/* the client */
+	int hello;
+	struct pfw_hello h;
+	double ns_per_tick;
+	uint64_t ns_whole, ns_frac; /* ns_per_tick in 64.64 fixed point */
+	uint64_t lost;
+	uint32_t *strings;          /* client string id -> writer id */
+	uint32_t nstrings;
+	uint32_t *cats;             /* category index -> writer id of its name */
+	uint32_t ncats;
+	struct thr **thr;
+	uint32_t nthr, capthr;
+	uint32_t threads_seen;
+
+	struct mod *mods;           /* sorted by lo, no two overlapping */
+	uint32_t nmods;
+
+	uint64_t mono_start, events;
+	uint64_t marks;             /* default frame marks so far */
+	uint64_t mark_ts[64];       /* the latest of them, by mark number % 64 */
+};
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void warn(struct profev_recorder *r, const char *fmt, ...)
+{
+	if (!r->o.warn)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	r->o.warn(r->o.ctx, msg);
+}
+
+/* The trace cannot be written: keep draining the program, report at the end. */
+static int writer_failed(struct profev_recorder *r)
+{
+	if (r->err.code == PROFEV_OK) {
+		const struct profev_error *we = profev_writer_error(r->w);
+		err_set(&r->err, we->code ? we->code : PROFEV_E_IO, "%s",
+			we->message[0] ? we->message : profev_strerror(we->code));
+	}
+	r->bad = 1;
+	return -1;
+}
+
+static void stream_corrupt(struct profev_recorder *r, const char *what)
+{
+	if (!r->bad)
+		warn(r, "client stream at byte %llu: %s; the rest of it is ignored",
+		     (unsigned long long)(r->wire_off + r->off), what);
+	r->bad = 1;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static struct thr *thread_find(struct profev_recorder *r, uint32_t tid)
+{
+	for (uint32_t i = 0; i < r->nthr; i++)
+		if (r->thr[i]->tid == tid)
+			return r->thr[i];
+	return NULL;
+}
+
+static struct thr *thread_get(struct profev_recorder *r, uint32_t tid, const char *name,
+			      size_t name_len)
+{
+	struct thr *t = thread_find(r, tid);
+	if (t && !name)
+		return t;
+	if (!t) {
+		if (r->nthr == r->capthr) {
+			uint32_t cap = r->capthr ? r->capthr * 2 : 16;
+			struct thr **n = realloc(r->thr, cap * sizeof *n);
+			if (!n)
+				return NULL;
+			r->thr = n;
+			r->capthr = cap;
+		}
+		if (!(t = calloc(1, sizeof *t)))
+			return NULL;
+		t->tid = tid;
+		r->thr[r->nthr++] = t;
+		r->threads_seen++;
+	}
+	char nm[PFW_MAX_TEXT + 1];
+	if (name) {
+		memcpy(nm, name, name_len);
+		nm[name_len] = 0;
+	}
+	if (profev_writer_thread(r->w, tid, r->h.pid, name && name_len ? nm : NULL) < 0) {
+		writer_failed(r);
+		return NULL;
+	}
+	return t;
+}
+
+static void ring_unmap(struct thr *t)
+{
+	if (t->ring_map)
+		munmap(t->ring_map, PFW_RING_CTL + (size_t)t->ring_size);
+	t->ring_map = NULL;
+	t->ring_size = 0;
+}
+
+static void thread_free(struct thr *t)
+{
+	ring_unmap(t);
+	free(t);
+}
+
+static void thread_exit(struct profev_recorder *r, uint32_t tid)
+{
+	for (uint32_t i = 0; i < r->nthr; i++) {
+		if (r->thr[i]->tid == tid) {
+			if (r->cur == r->thr[i])
+				r->cur = NULL;
+			thread_free(r->thr[i]);
+			r->thr[i] = r->thr[--r->nthr];
+			return;
+		}
+	}
+}
+
+/* ---- definitions -------------------------------------------------------- */
+
+static int def_string(struct profev_recorder *r, uint32_t id, const char *s, size_t len)
+{
+	/* Ids count call sites: a larger one is a corrupt stream, not a reason
+	 * to grow the map. */
+	if (id == 0 || id > (1u << 22))
+		return -1;
+	if (id >= r->nstrings) {
+		uint32_t n = r->nstrings ? r->nstrings : 256;
+		while (n <= id)
+			n *= 2;
+		uint32_t *m = realloc(r->strings, n * sizeof *m);
+		if (!m)
+			return -1;
+		memset(m + r->nstrings, 0, (n - r->nstrings) * sizeof *m);
+		r->strings = m;
+		r->nstrings = n;
+	}
+	uint32_t wid = profev_writer_string(r->w, s, len);
+	if (!wid)
+		return writer_failed(r);
+	r->strings[id] = wid;
+	return 0;
+}
+
+static inline uint32_t map_string(const struct profev_recorder *r, uint32_t id)
+{
+	return id < r->nstrings ? r->strings[id] : 0;
+}
+
+static inline uint32_t map_cat(const struct profev_recorder *r, unsigned index)
+{
+	return index < r->ncats ? r->cats[index] : 0;
+}
+
+static int def_category(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	struct pfw_category c;
+	if (len < sizeof c)
+		return -1;
+	memcpy(&c, b, sizeof c);
+	if (c.index > UINT16_MAX || c.name_len > len - sizeof c)
+		return -1;
+	if (c.index >= r->ncats) {
+		uint32_t n = c.index + 16;
+		uint32_t *m = realloc(r->cats, n * sizeof *m);
+		if (!m)
+			return -1;
+		memset(m + r->ncats, 0, (n - r->ncats) * sizeof *m);
+		r->cats = m;
+		r->ncats = n;
+	}
+	uint32_t wid = profev_writer_string(r->w, (const char *)b + sizeof c, c.name_len);
+	if (!wid)
+		return writer_failed(r);
+	r->cats[c.index] = wid;
+	return 0;
+}
+
+/*
+ * A module replaces whatever it overlaps: the address space was reused
+ * after a dlclose, and pcs from now on belong to the new module.
+ */
+static int def_module(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	struct pfw_module m;
+	if (len < sizeof m)
+		return -1;
+	memcpy(&m, b, sizeof m);
+	if (m.build_id_len > PFW_MAX_BUILD_ID || m.path_len > len - sizeof m - m.build_id_len ||
+	    m.vaddr_lo >= m.vaddr_hi || m.load_bias + m.vaddr_lo < m.load_bias ||
+	    m.load_bias + m.vaddr_hi < m.load_bias + m.vaddr_lo || m.path_len >= 4096)
+		return -1;
+	if (r->nmods == MAX_MODULES)
+		return 0;
+	char path[4096];
+	memcpy(path, b + sizeof m + m.build_id_len, m.path_len);
+	path[m.path_len] = 0;
+	struct profev_module pm = { path, m.build_id_len ? b + sizeof m : NULL, m.build_id_len,
+				    m.load_bias, m.vaddr_hi - m.vaddr_lo };
+	int index = profev_writer_module(r->w, &pm);
+	if (index < 0)
+		return writer_failed(r);
+	struct mod *n = realloc(r->mods, (r->nmods + 1) * sizeof *n);
+	if (!n)
+		return -1;
+	r->mods = n;
+	struct mod add = { m.load_bias + m.vaddr_lo, m.load_bias + m.vaddr_hi, m.load_bias,
+			   (uint32_t)index };
+	uint32_t k = 0, out = 0;
+	for (uint32_t i = 0; i < r->nmods; i++) {
+		if (n[i].hi <= add.lo || n[i].lo >= add.hi)
+			n[out++] = n[i];
+	}
+	r->nmods = out;
+	while (k < r->nmods && n[k].lo < add.lo)
+		k++;
+	memmove(n + k + 1, n + k, (r->nmods - k) * sizeof *n);
+	n[k] = add;
+	r->nmods++;
+	return 0;
+}
+
+static const struct mod *module_of(const struct profev_recorder *r, uint64_t pc)
+{
+	uint32_t lo = 0, hi = r->nmods;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r->mods[mid].hi <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nmods && pc >= r->mods[lo].lo ? &r->mods[lo] : NULL;
+}
+
+/*
+ * The callstack at p (avail bytes) as a callstack id in *id (0 for an
+ * empty stack). @return its size in bytes, 0 if incomplete, -1 if
+ * malformed, -2 if the trace could not be written.
+ */
+static long stack(struct profev_recorder *r, const unsigned char *p, uint32_t avail, uint32_t *id)
+{
+	if (avail < 8)
+		return 0;
+	uint64_t head;
+	memcpy(&head, p, 8);
+	uint32_t n = (uint32_t)(head & 0xffff);
+	if (n > PFW_MAX_FRAMES || (head >> 17))
+		return -1;
+	uint32_t size = pfw_stack_size(n);
+	if (size > avail)
+		return 0;
+	*id = 0;
+	if (!n)
+		return size;
+	struct profev_frame f[PFW_MAX_FRAMES];
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t pc;
+		memcpy(&pc, p + 8 + 8 * i, 8);
+		/* Every frame but an exact innermost one is a return address:
+		 * the call it returns from is the byte before. */
+		uint32_t flags = i == 0 && (head & PFW_STACK_EXACT) ? 0 : PROFEV_FRAMEF_RETURN;
+		const struct mod *m = module_of(r, pc);
+		if (m)
+			f[i] = (struct profev_frame){ m->index, flags, pc - m->bias };
+		else
+			f[i] = (struct profev_frame){ 0, flags | PROFEV_FRAMEF_NOMODULE, pc };
+	}
+	if (!(*id = profev_writer_stack(r->w, f, n)))
+		return writer_failed(r), -2;
+	return size;
+}
+
+static void set_rate(struct profev_recorder *r, double ticks_per_ns)
+{
+	if (!(ticks_per_ns > 0))
+		return;
+	r->ns_per_tick = 1.0 / ticks_per_ns;
+	/* An integer multiply per event instead of two conversions and a
+	 * double multiply, at the same precision. */
+	double whole = r->ns_per_tick < 1e9 ? (double)(uint64_t)r->ns_per_tick : 1e9;
+	r->ns_whole = (uint64_t)whole;
+	r->ns_frac = (uint64_t)((r->ns_per_tick - whole) * 18446744073709551616.0);
+}
+
+static int meta_clock(struct profev_recorder *r)
+{
+	struct profev_meta m = { 0 };
+	m.ticks_per_ns = 1.0 / r->ns_per_tick;
+	m.tick_base = r->h.tick0;
+	m.clock = r->h.clock == PFW_CLOCK_MONOTONIC ? "monotonic"
+		  : r->h.clock == PFW_CLOCK_TSC ? "tsc" : "cntvct";
+	if (profev_writer_meta(r->w, &m) < 0)
+		return writer_failed(r);
+	return 0;
+}
+
+static int on_hello(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	if (len < sizeof r->h)
+		return -1;
+	memcpy(&r->h, b, sizeof r->h);
+	if (r->h.version != PFW_VERSION) {
+		warn(r, "client speaks wire version %u, this pfrec %u", r->h.version, PFW_VERSION);
+		return -1;
+	}
+	r->hello = 1;
+	set_rate(r, r->h.ticks_per_ns);
+	return meta_clock(r);
+}
+
+static void on_sync(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	struct pfw_sync s;
+	if (len < sizeof s)
+		return;
+	memcpy(&s, b, sizeof s);
+	/* The longest baseline gives the best rate; later timestamps keep the
+	 * first point as origin so the conversion stays one line. */
+	if (s.mono > r->h.mono0 + 10000000 && s.tick > r->h.tick0)
+		set_rate(r, (double)(s.tick - r->h.tick0) / (double)(s.mono - r->h.mono0));
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/* A tick before tick0 (another CPU's counter may lag a little). */
+static uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick)
+{
+	int64_t d = (int64_t)(tick - r->h.tick0);
+	int64_t ns = (int64_t)r->h.mono0 + (int64_t)((double)d * r->ns_per_tick);
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+/* mono0 plus d ticks at ns_per_tick = whole + frac / 2^64. */
+static inline uint64_t fixed_tick_ns(uint64_t d, uint64_t mono0, uint64_t whole, uint64_t frac)
+{
+	return mono0 + d * whole + (uint64_t)(((unsigned __int128)d * frac) >> 64);
+}
+
+static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
+{
+	uint64_t v = likely(tick >= r->h.tick0)
+			     ? fixed_tick_ns(tick - r->h.tick0, r->h.mono0, r->ns_whole, r->ns_frac)
+			     : early_tick_ns(r, tick);
+	if (v < t->last_ns)
+		v = t->last_ns;
+	t->last_ns = v;
+	return v;
+}
+
+/*
+ * Frame number of an event: default frame marks before it. Threads arrive
+ * in batches, so a mark may come after events it precedes; the latest
+ * marks are kept to place those, a mark still in flight cannot be.
+ */
+static uint64_t frame_of(const struct profev_recorder *r, uint64_t ts)
+{
+	uint64_t n = r->marks;
+	while (n > 0 && r->marks - n < 64 && r->mark_ts[(n - 1) % 64] >= ts)
+		n--;
+	return n;
+}
+
+static int put(struct profev_recorder *r, struct profev_event *ev)
+{
+	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE)
+		ev->frame = frame_of(r, ev->ts);
+	if (ev->type == PROFEV_EV_FRAME_MARK && ev->name == 0)
+		r->mark_ts[r->marks++ % 64] = ev->ts;
+	if (profev_writer_event(r->w, ev) < 0)
+		return writer_failed(r);
+	r->events++;
+	return 0;
+}
+
+static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail);
+
+/*
+ * Decode the record at p (avail bytes available, all of this message).
+ * @return its size, 0 if it is not complete yet, -1 if it is malformed.
+ */
+static long record(struct profev_recorder *r, const unsigned char *p, uint32_t avail)
+{
+	if (avail < PFW_REC_HEAD)
+		return 0;
+	uint64_t tick, word;
+	memcpy(&tick, p, 8);
+	memcpy(&word, p + 8, 8);
+	unsigned type = word & 0xff, cat = (word >> 16) & 0xffff;
+	uint32_t arg = (uint32_t)(word >> 32);
+	struct thr *t = r->cur;
+	struct profev_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.tid = t->tid;
+
+	switch (type) {
+	case PFW_R_PAD:
+		if (arg < PFW_REC_HEAD || arg % 16)
+			return -1;
+		return arg <= avail ? (long)arg : 0;
+	case PFW_R_ZONE_BEGIN:
+	case PFW_R_ZONE_END:
+	case PFW_R_INSTANT: {
+		/* Callers try fixed_records() first; this keeps one way of
+		 * decoding them should one not. */
+		uint32_t n = fixed_records(r, p, avail);
+		return r->bad ? -2 : (long)n;
+	}
+	case PFW_R_FRAME_MARK:
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = PROFEV_EV_FRAME_MARK;
+		ev.name = arg ? map_string(r, arg) : 0;
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD;
+	case PFW_R_COUNTER:
+	case PFW_R_LOST: {
+		if (avail < PFW_REC_LONG)
+			return 0;
+		uint64_t extra;
+		memcpy(&extra, p + 16, 8);
+		ev.ts = tick_ns(r, t, tick);
+		if (type == PFW_R_COUNTER) {
+			double v;
+			memcpy(&v, &extra, 8);
+			ev.type = PROFEV_EV_COUNTER;
+			ev.name = map_string(r, arg);
+			profev_event_set_double(&ev, v);
+		} else {
+			ev.type = PROFEV_EV_LOST;
+			ev.payload = extra;
+			r->lost += extra;
+		}
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_LONG;
+	}
+	case PFW_R_MEM_ALLOC:
+	case PFW_R_MEM_FREE:
+	case PFW_R_MEM_ALLOC_S:
+	case PFW_R_MEM_FREE_S: {
+		if (avail < PFW_REC_LONG)
+			return 0;
+		long size = PFW_REC_LONG;
+		if (type >= PFW_R_MEM_ALLOC_S) {
+			long k = stack(r, p + PFW_REC_LONG, avail - PFW_REC_LONG, &ev.stack);
+			if (k <= 0)
+				return k;
+			size += k;
+		}
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = type == PFW_R_MEM_ALLOC || type == PFW_R_MEM_ALLOC_S ? PROFEV_EV_MEM_ALLOC
+										: PROFEV_EV_MEM_FREE;
+		memcpy(&ev.addr, p + 16, 8);
+		if (ev.type == PROFEV_EV_MEM_ALLOC)
+			memcpy(&ev.payload, p + 24, 8);
+		ev.name = arg ? map_string(r, arg) : 0;
+		if ((word >> 8) & PFW_RF_SECURE)
+			ev.flags = PROFEV_EVF_SECURE;
+		return put(r, &ev) < 0 ? -2 : size;
+	}
+	case PFW_R_ZONE_BEGIN_S: {
+		long k = stack(r, p + PFW_REC_HEAD, avail - PFW_REC_HEAD, &ev.stack);
+		if (k <= 0)
+			return k;
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = PROFEV_EV_ZONE_BEGIN;
+		ev.name = map_string(r, arg);
+		ev.payload = map_cat(r, cat);
+		if (t->depth++ < MAX_DEPTH)
+			t->stack[t->depth - 1] = ev.name;
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD + k;
+	}
+	case PFW_R_MESSAGE:
+	case PFW_R_THREAD_NAME:
+	case PFW_R_ZONE_DYN: {
+		if (arg > PFW_MAX_TEXT)
+			return -1;
+		uint32_t size = pfw_var_size(arg);
+		if (size > avail)
+			return 0;
+		const char *text = (const char *)p + PFW_REC_HEAD;
+		ev.ts = tick_ns(r, t, tick);
+		if (type == PFW_R_MESSAGE) {
+			ev.type = PROFEV_EV_MESSAGE;
+			ev.payload = map_cat(r, cat);
+			ev.frame = frame_of(r, ev.ts);
+			if (profev_writer_message(r->w, &ev, text, arg) < 0)
+				return writer_failed(r), -2;
+			r->events++;
+			return size;
+		}
+		uint32_t id = profev_writer_string(r->w, text, arg);
+		if (!id)
+			return writer_failed(r), -2;
+		if (type == PFW_R_THREAD_NAME) {
+			if (!thread_get(r, t->tid, text, arg))
+				return -2;
+			ev.type = PROFEV_EV_THREAD_NAME;
+		} else {
+			ev.type = PROFEV_EV_ZONE_BEGIN;
+			ev.payload = map_cat(r, cat);
+			if (t->depth++ < MAX_DEPTH)
+				t->stack[t->depth - 1] = id;
+		}
+		ev.name = id;
+		return put(r, &ev) < 0 ? -2 : (long)size;
+	}
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Records of the current thread in [p, p + len), a whole number of them:
+ * a ring's records never cross its end. 0, or -1 (stream marked bad).
+ */
+static int records(struct profev_recorder *r, const unsigned char *p, uint32_t len)
+{
+	uint32_t off = 0;
+	while (off < len && !r->bad) {
+		off += fixed_records(r, p + off, len - off);
+		if (off == len || r->bad)
+			break;
+		long n = record(r, p + off, len - off);
+		if (n <= 0) {
+			if (n != -2)
+				stream_corrupt(r, n == 0 ? "record crosses the end of its ring"
+							 : "malformed event record");
+			return -1;
+		}
+		off += (uint32_t)n;
+	}
+	return r->bad ? -1 : 0;
+}
+
+/* PFW_RING: map the thread's ring from the shared file. */
+static int ring_map(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
+{
+	struct pfw_ring m;
+	struct stat st;
+	if (r->shm_fd < 0 || h->len < sizeof m)
+		return -1;
+	memcpy(&m, b, sizeof m);
+	if (m.offset % PFW_RING_CTL || m.size < (16u << 10) || m.size > (64u << 20) ||
+	    (m.size & (m.size - 1)) || fstat(r->shm_fd, &st) < 0 ||
+	    m.offset + PFW_RING_CTL + m.size > (uint64_t)st.st_size)
+		return -1;
+	struct thr *t = thread_get(r, h->tid, NULL, 0);
+	if (!t)
+		return -1;
+	ring_unmap(t);
+	void *p = mmap(NULL, PFW_RING_CTL + (size_t)m.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       r->shm_fd, (off_t)m.offset);
+	if (p == MAP_FAILED)
+		return -1;
+	t->ring_map = p;
+	t->ring_size = m.size;
+	t->ring_base = m.base;
+	t->ring_read = 0;
+	return 0;
+}
+
+/* Records of t's ring from where we stopped up to pos, which is valid.
+ * 0, or -1 (stream marked bad). */
+static int ring_consume(struct profev_recorder *r, struct thr *t, uint32_t pos)
+{
+	const unsigned char *ring = t->ring_map + PFW_RING_CTL;
+	uint32_t from = t->ring_read;
+	r->cur = t;
+	if (pos < from) {
+		if (records(r, ring + from, t->ring_size - from) < 0)
+			return -1;
+		r->ring_bytes += t->ring_size - from;
+		from = 0;
+	}
+	if (records(r, ring + from, pos - from) < 0)
+		return -1;
+	r->ring_bytes += pos - from;
+	t->ring_read = pos;
+	pfw_ring_consumed((struct pfw_ring_ctl *)(void *)t->ring_map, pos);
+	return 0;
+}
+
+/*
+ * The stream has ended: keep what threads published in their shared rings
+ * after the last PFW_RING_DATA, which is all a SIGKILL leaves. Names that
+ * the program first used in those last moments may never have been sent:
+ * their events stay, unnamed.
+ */
+static void rings_drain(struct profev_recorder *r)
+{
+	for (uint32_t i = 0; i < r->nthr && !r->bad; i++) {
+		struct thr *t = r->thr[i];
+		if (!t->ring_map)
+			continue;
+		uint64_t end = __atomic_load_n((uint64_t *)(void *)(t->ring_map + PFW_RING_POS),
+					       __ATOMIC_ACQUIRE);
+		uint64_t pos = end - t->ring_base;
+		if (end < t->ring_base || pos > t->ring_size || pos % 16 || pos == t->ring_read)
+			continue;
+		ring_consume(r, t, (uint32_t)pos);
+	}
+}
+
+/* PFW_RING_DATA: the thread's records from where we stopped up to pos. */
+static int ring_data(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
+{
+	struct pfw_ring_data d;
+	struct thr *t = thread_find(r, h->tid);
+	if (!t || !t->ring_map || h->len < sizeof d)
+		return -1;
+	memcpy(&d, b, sizeof d);
+	if (d.pos > t->ring_size || d.pos % 16)
+		return -1;
+	return ring_consume(r, t, d.pos) < 0 ? -2 : 0;
+}
+
+/* A whole non-EVENTS message. */
+static int message(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
+{
+	if (!r->hello && h->type != PFW_HELLO)
+		return -1;
+	switch (h->type) {
+	case PFW_HELLO:
+		return on_hello(r, b, h->len);
+	case PFW_STRING:
+		if (h->len < 4)
+			return -1;
+		uint32_t id;
+		memcpy(&id, b, 4);
+		return def_string(r, id, (const char *)b + 4, h->len - 4);
+	case PFW_CATEGORY:
+		return def_category(r, b, h->len);
+	case PFW_THREAD:
+		if (h->len > PFW_MAX_TEXT)
+			return -1;
+		return thread_get(r, h->tid, (const char *)b, h->len) ? 0 : -1;
+	case PFW_SYNC:
+		on_sync(r, b, h->len);
+		return 0;
+	case PFW_THREAD_EXIT:
+		thread_exit(r, h->tid);
+		return 0;
+	case PFW_MODULE:
+		return def_module(r, b, h->len);
+	case PFW_RING:
+		return ring_map(r, h, b);
+	case PFW_RING_DATA:
+		return ring_data(r, h, b);
+	case PFW_BYE:
+		if (h->len >= sizeof(struct pfw_bye)) {
+			struct pfw_bye bye;
+			memcpy(&bye, b, sizeof bye);
+			r->lost += bye.lost;
+		}
+		return 0;
+	default:
+		return 0; /* unknown messages are skipped: newer clients may add some */
+	}
+}
+
+/*
+ * The records a tight loop produces (zones, instants, default frame marks),
+ * as many as follow each other in [p, p + avail): @return bytes decoded.
+ * Everything else goes through record().
+ */
+static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p, uint32_t avail)
+{
+	struct thr *t = r->cur;
+	struct plain_event ev[FIXED_BATCH];
+	/* What the loop reads lives in locals: its stores could alias it. */
+	const uint64_t tick0 = r->h.tick0, mono0 = r->h.mono0;
+	const uint64_t whole = r->ns_whole, frac = r->ns_frac, marks = r->marks;
+	const uint64_t last_mark = marks ? r->mark_ts[(marks - 1) % 64] : 0;
+	const uint32_t *strings = r->strings, *cats = r->cats;
+	const uint32_t nstrings = r->nstrings, ncats = r->ncats;
+	uint32_t *stack = t->stack;
+	uint64_t last = t->last_ns, frame = marks;
+	uint32_t depth = t->depth, off = 0;
+	for (int more = 1; more;) {
+		uint64_t next_frame = frame;
+		uint32_t room = (avail - off) / PFW_REC_HEAD;
+		const unsigned char *rec = p + off;
+		const unsigned char *end = rec + PFW_REC_HEAD * (room < FIXED_BATCH ? room : FIXED_BATCH);
+		struct plain_event *e = ev;
+		for (; rec < end; rec += PFW_REC_HEAD, e++) {
+			uint64_t tick, word;
+			memcpy(&tick, rec, 8);
+			memcpy(&word, rec + 8, 8);
+			const unsigned type = word & 0xff, cat = (word >> 16) & 0xffff;
+			const uint32_t arg = (uint32_t)(word >> 32);
+			if (type - PFW_R_ZONE_BEGIN > PFW_R_INSTANT - PFW_R_ZONE_BEGIN || type == PFW_R_COUNTER)
+				break;
+			uint64_t ts = likely(tick >= tick0) ? fixed_tick_ns(tick - tick0, mono0, whole, frac)
+							    : early_tick_ns(r, tick);
+			ts = ts < last ? last : ts;
+			/* Events before the latest default frame mark belong to an
+			 * earlier frame: they end the batch, which has one frame. */
+			if (unlikely(marks && ts <= last_mark)) {
+				next_frame = frame_of(r, ts);
+				if (next_frame != frame)
+					break;
+			} else if (unlikely(frame != marks)) {
+				next_frame = marks;
+				break;
+			}
+			last = ts;
+			uint32_t name = arg < nstrings ? strings[arg] : 0;
+			if (type == PFW_R_ZONE_BEGIN) {
+				if (depth++ < MAX_DEPTH)
+					stack[depth - 1] = name;
+			} else if (type == PFW_R_ZONE_END && depth) {
+				if (depth-- <= MAX_DEPTH && !arg)
+					name = stack[depth];
+			}
+			*e = (struct plain_event){ ts, name, cat < ncats ? cats[cat] : 0, type, 0 };
+		}
+		uint32_t n = (uint32_t)(e - ev);
+		off += n * PFW_REC_HEAD;
+		more = n == FIXED_BATCH || next_frame != frame;
+		if (n && writer_add_plain(r->w, t->tid, frame, ev, n) < 0) {
+			writer_failed(r);
+			break;
+		}
+		r->events += n;
+		frame = next_frame;
+	}
+	t->last_ns = last;
+	t->depth = depth;
+	return off;
+}
+
+/* Decode what buf holds; leaves an incomplete message or record in it. */
+static void decode(struct profev_recorder *r)
+{
+	while (!r->bad) {
+		size_t avail = r->len - r->off;
+		unsigned char *p = r->buf + r->off;
+		if (r->in_events) {
+			if (r->body_left == 0) {
+				r->in_events = 0;
+				continue;
+			}
+			uint32_t a = avail < r->body_left ? (uint32_t)avail : r->body_left;
+			uint32_t fast = fixed_records(r, p, a);
+			if (fast) {
+				r->off += fast;
+				r->body_left -= fast;
+				continue;
+			}
+			if (r->bad)
+				break;
+			long n = record(r, p, a);
+			if (n == 0) {
+				if (a == r->body_left)
+					stream_corrupt(r, "record crosses the end of its message");
+				break;
+			}
+			if (n < 0) {
+				if (n == -1)
+					stream_corrupt(r, "malformed event record");
+				break;
+			}
+			r->off += (size_t)n;
+			r->body_left -= (uint32_t)n;
+			continue;
+		}
+		if (avail < sizeof(struct pfw_header))
+			break;
+		struct pfw_header h;
+		memcpy(&h, p, sizeof h);
+		if (h.magic != PFW_MAGIC || h.len > PFW_MAX_BODY) {
+			stream_corrupt(r, "bad message header");
+			break;
+		}
+		if (h.type == PFW_EVENTS) {
+			if (!r->hello || h.len % 16) {
+				stream_corrupt(r, "events before the client's hello");
+				break;
+			}
+			r->cur = thread_find(r, h.tid);
+			if (!r->cur && !(r->cur = thread_get(r, h.tid, NULL, 0)))
+				break;
+			r->off += sizeof h;
+			r->in_events = 1;
+			r->body_left = h.len;
+			continue;
+		}
+		if (h.len > MAX_DEF_BODY) {
+			stream_corrupt(r, "message too long");
+			break;
+		}
+		if (avail < sizeof h + h.len)
+			break;
+		int rc = message(r, &h, p + sizeof h);
+		if (rc < 0) {
+			if (rc == -1)
+				stream_corrupt(r, "malformed message");
+			break;
+		}
+		r->off += sizeof h + h.len;
+	}
+}
+
+/* ---- the program -------------------------------------------------------- */
+
+static void child_exec(const struct profev_record_opts *o, int wfd, int shm_fd, int errfd)
+{
+	char num[16];
+	/* dup() gives a descriptor without close-on-exec: the one the program gets. */
+	int fd = dup(wfd);
+	int shm = shm_fd >= 0 ? dup(shm_fd) : -1;
+	if (shm >= 0) {
+		snprintf(num, sizeof num, "%d", shm);
+		setenv("PROFEV_SHM", num, 1);
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if (fd >= 0) {
+		snprintf(num, sizeof num, "%d", fd);
+		setenv("PROFEV_FD", num, 1);
+	}
+	if (o->categories)
+		setenv("PROFEV_CATEGORIES", o->categories, 1);
+	if (o->drop)
+		setenv("PROFEV_DROP", "1", 1);
+	if (o->buffer_bytes) {
+		snprintf(num, sizeof num, "%u", o->buffer_bytes);
+		setenv("PROFEV_BUFFER", num, 1);
+	}
+	if (o->child_stdout >= 0 && o->child_stdout != STDOUT_FILENO)
+		dup2(o->child_stdout, STDOUT_FILENO);
+	execvp(o->argv[0], o->argv);
+	int e = errno;
+	if (write(errfd, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/*
+ * The memory file the client puts its rings in, so that records are read
+ * where they were written instead of being copied through the pipe twice.
+ * It may grow but never shrink: a shrink would fault our mappings. -1 when
+ * the system has no memfd; the client then sends records down the pipe.
+ */
+static int shared_file(void)
+{
+#ifdef MFD_ALLOW_SEALING
+	int fd = memfd_create("profev-rings", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+#else
+	return -1;
+#endif
+}
+
+static int start_meta(struct profev_recorder *r)
+{
+	char host[256] = "";
+	gethostname(host, sizeof host - 1);
+	uint32_t argc = 0;
+	while (r->o.argv[argc])
+		argc++;
+	struct profev_meta m = { 0 };
+	m.program = r->o.argv[0];
+	m.argv = (const char *const *)r->o.argv;
+	m.argc = argc;
+	m.pid = (uint32_t)(r->pid > 0 ? r->pid : 0);
+	m.host = host;
+	m.wall_start_ns = (int64_t)now_ns(CLOCK_REALTIME);
+	m.mono_start_ns = r->mono_start;
+	m.recorder = "pfrec " PROFEV_VERSION_STRING;
+	return profev_writer_meta(r->w, &m);
+}
+
+struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o,
+					      struct profev_error *err)
+{
+	struct profev_error dummy;
+	if (!err)
+		err = &dummy;
+	if (!o || !o->argv || !o->argv[0] || o->out_fd < 0) {
+		err_set(err, PROFEV_E_ARG, "no program to record");
+		return NULL;
+	}
+	struct profev_recorder *r = calloc(1, sizeof *r);
+	if (!r || !(r->buf = malloc(READ_BUF))) {
+		free(r);
+		err_set(err, PROFEV_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	r->o = *o;
+	r->rfd = r->pidfd = r->shm_fd = -1;
+	set_rate(r, 1.0);
+	/* Chunks are compressed and written beside the thread that decodes the
+	 * stream, on the core the program leaves free when it waits for room. */
+	struct profev_writer_opts wo = { o->zstd_level, 0, 1 };
+	if (!(r->w = profev_writer_new(o->out_fd, &wo, err)))
+		goto fail;
+
+	int data[2], errp[2];
+	if (pipe2(data, O_CLOEXEC) < 0) {
+		err_set(err, PROFEV_E_IO, "unable to create a pipe: %s", strerror(errno));
+		goto fail;
+	}
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		err_set(err, PROFEV_E_IO, "unable to create a pipe: %s", strerror(errno));
+		close(data[0]);
+		close(data[1]);
+		goto fail;
+	}
+	/* A larger pipe lets the flush thread hand over more per wakeup. */
+	fcntl(data[0], F_SETPIPE_SZ, 1 << 20);
+	if (!o->pipe_only)
+		r->shm_fd = shared_file();
+	r->mono_start = now_ns(CLOCK_MONOTONIC);
+	r->pid = fork();
+	if (r->pid == 0) {
+		close(data[0]);
+		close(errp[0]);
+		child_exec(o, data[1], r->shm_fd, errp[1]);
+	}
+	int fork_errno = errno;
+	close(data[1]);
+	close(errp[1]);
+	r->rfd = data[0];
+	if (r->pid < 0) {
+		close(errp[0]);
+		err_set(err, PROFEV_E_IO, "unable to start a process: %s", strerror(fork_errno));
+		goto fail;
+	}
+	int e;
+	ssize_t n;
+	while ((n = read(errp[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(errp[0]);
+	if (n == (ssize_t)sizeof e) {
+		r->nostart_errno = e;
+		waitpid(r->pid, NULL, 0);
+		r->pid = 0;
+		r->reaped = 1;
+	}
+#ifdef SYS_pidfd_open
+	if (r->pid > 0)
+		r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+#endif
+	if (start_meta(r) < 0) {
+		*err = *profev_writer_error(r->w);
+		profev_recorder_signal(r, SIGKILL);
+		if (r->pid > 0)
+			waitpid(r->pid, NULL, 0);
+		goto fail;
+	}
+	return r;
+fail:
+	profev_recorder_free(r);
+	return NULL;
+}
+
+int profev_recorder_pid(const struct profev_recorder *r)
+{
+	return r && !r->reaped ? r->pid : 0;
+}
+
+void profev_recorder_signal(struct profev_recorder *r, int sig)
+{
+	if (r && r->pid > 0 && !r->reaped)
+		kill(r->pid, sig);
+}
+
+const struct profev_error *profev_recorder_error(const struct profev_recorder *r)
+{
+	return &r->err;
+}
+
+static void fill_stats(struct profev_recorder *r, struct profev_record_stats *s)
+{
+	struct profev_totals t;
+	profev_writer_totals(r->w, &t);
+	s->events = r->events;
+	s->bytes = t.bytes;
+	s->wire_bytes = r->wire_off + r->off + r->ring_bytes;
+	s->lost = r->lost;
+	s->elapsed_ns = now_ns(CLOCK_MONOTONIC) - r->mono_start;
+	s->threads = r->threads_seen;
+}
+
+static int try_reap(struct profev_recorder *r, int block)
+{
+	if (r->reaped)
+		return 1;
+	pid_t p;
+	while ((p = waitpid(r->pid, &r->status, block ? 0 : WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (p == r->pid || (p < 0 && errno == ECHILD)) {
+		r->reaped = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Read what the pipe has; 0 at EOF, 1 if data or nothing yet. */
+static int read_some(struct profev_recorder *r)
+{
+	if (r->off > 0) {
+		memmove(r->buf, r->buf + r->off, r->len - r->off);
+		r->len -= r->off;
+		r->wire_off += r->off;
+		r->off = 0;
+	}
+	if (r->bad || r->len == READ_BUF) {
+		/* A full buffer holds no complete message: only a bad stream does that. */
+		if (!r->bad)
+			stream_corrupt(r, "message larger than the read buffer");
+		r->wire_off += r->len;
+		r->len = 0;
+	}
+	ssize_t n = read(r->rfd, r->buf + r->len, READ_BUF - r->len);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	if (n == 0)
+		return 0;
+	r->len += (size_t)n;
+	decode(r);
+	return 1;
+}
+
+int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *res)
+{
+	memset(res, 0, sizeof *res);
+	uint64_t next_progress = now_ns(CLOCK_MONOTONIC) + r->o.progress_ns;
+	uint64_t exited_at = 0;
+	while (r->rfd >= 0) {
+		struct pollfd p[2] = { { r->rfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 } };
+		int np = r->pidfd >= 0 && !r->reaped ? 2 : 1;
+		int timeout = r->o.progress_ns ? (int)(r->o.progress_ns / 1000000) + 1 : 1000;
+		if (r->reaped || r->pidfd < 0)
+			timeout = 20;
+		int k = poll(p, (nfds_t)np, timeout);
+		if (k < 0 && errno != EINTR)
+			break;
+		if (k > 0 && p[0].revents) {
+			if (!read_some(r)) {
+				close(r->rfd);
+				r->rfd = -1;
+			}
+		}
+		if ((np == 2 && p[1].revents) || r->pidfd < 0)
+			try_reap(r, 0);
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		if (r->reaped && r->rfd >= 0) {
+			/* The program is gone but something it started holds the
+			 * pipe; do not wait for that process. */
+			if (!exited_at)
+				exited_at = now;
+			if (k > 0 && p[0].revents)
+				exited_at = now;
+			else if (now - exited_at > LINGER_NS) {
+				warn(r, "a process started by the program still holds the trace "
+					"stream; stopped reading it");
+				close(r->rfd);
+				r->rfd = -1;
+			}
+		}
+		if (r->o.progress && r->o.progress_ns && now >= next_progress) {
+			fill_stats(r, &res->stats);
+			r->o.progress(r->o.ctx, &res->stats);
+			next_progress = now + r->o.progress_ns;
+		}
+	}
+	if (r->in_events && r->body_left && !r->bad)
+		warn(r, "client stream ends inside a message; its last %u bytes are lost",
+		     r->body_left);
+	rings_drain(r);
+	try_reap(r, 1);
+
+	struct profev_meta m = { 0 };
+	if (r->nostart_errno) {
+		res->exit_kind = PROFEV_EXIT_NOSTART;
+		res->exit_code = r->nostart_errno;
+		res->status = r->nostart_errno == ENOENT ? 127 : 126;
+	} else if (WIFSIGNALED(r->status)) {
+		res->exit_kind = PROFEV_EXIT_SIGNALED;
+		res->exit_code = WTERMSIG(r->status);
+		res->status = 128 + res->exit_code;
+	} else {
+		res->exit_kind = PROFEV_EXIT_EXITED;
+		res->exit_code = WEXITSTATUS(r->status);
+		res->status = res->exit_code;
+	}
+	res->client = r->hello;
+	m.exit_kind = res->exit_kind;
+	m.exit_code = res->exit_code;
+	m.end_ns = now_ns(CLOCK_MONOTONIC);
+	m.lost_events = r->lost;
+	if (r->hello) {
+		m.ticks_per_ns = 1.0 / r->ns_per_tick;
+		m.tick_base = r->h.tick0;
+	}
+	int rc = r->err.code ? r->err.code : 0;
+	if (!rc && (profev_writer_meta(r->w, &m) < 0 || profev_writer_close(r->w) < 0)) {
+		writer_failed(r);
+		rc = r->err.code;
+	}
+	fill_stats(r, &res->stats);
+	return rc;
+}
+
+void profev_recorder_free(struct profev_recorder *r)
+{
+	if (!r)
+		return;
+	profev_writer_free(r->w);
+	if (r->rfd >= 0)
+		close(r->rfd);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	for (uint32_t i = 0; i < r->nthr; i++)
+		thread_free(r->thr[i]);
+	free(r->thr);
+	if (r->shm_fd >= 0)
+		close(r->shm_fd);
+	free(r->strings);
+	free(r->cats);
+	free(r->mods);
+	free(r->buf);
+	free(r);
+}

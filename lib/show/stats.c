@@ -1,0 +1,393 @@
+/* Trace statistics (pfdump --stats): totals per type and thread, zone times
+ * by name, memory per pool, and the bytes the trace takes on disk. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include "trace/trace_internal.h"
+#include "profev_dump.h"
+#include "show/zone_track.h"
+
+struct live_block {
+	uint64_t addr; /* 0 = empty slot */
+	uint64_t size;
+	uint32_t pool, stack;
+};
+
+struct collect {
+	struct profev_stats *s;
+	struct zone_track *zones;
+	uint32_t threads_cap, pools_cap;
+	struct profev_zone_stat *by_name; /* indexed by name id */
+	uint32_t by_name_cap;
+	struct live_block *live;
+	uint64_t live_mask, live_count;
+};
+
+static struct live_block *live_slot(struct collect *c, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9E3779B97F4A7C15ull >> 20) & c->live_mask;
+	while (c->live[i].addr && c->live[i].addr != addr)
+		i = (i + 1) & c->live_mask;
+	return &c->live[i];
+}
+
+static int live_rehash(struct collect *c, uint64_t mask)
+{
+	struct live_block *old = c->live;
+	uint64_t old_n = c->live ? c->live_mask + 1 : 0;
+	c->live = calloc(mask + 1, sizeof(*c->live));
+	if (!c->live) {
+		c->live = old;
+		return -1;
+	}
+	c->live_mask = mask;
+	for (uint64_t i = 0; i < old_n; i++)
+		if (old[i].addr)
+			*live_slot(c, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Removing from linear probing: re-place the blocks after the hole. */
+static void live_remove(struct collect *c, struct live_block *b)
+{
+	uint64_t i = (uint64_t)(b - c->live);
+	b->addr = 0;
+	c->live_count--;
+	for (i = (i + 1) & c->live_mask; c->live[i].addr; i = (i + 1) & c->live_mask) {
+		struct live_block moved = c->live[i];
+		c->live[i].addr = 0;
+		*live_slot(c, moved.addr) = moved;
+	}
+}
+
+static struct profev_pool_stat *pool(struct collect *c, uint32_t name)
+{
+	struct profev_stats *s = c->s;
+	for (uint32_t i = 0; i < s->npools; i++)
+		if (s->pools[i].name == name)
+			return &s->pools[i];
+	if (array_grow((void **)&s->pools, &c->pools_cap, sizeof(*s->pools), s->npools + 1))
+		return NULL;
+	struct profev_pool_stat *p = &s->pools[s->npools++];
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	return p;
+}
+
+static int memory(struct collect *c, const struct profev_event *ev)
+{
+	if (!c->live && live_rehash(c, 1023))
+		return -1;
+	if (ev->type == PROFEV_EV_MEM_ALLOC) {
+		struct profev_pool_stat *p = pool(c, ev->name);
+		if (!p)
+			return -1;
+		p->allocs++;
+		p->alloc_bytes += ev->payload;
+		p->live_bytes += ev->payload;
+		if (p->live_bytes > p->peak_bytes)
+			p->peak_bytes = p->live_bytes;
+		if (!ev->addr)
+			return 0;
+		struct live_block *b = live_slot(c, ev->addr);
+		if (b->addr) { /* allocated twice without a free: the old one is gone */
+			struct profev_pool_stat *old = pool(c, b->pool);
+			if (old)
+				old->live_bytes -= b->size;
+			live_remove(c, b);
+			b = live_slot(c, ev->addr);
+		}
+		*b = (struct live_block){ ev->addr, ev->payload, ev->name, ev->stack };
+		if (++c->live_count * 2 > c->live_mask && live_rehash(c, c->live_mask * 2 + 1))
+			return -1;
+		return 0;
+	}
+	struct live_block *b = live_slot(c, ev->addr);
+	struct profev_pool_stat *p = pool(c, b->addr ? b->pool : ev->name);
+	if (!p)
+		return -1;
+	p->frees++;
+	if (b->addr) {
+		p->freed_bytes += b->size;
+		p->live_bytes -= b->size;
+		live_remove(c, b);
+	}
+	return 0;
+}
+
+static int zone_end(struct collect *c, const struct profev_event *ev)
+{
+	uint32_t name;
+	uint64_t begin;
+	if (!zone_track_end(c->zones, ev->tid, &name, &begin)) {
+		c->s->unmatched_ends++;
+		return 0;
+	}
+	if (array_grow((void **)&c->by_name, &c->by_name_cap, sizeof(*c->by_name), (uint64_t)name + 1))
+		return -1;
+	struct profev_zone_stat *z = &c->by_name[name];
+	uint64_t d = ev->ts >= begin ? ev->ts - begin : 0;
+	if (!z->count || d < z->min_ns)
+		z->min_ns = d;
+	if (d > z->max_ns)
+		z->max_ns = d;
+	z->count++;
+	z->total_ns += d;
+	z->name = name;
+	return 0;
+}
+
+static int by_group(const void *a, const void *b)
+{
+	const struct profev_leak *x = a, *y = b;
+	if (x->pool != y->pool)
+		return x->pool < y->pool ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct profev_leak *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return by_group(a, b);
+}
+
+/* Groups the blocks still live by (pool, callstack), largest first. */
+static int leaks(struct collect *c)
+{
+	struct profev_stats *s = c->s;
+	if (!c->live_count)
+		return 0;
+	s->leaks = malloc(c->live_count * sizeof(*s->leaks));
+	if (!s->leaks)
+		return -1;
+	uint64_t n = 0;
+	for (uint64_t i = 0; i <= c->live_mask; i++) {
+		const struct live_block *b = &c->live[i];
+		if (b->addr)
+			s->leaks[n++] = (struct profev_leak){ b->stack, b->pool, 1, b->size };
+	}
+	qsort(s->leaks, n, sizeof(*s->leaks), by_group);
+	uint64_t groups = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (groups && by_group(&s->leaks[groups - 1], &s->leaks[i]) == 0) {
+			s->leaks[groups - 1].blocks++;
+			s->leaks[groups - 1].bytes += s->leaks[i].bytes;
+		} else {
+			s->leaks[groups++] = s->leaks[i];
+		}
+	}
+	qsort(s->leaks, groups, sizeof(*s->leaks), by_bytes);
+	s->nleaks = (uint32_t)groups;
+	return 0;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct profev_zone_stat *x = a, *y = b;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int event(struct collect *c, const struct profev_event *ev)
+{
+	struct profev_stats *s = c->s;
+	int64_t ti = zone_track_thread(c->zones, ev->tid);
+	if (ti < 0 || array_grow((void **)&s->threads, &c->threads_cap, sizeof(*s->threads), (uint64_t)ti + 1))
+		return -1;
+	struct profev_thread_stat *t = &s->threads[ti];
+	if ((uint32_t)ti >= s->nthreads) {
+		s->nthreads = (uint32_t)ti + 1;
+		t->tid = ev->tid;
+		t->first_ts = ev->ts;
+	}
+	t->events++;
+	t->last_ts = ev->ts;
+	if (!s->events || ev->ts < s->first_ts)
+		s->first_ts = ev->ts;
+	if (ev->ts > s->last_ts)
+		s->last_ts = ev->ts;
+	s->events++;
+	s->by_type[ev->type <= PROFEV_EV_TYPE_MAX ? ev->type : 0]++;
+	switch (ev->type) {
+	case PROFEV_EV_ZONE_BEGIN:
+		t->zones++;
+		return zone_track_begin(c->zones, ev->tid, ev->name, ev->ts);
+	case PROFEV_EV_ZONE_END:
+		return zone_end(c, ev);
+	case PROFEV_EV_LOST:
+		s->lost_events += ev->payload;
+		return 0;
+	case PROFEV_EV_MEM_ALLOC:
+	case PROFEV_EV_MEM_FREE:
+		return memory(c, ev);
+	}
+	return 0;
+}
+
+int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
+{
+	struct collect c = { 0 };
+	struct profev_chunk ch;
+	int rc;
+	*out = NULL;
+	c.s = calloc(1, sizeof(*c.s));
+	c.zones = zone_track_new();
+	if (!c.s || !c.zones) {
+		free(c.s);
+		zone_track_free(c.zones);
+		return PROFEV_E_NOMEM;
+	}
+	while ((rc = profev_reader_next_chunk(r, &ch)) > 0) {
+		c.s->chunks++;
+		if (!ch.raw)
+			c.s->unknown_chunks++;
+		if (ch.kind != PROFEV_CHUNK_EVENTS)
+			continue;
+		c.s->event_chunks++;
+		c.s->event_stored_bytes += ch.stored_total;
+		for (uint32_t i = 0; i < ch.nevents; i++) {
+			if (event(&c, &ch.events[i])) {
+				rc = PROFEV_E_NOMEM;
+				goto done;
+			}
+		}
+	}
+	if (rc == 0)
+		c.s->chunks++, c.s->complete = 1; /* the end chunk */
+done:
+	c.s->bytes = profev_reader_offset(r);
+	c.s->unclosed_zones = zone_track_open(c.zones);
+	for (uint32_t i = 0; i < c.by_name_cap; i++)
+		if (c.by_name[i].count)
+			c.by_name[c.s->nzones++] = c.by_name[i];
+	if (c.s->nzones > 1)
+		qsort(c.by_name, c.s->nzones, sizeof(*c.by_name), by_total);
+	c.s->zones = c.by_name;
+	if (leaks(&c) && rc >= 0)
+		rc = PROFEV_E_NOMEM;
+	zone_track_free(c.zones);
+	free(c.live);
+	*out = c.s;
+	return rc;
+}
+
+static void duration(char *out, size_t n, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(out, n, "%" PRIu64 " ns", ns);
+	else if (ns < 10000000)
+		snprintf(out, n, "%.2f us", ns / 1e3);
+	else if (ns < 10000000000ull)
+		snprintf(out, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(out, n, "%.3f s", ns / 1e9);
+}
+
+static void ended(const struct profev_meta *m, int complete, FILE *out)
+{
+	switch (m->exit_kind) {
+	case PROFEV_EXIT_EXITED:
+		fprintf(out, "exited with status %d\n", m->exit_code);
+		return;
+	case PROFEV_EXIT_SIGNALED:
+		fprintf(out, "killed by signal %d (%s)\n", m->exit_code, strsignal(m->exit_code));
+		return;
+	case PROFEV_EXIT_NOSTART:
+		fprintf(out, "could not be started: %s\n", strerror(m->exit_code));
+		return;
+	}
+	fprintf(out, "%s\n", complete ? "not recorded" : "unknown: the trace is cut");
+}
+
+void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
+			unsigned top_zones)
+{
+	const struct profev_meta *m = profev_reader_meta(r);
+	unsigned major, minor;
+	char a[32], b[32], c[32], d[32];
+	profev_reader_version(r, &major, &minor);
+	fprintf(out, "format:       %u.%u%s\n", major, minor, s->complete ? "" : " (cut: no end chunk)");
+	if (m->program) {
+		fprintf(out, "program:      ");
+		for (uint32_t i = 0; i < m->argc; i++)
+			fprintf(out, "%s%s", i ? " " : "", m->argv[i]);
+		if (!m->argc)
+			fputs(m->program, out);
+		fputc('\n', out);
+	}
+	if (m->pid || m->host)
+		fprintf(out, "process:      pid %u on %s\n", m->pid, m->host ? m->host : "?");
+	if (m->recorder)
+		fprintf(out, "recorder:     %s, clock %s\n", m->recorder, m->clock ? m->clock : "?");
+	fprintf(out, "ended:        ");
+	ended(m, s->complete, out);
+	duration(a, sizeof(a), s->events ? s->last_ts - s->first_ts : 0);
+	fprintf(out, "duration:     %s (first to last event)\n", a);
+	fprintf(out, "events:       %" PRIu64 " in %" PRIu64 " chunks (%" PRIu64 " events chunks)\n",
+		s->events, s->chunks, s->event_chunks);
+	fprintf(out, "on disk:      %" PRIu64 " bytes, %.3f bytes/event (events chunks %.3f)\n", s->bytes,
+		s->events ? (double)s->bytes / s->events : 0.0,
+		s->events ? (double)s->event_stored_bytes / s->events : 0.0);
+	fprintf(out, "compression:  %.1fx against %zu-byte event records\n",
+		s->event_stored_bytes ? (double)s->events * sizeof(struct profev_event) / s->event_stored_bytes : 0.0,
+		sizeof(struct profev_event));
+	if (s->unknown_chunks)
+		fprintf(out, "skipped:      %" PRIu64 " chunks of kinds unknown to this reader\n",
+			s->unknown_chunks);
+	uint64_t lost = s->lost_events > m->lost_events ? s->lost_events : m->lost_events;
+	fprintf(out, "lost events:  %" PRIu64 "\n", lost);
+	if (s->unmatched_ends || s->unclosed_zones)
+		fprintf(out, "zones:        %" PRIu64 " ends without a begin, %" PRIu64 " never closed\n",
+			s->unmatched_ends, s->unclosed_zones);
+
+	fprintf(out, "\nevents by type:\n");
+	for (unsigned t = 0; t <= PROFEV_EV_TYPE_MAX; t++)
+		if (s->by_type[t])
+			fprintf(out, "  %-12s %12" PRIu64 "\n", t ? profev_event_type_name(t) : "unknown", s->by_type[t]);
+
+	fprintf(out, "\nthreads:\n  %-8s %-24s %12s %12s %12s\n", "tid", "name", "events", "zones", "active");
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		const struct profev_thread_stat *t = &s->threads[i];
+		duration(a, sizeof(a), t->last_ts - t->first_ts);
+		fprintf(out, "  %-8u %-24.24s %12" PRIu64 " %12" PRIu64 " %12s\n", t->tid,
+			profev_reader_thread_name(r, t->tid), t->events, t->zones, a);
+	}
+
+	if (s->nzones) {
+		fprintf(out, "\ntop zones by total time:\n  %-24s %10s %12s %12s %12s %12s\n", "name", "count",
+			"total", "mean", "min", "max");
+		for (uint32_t i = 0; i < s->nzones && i < top_zones; i++) {
+			const struct profev_zone_stat *z = &s->zones[i];
+			duration(a, sizeof(a), z->total_ns);
+			duration(b, sizeof(b), z->total_ns / z->count);
+			duration(c, sizeof(c), z->min_ns);
+			duration(d, sizeof(d), z->max_ns);
+			fprintf(out, "  %-24.24s %10" PRIu64 " %12s %12s %12s %12s\n",
+				profev_reader_string(r, z->name), z->count, a, b, c, d);
+		}
+	}
+	if (s->npools) {
+		fprintf(out, "\nmemory by pool:\n  %-16s %10s %10s %14s %14s %14s\n", "pool", "allocs", "frees",
+			"allocated", "peak live", "live at end");
+		for (uint32_t i = 0; i < s->npools; i++) {
+			const struct profev_pool_stat *p = &s->pools[i];
+			fprintf(out, "  %-16.16s %10" PRIu64 " %10" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
+				p->name ? profev_reader_string(r, p->name) : "(default)", p->allocs, p->frees,
+				p->alloc_bytes, p->peak_bytes, p->live_bytes);
+		}
+	}
+}
+
+void profev_stats_free(struct profev_stats *s)
+{
+	if (!s)
+		return;
+	free(s->threads);
+	free(s->zones);
+	free(s->pools);
+	free(s->leaks);
+	free(s);
+}

@@ -1,0 +1,120 @@
+/* The trace format's internals, shared by the writer, the reader and the
+ * tools that copy chunks: file and chunk framing, storing chunks, the event
+ * column codec, string interning and callstack dedup. Not installed. */
+#ifndef PROFEV_TRACE_INTERNAL_H
+#define PROFEV_TRACE_INTERNAL_H
+
+#include "common/common.h"
+
+/* ---- file framing (formats/trace.md) ---- */
+#define FILE_MAGIC "\x89PFV\r\n\x1a\n"
+#define FILE_HEADER_SIZE 16
+#define CHUNK_HEADER_SIZE 24
+#define CHUNK_F_ZSTD 1u
+/* Hostile-input limits: a reader refuses larger chunks before allocating. */
+#define CHUNK_MAX_STORED (64u << 20)
+#define CHUNK_MAX_RAW (256u << 20)
+#define STRING_MAX_LEN (1u << 20)
+#define STACK_MAX_FRAMES 256u
+
+/* ---- chunk framing (chunk.c) ---- */
+struct chunk_header {
+	uint16_t kind, flags;
+	uint32_t count, stored_size, raw_size;
+	uint64_t checksum;
+};
+
+void chunk_header_encode(uint8_t out[CHUNK_HEADER_SIZE], const struct chunk_header *h);
+void chunk_header_decode(const uint8_t in[CHUNK_HEADER_SIZE], struct chunk_header *h);
+/* XXH3 over header bytes 0..15 followed by the stored body. */
+uint64_t chunk_checksum(const uint8_t header[CHUNK_HEADER_SIZE], const void *body, size_t len);
+
+/* ---- storing chunks (chunk_store.c) ---- */
+/* Compresses, checksums and writes chunks to fd, on the caller's thread or
+ * (threaded) on a thread of its own, in the order they are put. Errors are
+ * sticky: the call that meets one, or any later call, returns it with *err
+ * filled (an offset in the file). */
+struct chunk_store;
+struct chunk_store *chunk_store_new(int fd, int level, int threaded); /* NULL: no memory */
+void chunk_store_free(struct chunk_store *s); /* writes what is queued first */
+/* A chunk of kind with count entries; body compressed when asked and when
+ * that makes it smaller. 0 or <0. */
+int chunk_store_put(struct chunk_store *s, unsigned kind, uint32_t count, const void *body,
+		    size_t len, int compress, struct profev_error *err);
+/* Bytes written as they are: the file header (chunks = 0) or a chunk
+ * copied whole (chunks = 1). 0 or <0. */
+int chunk_store_raw(struct chunk_store *s, const void *bytes, size_t len, uint32_t chunks,
+		    struct profev_error *err);
+/* Wait until everything put is written. 0 or <0. */
+int chunk_store_drain(struct chunk_store *s, struct profev_error *err);
+/* Bytes and chunks written so far; from any thread. */
+void chunk_store_counts(struct chunk_store *s, uint64_t *bytes, uint64_t *chunks);
+
+/* ---- event column codec (event_codec.c) ---- */
+struct event_text {
+	uint32_t offset, len; /* a message text within the chunk body */
+};
+
+#define EVENT_COLUMNS 8
+/* Codes events into the EVENTS chunk body as they come (event_codec.c). */
+struct event_encoder;
+/* An encoder for chunks of up to capacity events; NULL on no memory. */
+struct event_encoder *encoder_new(uint32_t capacity);
+void encoder_free(struct event_encoder *e);
+/* Add one event; text is a MESSAGE's text. 1 when the chunk is now full,
+ * 0 when it is not, PROFEV_E_NOMEM, or PROFEV_E_STATE when it already was. */
+int encoder_add(struct event_encoder *e, const struct profev_event *ev, const char *text, size_t len);
+/* Add events from ev[0] on while they are of ev[0]'s thread and neither a
+ * MESSAGE nor a LOST (ev[0] must not be), at most n and as far as the
+ * chunk has room. @return how many, or PROFEV_E_NOMEM. */
+int64_t encoder_add_run(struct event_encoder *e, const struct profev_event *ev, uint32_t n);
+/* A zone begin, zone end or instant with no flags and no callstack: what a
+ * tight loop makes, and what a recorder can hand over without building
+ * whole events. */
+struct plain_event {
+	uint64_t ts;
+	uint32_t name;
+	uint32_t category;  /* the payload: string id of the category's name */
+	uint32_t type;      /* PROFEV_EV_ZONE_BEGIN, _ZONE_END or _INSTANT */
+	uint32_t reserved;
+};
+/* Add up to n plain events of thread tid in frame, as far as the chunk has
+ * room. @return how many, or PROFEV_E_NOMEM. */
+int64_t encoder_add_plain(struct event_encoder *e, uint32_t tid, uint64_t frame,
+			  const struct plain_event *ev, uint32_t n);
+/* The writer's side of it (trace/writer.c): n events, 0 or <0. */
+int writer_add_plain(struct profev_writer *w, uint32_t tid, uint64_t frame,
+		     const struct plain_event *ev, size_t n);
+uint32_t encoder_count(const struct event_encoder *e);
+size_t encoder_text_bytes(const struct event_encoder *e);
+/* Write the chunk body into out and start the next chunk. 0 or NOMEM. */
+int encoder_finish(struct event_encoder *e, struct buf *out);
+
+/* Decode an EVENTS body of n events. texts receive (offset, len) of each
+ * MESSAGE's text relative to body; *nthread_names counts THREAD_NAME events.
+ * Returns 0 or PROFEV_E_CORRUPT with a message in *why. */
+int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_event *out,
+		  struct event_text *texts, uint32_t *ntexts, uint32_t *nthread_names, const char **why);
+
+/* ---- string interning (strtab.c) ---- */
+struct strtab;
+struct strtab *strtab_new(void);
+void strtab_free(struct strtab *t);
+/* Id of s (>= 1) interning it if new; *is_new tells which. 0 on no memory. */
+uint32_t strtab_intern(struct strtab *t, const char *s, size_t len, int *is_new);
+/* Append s under the next id even if equal bytes are interned already: for
+ * copying another writer's numbering. 0 on no memory. */
+uint32_t strtab_append(struct strtab *t, const char *s, size_t len);
+uint32_t strtab_count(const struct strtab *t);
+
+/* ---- callstack deduplication (cstack.c) ---- */
+struct cstack;
+struct cstack *cstack_new(void);
+void cstack_free(struct cstack *t);
+/* Id of the frame array (>= 1) adding it if new; 0 on no memory. */
+uint32_t cstack_intern(struct cstack *t, const struct profev_frame *f, unsigned n, int *is_new);
+/* Append under the next id even if an equal array exists (see strtab_append). */
+uint32_t cstack_append(struct cstack *t, const struct profev_frame *f, unsigned n);
+uint32_t cstack_count(const struct cstack *t);
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * wire.h - the stream between the client runtime and pfrec (formats/wire.md).
+ *
+ * Shared by lib/client/ (the writer side, inside the traced program) and
+ * lib/rec/record.c (the reader side, in pfrec). Everything is little-endian and
+ * every message starts with the same 16-byte header; event records inside
+ * an EVENTS message are multiples of 16 bytes so that a thread's ring never
+ * has to split one.
+ */
+#ifndef PROFEV_WIRE_H
+#define PROFEV_WIRE_H
+
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PFW_MAGIC 0x31574650u /* "PFW1" read as a little-endian u32 */
+#define PFW_VERSION 1u
+
+/** Message header: 16 bytes, then len bytes of body. */
+struct pfw_header {
+	uint32_t magic; /* PFW_MAGIC */
+	uint16_t type;  /* enum pfw_msg */
+	uint16_t flags; /* zero; readers ignore it */
+	uint32_t len;   /* body bytes after the header */
+	uint32_t tid;   /* thread the message is about, 0 if none */
+};
+
+/** Upper bound on a message body; a longer len is a corrupt stream. */
+#define PFW_MAX_BODY (64u << 20)
+
+enum pfw_msg {
+	PFW_HELLO = 1,       /* struct pfw_hello; always the first message */
+	PFW_STRING = 2,      /* u32 id, then the string's bytes */
+	PFW_CATEGORY = 3,    /* struct pfw_category, then name, then description */
+	PFW_THREAD = 4,      /* tid: a thread starts; body: its name (may be empty) */
+	PFW_EVENTS = 5,      /* tid: records of that thread, in order */
+	PFW_SYNC = 6,        /* struct pfw_sync: a later calibration point */
+	PFW_THREAD_EXIT = 7, /* tid: the thread ended; no more EVENTS for it */
+	PFW_BYE = 8,         /* struct pfw_bye; the program is exiting normally */
+	PFW_MODULE = 9,      /* struct pfw_module, build-id, path: a loaded module */
+	PFW_RING = 10,       /* tid: struct pfw_ring; the thread's ring is shared */
+	PFW_RING_DATA = 11,  /* tid: struct pfw_ring_data; its records up to pos */
+	/* 12..15 reserved */
+};
+
+enum pfw_clock {
+	PFW_CLOCK_TSC = 1,       /* ticks are the x86 time-stamp counter */
+	PFW_CLOCK_MONOTONIC = 2, /* ticks are CLOCK_MONOTONIC nanoseconds */
+	PFW_CLOCK_CNTVCT = 3,    /* ticks are the arm64 virtual counter */
+};
+
+enum pfw_hello_flags {
+	PFW_HELLO_DROP = 1u << 0, /* client drops events when the pipe is slow */
+};
+
+struct pfw_hello {
+	uint32_t version;     /* PFW_VERSION */
+	uint32_t pid;
+	uint32_t clock;       /* enum pfw_clock */
+	uint32_t flags;       /* enum pfw_hello_flags */
+	double ticks_per_ns;  /* first estimate; PFW_SYNC refines it */
+	uint64_t tick0;       /* tick value at mono0 */
+	uint64_t mono0;       /* CLOCK_MONOTONIC ns */
+	int64_t real0;        /* CLOCK_REALTIME ns at the same moment */
+	uint32_t ring_bytes;  /* per-thread buffer size */
+	uint32_t age_us;      /* flush thread period: the most a SIGKILL loses */
+};
+
+_Static_assert(sizeof(struct pfw_hello) == 56, "formats/wire.md: HELLO is 56 bytes");
+
+struct pfw_category {
+	uint32_t index;    /* the value records carry in their category field */
+	uint32_t enabled;  /* 1 if enabled for this recording */
+	uint32_t name_len; /* name bytes follow, then the description */
+	uint32_t reserved;
+};
+
+struct pfw_sync {
+	uint64_t tick;
+	uint64_t mono; /* CLOCK_MONOTONIC ns read with tick */
+};
+
+struct pfw_bye {
+	uint64_t lost; /* events the client dropped and could not report */
+};
+
+/** A module (the program or a shared object), as dl_iterate_phdr sees it. */
+struct pfw_module {
+	uint64_t load_bias;    /* runtime address minus ELF virtual address */
+	uint64_t vaddr_lo;     /* lowest PT_LOAD virtual address */
+	uint64_t vaddr_hi;     /* end of the highest PT_LOAD (p_vaddr + p_memsz) */
+	uint32_t build_id_len; /* GNU build-id bytes that follow (0..64) */
+	uint32_t path_len;     /* then the path's bytes */
+};
+
+_Static_assert(sizeof(struct pfw_module) == 32, "formats/wire.md: MODULE is 32 bytes + data");
+
+#define PFW_MAX_BUILD_ID 64u
+
+/*
+ * Shared rings. When pfrec passes PROFEV_SHM, a memory file, the client
+ * places thread rings in it: a 4096-byte control page, then the ring.
+ * pfrec maps the same pages and reads records where the program wrote
+ * them; the pipe carries only where they end (PFW_RING_DATA).
+ */
+#define PFW_RING_CTL 4096u
+
+/** PFW_RING body: the ring of thread tid lives at offset in the file. */
+struct pfw_ring {
+	uint64_t offset; /* of the control page; a multiple of 4096 */
+	uint32_t size;   /* ring bytes after the control page; a power of two */
+	uint32_t reserved;
+	uint64_t base;   /* the ring's address in the program */
+};
+_Static_assert(sizeof(struct pfw_ring) == 24, "formats/wire.md: RING is 24 bytes");
+
+/* Offset in the control page of the u64 address, in the program, where the
+ * thread's published records end: read after the program died unannounced
+ * (SIGKILL), to keep what it wrote after the last PFW_RING_DATA. */
+#define PFW_RING_POS 64u
+
+/** PFW_RING_DATA body: records of the thread end at pos in its ring. */
+struct pfw_ring_data {
+	uint32_t pos;    /* 0..size, a multiple of 16 */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pfw_ring_data) == 8, "formats/wire.md: RING_DATA is 8 bytes");
+
+/** The start of a control page, written by both sides. */
+struct pfw_ring_ctl {
+	uint32_t read;    /* pfrec: records before this offset are consumed */
+	uint32_t waiting; /* client: 1 while a producer sleeps on read (futex) */
+};
+
+/**
+ * The consumer's step: records before pos are consumed. Wakes a producer
+ * that sleeps for room. The store and the exchange are sequentially
+ * consistent, as is the producer's "set waiting, then check read", so one
+ * of the two always sees the other.
+ */
+static inline void pfw_ring_consumed(struct pfw_ring_ctl *c, uint32_t pos)
+{
+	__atomic_store_n(&c->read, pos, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&c->waiting, 0, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &c->read, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
+
+/*
+ * Records of an EVENTS message. Every record starts with 16 bytes:
+ *   u64 ts   ticks (0 for PAD)
+ *   u64 word type | flags << 8 | category << 16 | arg << 32
+ * arg is a string id for fixed records and a byte length for variable ones.
+ */
+enum pfw_rec {
+	PFW_R_FRAME_MARK = 1,  /* arg: frame set name id, 0 = default */
+	PFW_R_ZONE_BEGIN = 2,  /* arg: name id */
+	PFW_R_ZONE_END = 3,    /* arg: name id or 0 (innermost open zone) */
+	PFW_R_COUNTER = 4,     /* arg: name id; + f64 value + 8 zero bytes */
+	PFW_R_INSTANT = 5,     /* arg: name id */
+	PFW_R_MESSAGE = 6,     /* arg: text length; text follows */
+	PFW_R_THREAD_NAME = 7, /* arg: name length; name follows */
+	PFW_R_MEM_ALLOC = 8,   /* arg: pool name id, 0 = default; + u64 addr + u64 size */
+	PFW_R_MEM_FREE = 9,    /* arg: pool name id, 0 = default; + u64 addr + 8 zero bytes */
+	/* 10 reserved: frame images (trace event type) */
+	PFW_R_LOST = 11,       /* + u64 count of events dropped before ts + 8 zero bytes */
+	PFW_R_ZONE_DYN = 16,   /* zone begin, arg: name length; name follows */
+	/* 17..31: records followed by a callstack (below); 20..31 reserved */
+	PFW_R_ZONE_BEGIN_S = 17, /* ZONE_BEGIN + callstack */
+	PFW_R_MEM_ALLOC_S = 18,  /* MEM_ALLOC (32 bytes) + callstack */
+	PFW_R_MEM_FREE_S = 19,   /* MEM_FREE (32 bytes) + callstack */
+	PFW_R_PAD = 255,       /* arg: bytes to skip, this header included */
+};
+
+/* Flags of a record's word (bits 8..15). */
+enum pfw_rec_flags {
+	PFW_RF_SECURE = 1u << 0,  /* memory records: from a SECURE macro */
+};
+
+#define PFW_REC_HEAD 16u
+#define PFW_REC_LONG 32u       /* COUNTER, LOST, MEM_ALLOC, MEM_FREE */
+#define PFW_MAX_TEXT 4080u     /* longest text of a variable record */
+
+/*
+ * A callstack, at the end of a record of type 17..31: a u64 whose low 16
+ * bits are the frame count n, and whose bit 16 says that the first pc is
+ * the exact address of an instruction (else every pc is a return address);
+ * then n u64 program counters, innermost first; then 8 zero bytes if n is
+ * even, so that the record stays a multiple of 16 bytes.
+ */
+#define PFW_MAX_FRAMES 62u
+#define PFW_STACK_EXACT (1ull << 16)
+
+/** Bytes taken by a callstack of n frames. */
+static inline uint32_t pfw_stack_size(uint32_t n)
+{
+	return (8u + 8u * n + 15u) & ~15u;
+}
+
+/** Bytes taken by a variable record carrying len bytes. */
+static inline uint32_t pfw_var_size(uint32_t len)
+{
+	return PFW_REC_HEAD + ((len + 15u) & ~15u);
+}
+
+static inline uint64_t pfw_word(unsigned type, unsigned category, uint32_t arg)
+{
+	return (uint64_t)type | (uint64_t)category << 16 | (uint64_t)arg << 32;
+}
+
+#endif
