@@ -159,7 +159,7 @@ demo: all ## record the bundled example game with pfrec and show pfdump --stats
 
 unit: $(UNIT_BIN) ## build the unit tests
 
-test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed"
+test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed, N skipped"
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD)
 
 tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, the threaded writer (use with SAN=thread)
