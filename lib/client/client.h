@@ -128,6 +128,7 @@ struct client {
 	uint64_t lost_unreported; /* dropped after the final flush or in exited threads */
 };
 extern struct client cl;
+extern struct profev_category profev__app_info, profev__program_name;
 
 /* init.c */
 void client_init(void);

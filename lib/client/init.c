@@ -30,6 +30,21 @@ _Static_assert((int)PROFEV__R_FRAME == (int)PFW_R_FRAME_MARK &&
 	       (int)PROFEV__R_END == (int)PFW_R_ZONE_END &&
 	       (int)PROFEV__R_COUNTER == (int)PFW_R_COUNTER &&
 	       (int)PROFEV__R_INSTANT == (int)PFW_R_INSTANT, "profev.h and wire.h disagree");
+_Static_assert((int)PROFEV__R_ARG == (int)PFW_R_ARG && (int)PROFEV__R_ARG_STR == (int)PFW_R_ARG_STR &&
+		       (int)PROFEV__R_FLOW_OUT == (int)PFW_R_FLOW_OUT &&
+		       (int)PROFEV__R_FLOW_IN == (int)PFW_R_FLOW_IN &&
+		       (int)PROFEV__R_ASYNC_BEGIN == (int)PFW_R_ASYNC_BEGIN &&
+		       (int)PROFEV__R_ASYNC_END == (int)PFW_R_ASYNC_END &&
+		       (int)PROFEV__R_LOCK_WAIT == (int)PFW_R_LOCK_WAIT &&
+		       (int)PROFEV__R_LOCK_ACQUIRED == (int)PFW_R_LOCK_ACQUIRED &&
+		       (int)PROFEV__R_LOCK_RELEASED == (int)PFW_R_LOCK_RELEASED &&
+		       (int)PROFEV__R_FRAME_START == (int)PFW_R_FRAME_START &&
+		       (int)PROFEV__R_FRAME_END == (int)PFW_R_FRAME_END &&
+		       (int)PROFEV__R_MESSAGE_AT == (int)PFW_R_MESSAGE_AT &&
+		       PROFEV__AK_DOUBLE == PFW_AK_DOUBLE << 8 && PROFEV__AK_PTR == PFW_AK_PTR << 8 &&
+		       PROFEV__AK_BOOL == PFW_AK_BOOL << 8 && PROFEV__AK_UINT == PFW_AK_UINT << 8 &&
+		       PROFEV_ARG_STR_MAX == PFW_MAX_ARG_STR,
+	       "profev.h and wire.h disagree on rich records");
 
 struct client cl = { .fd = -1 };
 
@@ -37,6 +52,12 @@ struct client cl = { .fd = -1 };
 PROFEV_API struct profev_category profev__frames = { 0, 0, 0, "frame", "frame marks", 0 };
 /* The memory macros' category: --categories=-memory turns them off. */
 PROFEV_API struct profev_category profev__memory = { 0, 0, 0, "memory", "memory events", 0 };
+/* Arguments and flow marks: on whenever the client records (no index). */
+PROFEV_API struct profev_category profev__rec = { 0, 0, 0, "rec", "arguments and flows", 0 };
+/* The lock macros' category: --categories=-lock turns them off. */
+PROFEV_API struct profev_category profev__locks = { 0, 0, 0, "lock", "lock contention", 0 };
+struct profev_category profev__app_info = { 0, 0, 0, "app_info", "profev_app_info()", 0 };
+struct profev_category profev__program_name = { 0, 0, 0, "program_name", "profev_program_name()", 0 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t cat_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -199,6 +220,7 @@ void category_add(struct profev_category *c)
 void categories_disable_all(void)
 {
 	__atomic_store_n(&profev__frames.enabled, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&profev__rec.enabled, 0, __ATOMIC_RELAXED);
 	for (struct profev_category *c = ATOMIC_LOAD(&categories); c; c = c->next)
 		__atomic_store_n(&c->enabled, 0, __ATOMIC_RELAXED);
 }
@@ -305,7 +327,11 @@ static void do_init(void)
 	crash_install();
 	modules_init();
 	category_add(&profev__memory);
+	category_add(&profev__locks);
+	category_add(&profev__app_info);
+	category_add(&profev__program_name);
 	__atomic_store_n(&profev__frames.enabled, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&profev__rec.enabled, 1, __ATOMIC_RELAXED);
 }
 
 void client_init(void)

@@ -101,6 +101,19 @@ size_t defs_take(unsigned char **buf, size_t *cap, int from_signal)
 	return n;
 }
 
+/* A SITE message: the name with the macro's function, file and line. */
+static void site_define(const struct profev_site *s, uint32_t id)
+{
+	char where[2 * 4096];
+	size_t fl = s->function ? strnlen(s->function, 4095) : 0;
+	size_t il = s->file ? strnlen(s->file, 4095) : 0;
+	memcpy(where, s->function, fl);
+	memcpy(where + fl, s->file, il);
+	struct pfw_site ps = { id, s->category->index, s->line, (uint32_t)strlen(s->name),
+			       (uint32_t)fl, (uint32_t)il };
+	defs_append(PFW_SITE, &ps, sizeof ps, s->name, ps.name_len, where, (uint32_t)(fl + il));
+}
+
 uint64_t profev__site_register(struct profev_site *s)
 {
 	if (!ATOMIC_LOAD(&cl.active))
@@ -111,8 +124,11 @@ uint64_t profev__site_register(struct profev_site *s)
 		uint32_t id = ++next_string_id;
 		/* Queued before the word is published: whoever sees the word
 		 * writes records that the flush thread finds after the string. */
-		defs_append(PFW_STRING, &id, sizeof id, s->name, (uint32_t)strlen(s->name), NULL, 0);
-		w = pfw_word(s->type, s->category->index, id);
+		if (s->type & PROFEV__SITE_LOC)
+			site_define(s, id);
+		else
+			defs_append(PFW_STRING, &id, sizeof id, s->name, (uint32_t)strlen(s->name), NULL, 0);
+		w = pfw_word(s->type & 0xffff, s->category->index, id);
 		ATOMIC_STORE(&s->word, w);
 	}
 	pthread_mutex_unlock(&site_lock);
@@ -433,6 +449,75 @@ void profev__emit_slow(uint64_t word, uint64_t extra, unsigned size)
 	publish(p + size);
 }
 
+void profev__emit_val_slow(uint64_t word, uint64_t value)
+{
+	unsigned char *p = acquire(PFW_REC_HEAD);
+	if (!p)
+		return;
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = value;
+	q[1] = word;
+	publish(p + PFW_REC_HEAD);
+}
+
+void profev__arg_str(struct profev_site *s, const char *str, size_t len)
+{
+	uint64_t w = profev__word(s);
+	if (!w)
+		return;
+	if (!str)
+		len = 0;
+	if (len > PFW_MAX_ARG_STR) {
+		len = PFW_MAX_ARG_STR;
+		w |= (uint64_t)PFW_RF_TRUNCATED << 8;
+	}
+	uint32_t size = pfw_var_size((uint32_t)len);
+	unsigned char *p = acquire(size);
+	if (!p)
+		return;
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = len;
+	q[1] = w;
+	if (len)
+		memcpy(p + PFW_REC_HEAD, str, len);
+	memset(p + PFW_REC_HEAD + len, 0, size - PFW_REC_HEAD - len);
+	publish(p + size);
+}
+
+void profev__arg_cstr(struct profev_site *s, const char *str)
+{
+	/* Only the bytes kept are read, plus one to know the string was longer. */
+	profev__arg_str(s, str, str ? strnlen(str, PFW_MAX_ARG_STR + 1) : 0);
+}
+
+/* A MESSAGE_AT record: a message that names its call site. */
+void profev__message_at(struct profev_site *s, const char *fmt, ...)
+{
+	char buf[PFW_MAX_TEXT + 1];
+	uint64_t w = profev__word(s);
+	if (!w)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	uint32_t len = (size_t)n < PFW_MAX_TEXT ? (uint32_t)n : PFW_MAX_TEXT;
+	uint32_t size = PFW_REC_HEAD + pfw_var_size(len);
+	unsigned char *p = acquire(size);
+	if (!p)
+		return;
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = client_ticks();
+	q[1] = (w & 0xffffffffull) | (uint64_t)len << 32;
+	q[2] = w >> 32;
+	q[3] = 0;
+	memcpy(p + PFW_REC_LONG, buf, len);
+	memset(p + PFW_REC_LONG + len, 0, size - PFW_REC_LONG - len);
+	publish(p + size);
+}
+
 static void emit_var(unsigned type, unsigned category, const void *data, size_t len)
 {
 	if (len > PFW_MAX_TEXT)
@@ -465,6 +550,18 @@ void profev__message(struct profev_category *c, const char *fmt, ...)
 	if (n < 0)
 		return;
 	emit_var(PFW_R_MESSAGE, c->index, buf, (size_t)n < PFW_MAX_TEXT ? (size_t)n : PFW_MAX_TEXT);
+}
+
+void profev_app_info(const char *text, size_t len)
+{
+	if (text && ATOMIC_LOAD(&cl.active) && profev__on(&profev__app_info))
+		emit_var(PFW_R_MESSAGE, profev__app_info.index, text, len);
+}
+
+void profev_program_name(const char *name)
+{
+	if (name && ATOMIC_LOAD(&cl.active) && profev__on(&profev__program_name))
+		emit_var(PFW_R_MESSAGE, profev__program_name.index, name, strlen(name));
 }
 
 void profev_thread_name(const char *name)

@@ -84,6 +84,16 @@ const char *profev_event_type_name(unsigned type)
 		[PROFEV_EV_MEM_FREE] = "free",
 		[PROFEV_EV_FRAME_IMAGE] = "frame_image",
 		[PROFEV_EV_LOST] = "lost",
+		[PROFEV_EV_ARG] = "arg",
+		[PROFEV_EV_FLOW_OUT] = "flow_out",
+		[PROFEV_EV_FLOW_IN] = "flow_in",
+		[PROFEV_EV_ASYNC_BEGIN] = "async_begin",
+		[PROFEV_EV_ASYNC_END] = "async_end",
+		[PROFEV_EV_LOCK_WAIT] = "lock_wait",
+		[PROFEV_EV_LOCK_ACQUIRED] = "lock_acquired",
+		[PROFEV_EV_LOCK_RELEASED] = "lock_released",
+		[PROFEV_EV_FRAME_START] = "frame_start",
+		[PROFEV_EV_FRAME_END] = "frame_end",
 	};
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -101,6 +111,7 @@ const char *profev_chunk_kind_name(unsigned kind)
 	case PROFEV_CHUNK_STACKS: return "stacks";
 	case PROFEV_CHUNK_SYMBOLS: return "symbols";
 	case PROFEV_CHUNK_IMAGE: return "image";
+	case PROFEV_CHUNK_SRCLOCS: return "source locations";
 	case PROFEV_CHUNK_END: return "end";
 	}
 	return "unknown";

@@ -88,6 +88,29 @@ static inline __attribute__((format(printf, 1, 2))) int profev__nop(const char *
 #define PROFEV_SECURE_FREE(ptr) ((void)sizeof(ptr))
 #define profev_thread_name(name) ((void)sizeof(name))
 #define profev_active() 0
+#define PROFEV_ARG_INT(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
+#define PROFEV_ARG_UINT(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
+#define PROFEV_ARG_DOUBLE(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
+#define PROFEV_ARG_BOOL(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
+#define PROFEV_ARG_PTR(key, ptr) ((void)sizeof("" key ""), (void)sizeof(ptr))
+#define PROFEV_ARG_STR(key, str) ((void)sizeof("" key ""), (void)sizeof(str))
+#define PROFEV_ARG_STRN(key, str, len) \
+	((void)sizeof("" key ""), (void)sizeof(str), (void)sizeof(len))
+#define PROFEV_ZONE_TEXT(str, len) ((void)sizeof(str), (void)sizeof(len))
+#define PROFEV_ZONE_NAME(str, len) ((void)sizeof(str), (void)sizeof(len))
+#define PROFEV_ZONE_VALUE(value) ((void)sizeof(value))
+#define PROFEV_ZONE_COLOR(rgb) ((void)sizeof(rgb))
+#define PROFEV_FLOW_OUT(id) ((void)sizeof(id))
+#define PROFEV_FLOW_IN(id) ((void)sizeof(id))
+#define PROFEV_ASYNC_BEGIN(cat, name, id) (PROFEV__USE(cat), (void)sizeof("" name ""), (void)sizeof(id))
+#define PROFEV_ASYNC_END(cat, name, id) (PROFEV__USE(cat), (void)sizeof("" name ""), (void)sizeof(id))
+#define PROFEV_LOCK_WAIT(lock, name) ((void)sizeof(lock), (void)sizeof("" name ""))
+#define PROFEV_LOCK_ACQUIRED(lock) ((void)sizeof(lock))
+#define PROFEV_LOCK_RELEASED(lock) ((void)sizeof(lock))
+#define PROFEV_FRAME_START(name) ((void)sizeof("" name ""))
+#define PROFEV_FRAME_END(name) ((void)sizeof("" name ""))
+#define profev_app_info(text, len) ((void)sizeof(text), (void)sizeof(len))
+#define profev_program_name(name) ((void)sizeof(name))
 
 #else /* !PROFEV_DISABLE */
 
@@ -118,7 +141,10 @@ struct profev_site {
 	uint64_t word;            /* record word, 0 until first use */
 	struct profev_category *category;
 	const char *name;
-	unsigned type;
+	unsigned type;            /* record type | flags << 8 | PROFEV__SITE_LOC */
+	unsigned line;            /* the fields below exist with PROFEV__SITE_LOC */
+	const char *function;
+	const char *file;
 };
 
 /** The producer end of a thread's buffer (the runtime keeps the rest). */
@@ -139,14 +165,38 @@ enum {
 	PROFEV__R_ZONE_BEGIN_S = 17,
 	PROFEV__R_MEM_ALLOC_S = 18,
 	PROFEV__R_MEM_FREE_S = 19,
+	PROFEV__R_ARG = 12,
+	PROFEV__R_ARG_STR = 13,
+	PROFEV__R_FLOW_OUT = 14,
+	PROFEV__R_FLOW_IN = 15,
+	PROFEV__R_ASYNC_BEGIN = 32,
+	PROFEV__R_ASYNC_END = 33,
+	PROFEV__R_LOCK_WAIT = 34,
+	PROFEV__R_LOCK_ACQUIRED = 35,
+	PROFEV__R_LOCK_RELEASED = 36,
+	PROFEV__R_FRAME_START = 37,
+	PROFEV__R_FRAME_END = 38,
+	PROFEV__R_MESSAGE_AT = 39,
 	PROFEV__RF_SECURE = 1 << 8, /* in the record word */
+	/* Kinds of PROFEV__R_ARG, in the word's flags byte. */
+	PROFEV__AK_INT = 0 << 8,
+	PROFEV__AK_UINT = 1 << 8,
+	PROFEV__AK_DOUBLE = 2 << 8,
+	PROFEV__AK_BOOL = 3 << 8,
+	PROFEV__AK_PTR = 4 << 8,
+	PROFEV__SITE_LOC = 1 << 24, /* in profev_site.type: function, file, line are set */
 };
+
+/** Longest string argument kept, in bytes; longer ones are cut and marked. */
+#define PROFEV_ARG_STR_MAX 1024
 
 /* The runtime's side: not API, called by the macros below. */
 extern PROFEV_API __thread struct profev__ring *profev__tls
 	__attribute__((tls_model("initial-exec")));
 extern PROFEV_API struct profev_category profev__frames;
 extern PROFEV_API struct profev_category profev__memory;
+extern PROFEV_API struct profev_category profev__rec;   /* on while recording: args, flows */
+extern PROFEV_API struct profev_category profev__locks; /* the built-in category "lock" */
 PROFEV_API void profev__category_register(struct profev_category *c);
 PROFEV_API uint64_t profev__site_register(struct profev_site *s);
 PROFEV_API void profev__emit_slow(uint64_t word, uint64_t extra, unsigned size);
@@ -158,6 +208,21 @@ PROFEV_API void profev__emit_mem_slow(uint64_t word, uint64_t addr, uint64_t siz
 PROFEV_API uint64_t profev__zone_s(struct profev_site *s, int depth);
 PROFEV_API void profev__mem_s(uint64_t word, uint64_t addr, uint64_t size, int depth);
 PROFEV_API void profev__mem_secure(uint64_t word, uint64_t addr, uint64_t size);
+PROFEV_API void profev__emit_val_slow(uint64_t word, uint64_t value);
+PROFEV_API void profev__arg_str(struct profev_site *s, const char *str, size_t len);
+PROFEV_API void profev__arg_cstr(struct profev_site *s, const char *str);
+PROFEV_API void profev__message_at(struct profev_site *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * Record the application's description (Tracy's TracyAppInfo): a message
+ * of the built-in category "app_info", len bytes of text (at most 4080).
+ */
+PROFEV_API void profev_app_info(const char *text, size_t len);
+
+/** Record the program's own name for it (Tracy's TracySetProgramName): a
+ *  message of the built-in category "program_name". */
+PROFEV_API void profev_program_name(const char *name);
 
 /**
  * Name the calling thread in the trace (copied; at most 4080 bytes). May be
@@ -234,6 +299,22 @@ PROFEV__INLINE void profev__emit_mem(uint64_t word, uint64_t addr, uint64_t size
 	__atomic_store_n(&r->pos, p + 32, __ATOMIC_RELEASE);
 }
 
+/* A 16-byte record without a time: the value where the clock would be.
+ * Arguments and flow marks belong to the zone open before them. */
+PROFEV__INLINE void profev__emit_val(uint64_t word, uint64_t value)
+{
+	struct profev__ring *r = profev__tls;
+	unsigned char *p = r->pos;
+	if (PROFEV__UNLIKELY((uintptr_t)p >= (uintptr_t)r->end)) {
+		profev__emit_val_slow(word, value);
+		return;
+	}
+	uint64_t *q = (uint64_t *)(void *)p;
+	q[0] = value;
+	q[1] = word;
+	__atomic_store_n(&r->pos, p + 16, __ATOMIC_RELEASE);
+}
+
 PROFEV__INLINE uint64_t profev__word(struct profev_site *s)
 {
 	uint64_t w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
@@ -299,6 +380,46 @@ PROFEV__INLINE void profev__mem_stack(struct profev_site *s, unsigned type, cons
 	}
 }
 
+/* An argument of the innermost open zone. */
+PROFEV__INLINE void profev__arg(struct profev_site *s, uint64_t v)
+{
+	if (profev__on(&profev__rec)) {
+		uint64_t w = profev__word(s);
+		if (PROFEV__LIKELY(w != 0))
+			profev__emit_val(w, v);
+	}
+}
+
+PROFEV__INLINE uint64_t profev__double_bits(double v)
+{
+	uint64_t bits;
+	__builtin_memcpy(&bits, &v, sizeof bits);
+	return bits;
+}
+
+/* Flow marks: a fixed word, no string. */
+PROFEV__INLINE void profev__flow(uint64_t word, uint64_t id)
+{
+	if (profev__on(&profev__rec))
+		profev__emit_val(word, id);
+}
+
+/* Async spans and lock events: a 32-byte record with the 64-bit id. */
+PROFEV__INLINE void profev__point64(struct profev_category *c, struct profev_site *s, uint64_t id)
+{
+	if (profev__on(c)) {
+		uint64_t w = profev__word(s);
+		if (PROFEV__LIKELY(w != 0))
+			profev__emit32(w, id);
+	}
+}
+
+PROFEV__INLINE void profev__lock(uint64_t word, const void *lock)
+{
+	if (profev__on(&profev__locks))
+		profev__emit32(word, (uint64_t)(uintptr_t)lock);
+}
+
 PROFEV__INLINE void profev__zone_cleanup(uint64_t *end_word)
 {
 	profev__end(*end_word);
@@ -321,7 +442,15 @@ struct profev__scope {
 /* "" name "" only compiles for a string literal: that is what lets a name
  * cross the pipe once per call site. */
 #define PROFEV__SITE(var, cat, name, type) \
-	static struct profev_site var = { 0, &profev_cat_##cat, "" name "", type }
+	PROFEV__SITE_OF(var, &profev_cat_##cat, name, type)
+/* A call site that knows where it is: the location crosses the pipe with
+ * the name, once, so it costs nothing per event. */
+#define PROFEV__SITE_OF(var, catp, name, type) \
+	static struct profev_site var = { 0, catp, "" name "", (type) | PROFEV__SITE_LOC, \
+					  __LINE__, __func__, __FILE__ }
+/* A call site whose string is a key or a lock's name: no location. */
+#define PROFEV__SITE_PLAIN(var, catp, name, type) \
+	static struct profev_site var = { 0, catp, "" name "", type, 0, 0, 0 }
 
 /** Define a category at file scope; use the identifier in the macros. */
 #define PROFEV_CATEGORY(ident, description) \
@@ -371,8 +500,9 @@ struct profev__scope {
 
 /** A printf-style message (formatted in the program, at most 4080 bytes). */
 #define PROFEV_MESSAGE(cat, ...) do { \
+	PROFEV__SITE(profev__site, cat, "", PROFEV__R_MESSAGE_AT); \
 	if (profev__on(&profev_cat_##cat)) \
-		profev__message(&profev_cat_##cat, __VA_ARGS__); } while (0)
+		profev__message_at(&profev__site, __VA_ARGS__); } while (0)
 
 /** The end of a frame of the default frame set. */
 #define PROFEV_FRAME_MARK() do { \
@@ -381,7 +511,117 @@ struct profev__scope {
 
 /** The end of a frame of the named frame set. */
 #define PROFEV_FRAME_MARK_NAMED(name) do { \
-	static struct profev_site profev__site = { 0, &profev__frames, "" name "", PROFEV__R_FRAME }; \
+	static struct profev_site profev__site = \
+		{ 0, &profev__frames, "" name "", PROFEV__R_FRAME, 0, 0, 0 }; \
+	profev__point(&profev__frames, &profev__site); } while (0)
+
+/*
+ * Arguments. Each attaches key = value to the innermost zone open on the
+ * calling thread, as recorded: a zone of a disabled category is not open
+ * in the trace, so its arguments go to the enclosing recorded zone. With
+ * no zone open the argument is dropped, and the trace counts it
+ * (dropped_args). key is a string literal: it crosses the pipe once per
+ * call site, and an argument costs one 16-byte record, without a clock
+ * read.
+ */
+#define PROFEV__ARG(key, kind, bits) do { \
+	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG | (kind)); \
+	profev__arg(&profev__site, (bits)); } while (0)
+
+/** A signed integer argument (int64_t). */
+#define PROFEV_ARG_INT(key, value) \
+	PROFEV__ARG(key, PROFEV__AK_INT, (uint64_t)(int64_t)(value))
+/** An unsigned integer argument (uint64_t). */
+#define PROFEV_ARG_UINT(key, value) \
+	PROFEV__ARG(key, PROFEV__AK_UINT, (uint64_t)(value))
+/** A double argument, kept bit-exactly. */
+#define PROFEV_ARG_DOUBLE(key, value) \
+	PROFEV__ARG(key, PROFEV__AK_DOUBLE, profev__double_bits((double)(value)))
+/** A boolean argument (any scalar; non-zero is true). */
+#define PROFEV_ARG_BOOL(key, value) \
+	PROFEV__ARG(key, PROFEV__AK_BOOL, (uint64_t)!!(value))
+/** A pointer argument (its address; shown in hex). */
+#define PROFEV_ARG_PTR(key, ptr) \
+	PROFEV__ARG(key, PROFEV__AK_PTR, (uint64_t)(uintptr_t)(const void *)(ptr))
+/** A NUL-terminated string argument, copied; NULL records "". At most
+ *  PROFEV_ARG_STR_MAX bytes are kept: a longer string is cut there and
+ *  the argument is marked truncated. */
+#define PROFEV_ARG_STR(key, str) do { \
+	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR); \
+	if (profev__on(&profev__rec)) \
+		profev__arg_cstr(&profev__site, (str)); } while (0)
+/** A string argument of len bytes (need not be NUL-terminated), copied;
+ *  cut at PROFEV_ARG_STR_MAX bytes and marked, as PROFEV_ARG_STR. */
+#define PROFEV_ARG_STRN(key, str, len) do { \
+	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR); \
+	if (profev__on(&profev__rec)) \
+		profev__arg_str(&profev__site, (str), (size_t)(len)); } while (0)
+
+/*
+ * Arguments with a meaning: what Tracy's ZoneText, ZoneName, ZoneValue and
+ * ZoneColor keep. Each may be given several times; the converters show
+ * them as the zone's arguments "text", "name", "value" and "color".
+ */
+/** Text for the innermost open zone: the string argument "text". */
+#define PROFEV_ZONE_TEXT(str, len) PROFEV_ARG_STRN("text", str, len)
+/** A name for the innermost open zone given at run time: the string
+ *  argument "name" (the zone keeps its call site's name). */
+#define PROFEV_ZONE_NAME(str, len) PROFEV_ARG_STRN("name", str, len)
+/** A number for the innermost open zone: the unsigned argument "value". */
+#define PROFEV_ZONE_VALUE(value) PROFEV_ARG_UINT("value", value)
+/** A color (0xRRGGBB) for the innermost open zone: the unsigned argument
+ *  "color". Tracy's colored zones and messages use it. */
+#define PROFEV_ZONE_COLOR(rgb) PROFEV_ARG_UINT("color", rgb)
+
+/*
+ * Flows: arrows between zones, across threads. id is any 64-bit value the
+ * program chooses (a job's address). PROFEV_FLOW_OUT marks the innermost
+ * open zone as the start, or a further step, of flow id; PROFEV_FLOW_IN
+ * marks it as where the flow arrives and ends. Like arguments, a mark with
+ * no zone open is dropped and counted.
+ */
+#define PROFEV_FLOW_OUT(id) profev__flow(PROFEV__R_FLOW_OUT, (uint64_t)(id))
+#define PROFEV_FLOW_IN(id) profev__flow(PROFEV__R_FLOW_IN, (uint64_t)(id))
+
+/*
+ * Async spans: from PROFEV_ASYNC_BEGIN to the PROFEV_ASYNC_END with the
+ * same category, name and 64-bit id, on any thread. Spans of one name with
+ * different ids may overlap.
+ */
+#define PROFEV_ASYNC_BEGIN(cat, name, id) do { \
+	PROFEV__SITE(profev__site, cat, name, PROFEV__R_ASYNC_BEGIN); \
+	profev__point64(&profev_cat_##cat, &profev__site, (uint64_t)(id)); } while (0)
+#define PROFEV_ASYNC_END(cat, name, id) do { \
+	PROFEV__SITE(profev__site, cat, name, PROFEV__R_ASYNC_END); \
+	profev__point64(&profev_cat_##cat, &profev__site, (uint64_t)(id)); } while (0)
+
+/*
+ * Lock contention. lock is any pointer that identifies the lock:
+ *   PROFEV_LOCK_WAIT(&m, "queue"); pthread_mutex_lock(&m); PROFEV_LOCK_ACQUIRED(&m);
+ *   ...; PROFEV_LOCK_RELEASED(&m); pthread_mutex_unlock(&m);
+ * The name (a string literal) crosses the pipe once per call site. Each
+ * macro is one 32-byte record; readers tell contended acquisitions from
+ * the others. The events belong to the built-in category "lock".
+ */
+#define PROFEV_LOCK_WAIT(lock, name) do { \
+	PROFEV__SITE_PLAIN(profev__site, &profev__locks, name, PROFEV__R_LOCK_WAIT); \
+	profev__point64(&profev__locks, &profev__site, (uint64_t)(uintptr_t)(const void *)(lock)); \
+	} while (0)
+#define PROFEV_LOCK_ACQUIRED(lock) \
+	profev__lock(PROFEV__R_LOCK_ACQUIRED, (const void *)(lock))
+#define PROFEV_LOCK_RELEASED(lock) \
+	profev__lock(PROFEV__R_LOCK_RELEASED, (const void *)(lock))
+
+/** A frame of the discontinuous frame set name (a string literal) starts:
+ *  Tracy's FrameMarkStart. Frames of one set do not overlap. */
+#define PROFEV_FRAME_START(name) do { \
+	static struct profev_site profev__site = \
+		{ 0, &profev__frames, "" name "", PROFEV__R_FRAME_START, 0, 0, 0 }; \
+	profev__point(&profev__frames, &profev__site); } while (0)
+/** The frame of set name that PROFEV_FRAME_START began ends. */
+#define PROFEV_FRAME_END(name) do { \
+	static struct profev_site profev__site = \
+		{ 0, &profev__frames, "" name "", PROFEV__R_FRAME_END, 0, 0, 0 }; \
 	profev__point(&profev__frames, &profev__site); } while (0)
 
 /*
@@ -402,7 +642,7 @@ struct profev__scope {
 
 /* A pool's call site: the pool name crosses the pipe once, like a zone's. */
 #define PROFEV__POOL(type, pool) \
-	static struct profev_site profev__site = { 0, &profev__memory, "" pool "", type }
+	static struct profev_site profev__site = { 0, &profev__memory, "" pool "", type, 0, 0, 0 }
 
 /** size bytes at ptr were allocated (default pool). */
 #define PROFEV_ALLOC(ptr, size) \

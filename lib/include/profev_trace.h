@@ -81,13 +81,30 @@ enum profev_event_type {
 	PROFEV_EV_ZONE_END = 3,    /**< name: zone (may be 0); payload: category id */
 	PROFEV_EV_COUNTER = 4,     /**< name: counter; payload: double bits */
 	PROFEV_EV_INSTANT = 5,     /**< name: instant; payload: category id */
-	PROFEV_EV_MESSAGE = 6,     /**< text carried with the event; payload: category id */
+	PROFEV_EV_MESSAGE = 6,     /**< text carried with the event; payload: category id;
+	                                name: 0 or its call site (an empty name) */
 	PROFEV_EV_THREAD_NAME = 7, /**< name: new name of thread tid */
 	PROFEV_EV_MEM_ALLOC = 8,   /**< addr, payload: size, name: pool (0 = default) */
 	PROFEV_EV_MEM_FREE = 9,    /**< addr, name: pool (0 = default) */
 	PROFEV_EV_FRAME_IMAGE = 10, /**< payload: image id (an image chunk) */
 	PROFEV_EV_LOST = 11,       /**< payload: events lost on thread tid before ts */
-	PROFEV_EV_TYPE_MAX = 11
+	/* 12..23: rich events. Arguments and flow marks belong to the zone
+	 * open on their thread before them, in file order (ts equals the
+	 * previous event's of the thread). */
+	PROFEV_EV_ARG = 12,        /**< name: key; payload: value, per
+	                                PROFEV_EVF_ARG_KIND (a string's id for STR) */
+	PROFEV_EV_FLOW_OUT = 13,   /**< payload: flow id; the zone starts or continues it */
+	PROFEV_EV_FLOW_IN = 14,    /**< payload: flow id; the flow arrives and ends */
+	PROFEV_EV_ASYNC_BEGIN = 15, /**< name: span (a call site, see profev_srcloc);
+	                                 payload: span id */
+	PROFEV_EV_ASYNC_END = 16,  /**< as ASYNC_BEGIN; may be on another thread */
+	PROFEV_EV_LOCK_WAIT = 17,  /**< name: lock name; payload: lock address */
+	PROFEV_EV_LOCK_ACQUIRED = 18, /**< payload: lock address */
+	PROFEV_EV_LOCK_RELEASED = 19, /**< payload: lock address */
+	PROFEV_EV_FRAME_START = 20, /**< name: frame set; a discontinuous frame begins */
+	PROFEV_EV_FRAME_END = 21,  /**< name: frame set; its frame ends */
+	/* 22, 23 reserved for rich events; 24..29 for samples */
+	PROFEV_EV_TYPE_MAX = 21
 };
 
 /** Event flags. */
@@ -96,7 +113,21 @@ enum profev_event_flags {
 	PROFEV_EVF_UNCLOSED = 1u << 1, /**< ZONE_END made up by a reader for a zone
 	                                    the program never closed */
 	PROFEV_EVF_SECURE = 1u << 2,   /**< memory event from a SECURE macro */
+	PROFEV_EVF_ARG_KIND = 7u << 3, /**< ARG: enum profev_arg_kind << 3 */
+	PROFEV_EVF_TRUNCATED = 1u << 6, /**< ARG: the string was cut at
+	                                     PROFEV_ARG_STR_MAX bytes */
 };
+
+/** The kind of an ARG event's value, (flags & PROFEV_EVF_ARG_KIND) >> 3. */
+enum profev_arg_kind {
+	PROFEV_AK_INT = 0,    /**< int64 (two's complement in payload) */
+	PROFEV_AK_UINT = 1,   /**< uint64 */
+	PROFEV_AK_DOUBLE = 2, /**< a double's bits; PROFEV_EVF_DOUBLE is set too */
+	PROFEV_AK_BOOL = 3,   /**< 0 or 1 */
+	PROFEV_AK_PTR = 4,    /**< an address */
+	PROFEV_AK_STR = 5,    /**< payload: string id of the value */
+};
+
 
 /**
  * The decoded event: a fixed 40-byte trivially copyable record.
@@ -134,6 +165,12 @@ PROFEV_STATIC_ASSERT(offsetof(struct profev_event, stack) == 32, "layout");
 PROFEV_STATIC_ASSERT(offsetof(struct profev_event, type) == 36, "layout");
 PROFEV_STATIC_ASSERT(offsetof(struct profev_event, flags) == 37, "layout");
 PROFEV_STATIC_ASSERT(offsetof(struct profev_event, reserved) == 38, "layout");
+
+/** An ARG event's kind (enum profev_arg_kind). */
+static inline unsigned profev_event_arg_kind(const struct profev_event *ev)
+{
+	return (ev->flags & PROFEV_EVF_ARG_KIND) >> 3;
+}
 
 /** Store a double in a counter event's payload, bit-exactly. */
 void profev_event_set_double(struct profev_event *ev, double value);
@@ -176,6 +213,8 @@ struct profev_meta {
 	int exit_code;              /**< status, signal or errno per exit_kind */
 	uint64_t end_ns;            /**< CLOCK_MONOTONIC when recording ended */
 	uint64_t lost_events;       /**< events dropped by the recorder (--drop) */
+	uint64_t dropped_args;      /**< arguments and flow marks made with no
+	                                 zone open, which the recorder dropped */
 };
 
 /** A loaded module (executable or shared object). */
@@ -206,6 +245,20 @@ struct profev_symframe {
 	const char *file;         /**< source file, NULL if unknown */
 	uint32_t line;            /**< 0 if unknown */
 	uint32_t column;          /**< 0 if unknown */
+};
+
+/**
+ * Where a call site stands in the program's source (a source-locations
+ * chunk). Events whose name is the site's string id came from it; that id
+ * is the site's alone, and name is the id of the same text as every other
+ * event with that name uses (group by it).
+ */
+struct profev_srcloc {
+	uint32_t name;            /**< string id of the site's name, shared */
+	uint32_t category;        /**< string id of its category, 0 = none */
+	uint32_t function;        /**< string id of the function (__func__) */
+	uint32_t file;            /**< string id of the file (__FILE__) */
+	uint32_t line;
 };
 
 /** Frame image formats. */
@@ -279,6 +332,17 @@ uint32_t profev_writer_cstring(struct profev_writer *w, const char *s);
  *  numbers non-zero; exit fields when exit_kind != UNKNOWN). @return 0 or <0. */
 int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m);
 
+/**
+ * Define a call site: a string id of its own for name (len bytes) with
+ * its source location (loc->name is filled here; category, function and
+ * file are string ids of this writer, 0 = none). Events from the site
+ * carry the returned id as their name. The same name and location give
+ * the same id.
+ * @return the site's id (>= 1), or 0 on error.
+ */
+uint32_t profev_writer_site(struct profev_writer *w, const char *name, size_t len,
+			    const struct profev_srcloc *loc);
+
 /** Define or rename a thread. @return 0 or <0. */
 int profev_writer_thread(struct profev_writer *w, uint32_t tid, uint32_t pid, const char *name);
 
@@ -308,7 +372,8 @@ int profev_writer_event(struct profev_writer *w, const struct profev_event *ev);
  */
 int profev_writer_events(struct profev_writer *w, const struct profev_event *ev, size_t n);
 
-/** Append a MESSAGE event with its text (ev->name is ignored). */
+/** Append a MESSAGE event with its text; ev->name is 0 or the call site
+ *  (profev_writer_site()) the message came from. */
 int profev_writer_message(struct profev_writer *w, const struct profev_event *ev,
 			  const char *text, size_t len);
 
@@ -358,6 +423,7 @@ enum profev_chunk_kind {
 	PROFEV_CHUNK_STACKS = 6,
 	PROFEV_CHUNK_SYMBOLS = 7,
 	PROFEV_CHUNK_IMAGE = 8,
+	PROFEV_CHUNK_SRCLOCS = 9,
 	PROFEV_CHUNK_END = 15,
 };
 
@@ -470,6 +536,9 @@ uint32_t profev_reader_stack_count(const struct profev_reader *r);
 /** Inline chain of (module, offset), innermost first; NULL if not symbolized. */
 const struct profev_symframe *profev_reader_symbol(const struct profev_reader *r, uint32_t module,
 						   uint64_t offset, unsigned *n);
+/** The source location of call site id (an event's name), NULL if the
+ *  string is no call site's. */
+const struct profev_srcloc *profev_reader_srcloc(const struct profev_reader *r, uint32_t id);
 /** Metadata merged from every metadata chunk read so far. */
 const struct profev_meta *profev_reader_meta(const struct profev_reader *r);
 /** Totals of the end chunk; NULL until it has been read. */

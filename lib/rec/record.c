@@ -83,6 +83,7 @@ struct profev_recorder {
 	double ns_per_tick;
 	uint64_t ns_whole, ns_frac; /* ns_per_tick in 64.64 fixed point */
 	uint64_t lost;
+	uint64_t dropped_args;      /* arguments and flow marks with no zone open */
 	uint32_t *strings;          /* client string id -> writer id */
 	uint32_t nstrings;
 	uint32_t *cats;             /* category index -> writer id of its name */
@@ -227,10 +228,41 @@ static int def_string(struct profev_recorder *r, uint32_t id, const char *s, siz
 		r->strings = m;
 		r->nstrings = n;
 	}
+	if (!s)
+		return 0;
 	uint32_t wid = profev_writer_string(r->w, s, len);
 	if (!wid)
 		return writer_failed(r);
 	r->strings[id] = wid;
+	return 0;
+}
+
+/* PFW_SITE: a string id of the client's that is a call site's name; the
+ * trace gives each site an id of its own with its source location. */
+static int def_site(struct profev_recorder *r, const unsigned char *b, uint32_t len)
+{
+	struct pfw_site ps;
+	if (len < sizeof ps)
+		return -1;
+	memcpy(&ps, b, sizeof ps);
+	if (ps.name_len > len - sizeof ps || ps.func_len > len - sizeof ps - ps.name_len ||
+	    ps.file_len != len - sizeof ps - ps.name_len - ps.func_len || ps.id == 0 ||
+	    ps.id > (1u << 22))
+		return -1;
+	const char *name = (const char *)b + sizeof ps;
+	struct profev_srcloc loc = { 0, 0, 0, 0, ps.line };
+	loc.category = ps.category < r->ncats ? r->cats[ps.category] : 0;
+	if ((ps.func_len && !(loc.function = profev_writer_string(r->w, name + ps.name_len,
+								   ps.func_len))) ||
+	    (ps.file_len && !(loc.file = profev_writer_string(r->w, name + ps.name_len + ps.func_len,
+							       ps.file_len))))
+		return writer_failed(r);
+	if (def_string(r, ps.id, NULL, 0) < 0) /* makes room for the id */
+		return -1;
+	uint32_t wid = profev_writer_site(r->w, name, ps.name_len, &loc);
+	if (!wid)
+		return writer_failed(r);
+	r->strings[ps.id] = wid;
 	return 0;
 }
 
@@ -559,6 +591,92 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 			t->stack[t->depth - 1] = ev.name;
 		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD + k;
 	}
+	case PFW_R_ARG:
+	case PFW_R_FLOW_OUT:
+	case PFW_R_FLOW_IN:
+		/* No time: the value stands where ts would; the event belongs to
+		 * the zone open before it. */
+		if (!t->depth) {
+			r->dropped_args++;
+			return PFW_REC_HEAD;
+		}
+		ev.ts = t->last_ns;
+		ev.payload = tick;
+		if (type == PFW_R_ARG) {
+			unsigned kind = (word >> 8) & 0xff;
+			if (kind > PFW_AK_PTR)
+				return -1;
+			ev.type = PROFEV_EV_ARG;
+			ev.name = map_string(r, arg);
+			ev.flags = (uint8_t)(kind << 3);
+			if (kind == PFW_AK_DOUBLE)
+				ev.flags |= PROFEV_EVF_DOUBLE;
+		} else {
+			ev.type = type == PFW_R_FLOW_OUT ? PROFEV_EV_FLOW_OUT : PROFEV_EV_FLOW_IN;
+		}
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD;
+	case PFW_R_ARG_STR: {
+		if (tick > PFW_MAX_ARG_STR)
+			return -1;
+		uint32_t size = pfw_var_size((uint32_t)tick);
+		if (size > avail)
+			return 0;
+		if (!t->depth) {
+			r->dropped_args++;
+			return size;
+		}
+		uint32_t id = profev_writer_string(r->w, (const char *)p + PFW_REC_HEAD, (size_t)tick);
+		if (!id)
+			return writer_failed(r), -2;
+		ev.ts = t->last_ns;
+		ev.type = PROFEV_EV_ARG;
+		ev.name = map_string(r, arg);
+		ev.payload = id;
+		ev.flags = PROFEV_AK_STR << 3;
+		if ((word >> 8) & PFW_RF_TRUNCATED)
+			ev.flags |= PROFEV_EVF_TRUNCATED;
+		return put(r, &ev) < 0 ? -2 : (long)size;
+	}
+	case PFW_R_ASYNC_BEGIN:
+	case PFW_R_ASYNC_END:
+	case PFW_R_LOCK_WAIT:
+	case PFW_R_LOCK_ACQUIRED:
+	case PFW_R_LOCK_RELEASED: {
+		static const uint8_t types[] = { PROFEV_EV_ASYNC_BEGIN, PROFEV_EV_ASYNC_END,
+						 PROFEV_EV_LOCK_WAIT, PROFEV_EV_LOCK_ACQUIRED,
+						 PROFEV_EV_LOCK_RELEASED };
+		if (avail < PFW_REC_LONG)
+			return 0;
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = types[type - PFW_R_ASYNC_BEGIN];
+		ev.name = arg ? map_string(r, arg) : 0;
+		memcpy(&ev.payload, p + 16, 8);
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_LONG;
+	}
+	case PFW_R_FRAME_START:
+	case PFW_R_FRAME_END:
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = type == PFW_R_FRAME_START ? PROFEV_EV_FRAME_START : PROFEV_EV_FRAME_END;
+		ev.name = map_string(r, arg);
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD;
+	case PFW_R_MESSAGE_AT: {
+		if (arg > PFW_MAX_TEXT)
+			return -1;
+		uint32_t size = PFW_REC_HEAD + pfw_var_size(arg);
+		if (size > avail)
+			return 0;
+		uint64_t site;
+		memcpy(&site, p + 16, 8);
+		ev.ts = tick_ns(r, t, tick);
+		ev.type = PROFEV_EV_MESSAGE;
+		ev.name = site <= UINT32_MAX ? map_string(r, (uint32_t)site) : 0;
+		ev.payload = map_cat(r, cat);
+		ev.frame = frame_of(r, ev.ts);
+		if (profev_writer_message(r->w, &ev, (const char *)p + PFW_REC_LONG, arg) < 0)
+			return writer_failed(r), -2;
+		r->events++;
+		return size;
+	}
 	case PFW_R_MESSAGE:
 	case PFW_R_THREAD_NAME:
 	case PFW_R_ZONE_DYN: {
@@ -712,6 +830,8 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 	switch (h->type) {
 	case PFW_HELLO:
 		return on_hello(r, b, h->len);
+	case PFW_SITE:
+		return def_site(r, b, h->len);
 	case PFW_STRING:
 		if (h->len < 4)
 			return -1;
@@ -1189,6 +1309,7 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 	m.exit_code = res->exit_code;
 	m.end_ns = now_ns(CLOCK_MONOTONIC);
 	m.lost_events = r->lost;
+	m.dropped_args = r->dropped_args;
 	if (r->hello) {
 		m.ticks_per_ns = 1.0 / r->ns_per_tick;
 		m.tick_base = r->h.tick0;

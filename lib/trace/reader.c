@@ -75,6 +75,11 @@ struct profev_reader {
 	uint32_t *sym_slots, sym_mask;
 	struct profev_symframe symscratch[STACK_MAX_FRAMES];
 
+	struct profev_srcloc *srclocs;
+	uint32_t nsrclocs, srclocs_cap;
+	uint32_t *srcloc_of;  /* string id -> 1 + index in srclocs, 0 = none */
+	uint32_t srcloc_of_cap;
+
 	struct profev_meta meta;
 	char *meta_strings[6];  /* program, host, clock, recorder: owned copies */
 	char **meta_argv;
@@ -384,6 +389,8 @@ static int parse_symbols(struct profev_reader *r, struct cursor *c, uint32_t cou
 			if (!slots)
 				return PROFEV_E_NOMEM;
 			free(r->sym_slots);
+	free(r->srclocs);
+	free(r->srcloc_of);
 			r->sym_slots = slots;
 			r->sym_mask = mask;
 			for (uint32_t k = 0; k < r->nsyms; k++)
@@ -391,6 +398,47 @@ static int parse_symbols(struct profev_reader *r, struct cursor *c, uint32_t cou
 		}
 	}
 	return 0;
+}
+
+/* Source locations: count × (site, name, category, function, file, line). */
+static int parse_srclocs(struct profev_reader *r, struct cursor *c, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t v[6];
+		for (int k = 0; k < 6; k++)
+			v[k] = cur_varint(c);
+		if (c->bad || v[0] == 0 || v[5] > UINT32_MAX)
+			return -1;
+		for (int k = 0; k < 5; k++)
+			if (v[k] > r->nstrs)
+				return -1;
+		uint32_t site = (uint32_t)v[0];
+		if (site >= r->srcloc_of_cap) {
+			uint32_t old = r->srcloc_of_cap;
+			if (array_grow((void **)&r->srcloc_of, &r->srcloc_of_cap, sizeof(*r->srcloc_of),
+				       (uint64_t)r->nstrs + 1))
+				return PROFEV_E_NOMEM;
+			memset(r->srcloc_of + old, 0, (r->srcloc_of_cap - old) * sizeof(*r->srcloc_of));
+		}
+		struct profev_srcloc loc = { (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
+					     (uint32_t)v[4], (uint32_t)v[5] };
+		if (r->srcloc_of[site]) { /* a later definition replaces an earlier one */
+			r->srclocs[r->srcloc_of[site] - 1] = loc;
+			continue;
+		}
+		if (array_grow((void **)&r->srclocs, &r->srclocs_cap, sizeof(*r->srclocs), r->nsrclocs + 1))
+			return PROFEV_E_NOMEM;
+		r->srclocs[r->nsrclocs++] = loc;
+		r->srcloc_of[site] = r->nsrclocs;
+	}
+	return 0;
+}
+
+const struct profev_srcloc *profev_reader_srcloc(const struct profev_reader *r, uint32_t id)
+{
+	if (id >= r->srcloc_of_cap || !r->srcloc_of[id])
+		return NULL;
+	return &r->srclocs[r->srcloc_of[id] - 1];
 }
 
 enum { META_STRING = 1, META_UINT = 2, META_SINT = 3, META_DOUBLE = 4, META_LIST = 5 };
@@ -448,6 +496,7 @@ static int parse_meta(struct profev_reader *r, struct cursor *c, uint32_t count)
 			else if (IS("exit_kind")) m->exit_kind = (int)v;
 			else if (IS("end_ns")) m->end_ns = v;
 			else if (IS("lost_events")) m->lost_events = v;
+			else if (IS("dropped_args")) m->dropped_args = v;
 			else if (IS("wall_start_ns")) m->wall_start_ns = type == META_SINT ? sv : (int64_t)v;
 			else if (IS("exit_code")) m->exit_code = (int)(type == META_SINT ? sv : (int64_t)v);
 		} else if (type == META_DOUBLE) {
@@ -599,7 +648,7 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 	r->chunk_index++;
 	uint32_t index = r->chunk_index - 1;
 
-	int known = h.kind >= PROFEV_CHUNK_META && h.kind <= PROFEV_CHUNK_IMAGE;
+	int known = h.kind >= PROFEV_CHUNK_META && h.kind <= PROFEV_CHUNK_SRCLOCS;
 	known |= h.kind == PROFEV_CHUNK_END;
 	if (!known)
 		return 1; /* a newer writer's chunk: skipped, so its traces stay readable */
@@ -633,6 +682,7 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 	case PROFEV_CHUNK_MODULES: rc = parse_modules(r, &cur, h.count); break;
 	case PROFEV_CHUNK_STACKS: rc = parse_stacks(r, &cur, h.count); break;
 	case PROFEV_CHUNK_SYMBOLS: rc = parse_symbols(r, &cur, h.count); break;
+	case PROFEV_CHUNK_SRCLOCS: rc = parse_srclocs(r, &cur, h.count); break;
 	case PROFEV_CHUNK_IMAGE:
 		rc = parse_image(r, &cur);
 		c->image = &r->image;
@@ -893,6 +943,8 @@ void profev_reader_free(struct profev_reader *r)
 	free(r->symraw);
 	free(r->syms);
 	free(r->sym_slots);
+	free(r->srclocs);
+	free(r->srcloc_of);
 	for (size_t i = 0; i < sizeof(r->meta_strings) / sizeof(r->meta_strings[0]); i++)
 		free(r->meta_strings[i]);
 	free_argv(r);

@@ -28,7 +28,9 @@ struct profev_writer {
 	struct strtab *strings;
 	struct cstack *stacks;
 	uint32_t modules;
-	struct pending p_strings, p_threads, p_modules, p_stacks, p_symbols;
+	struct pending p_strings, p_threads, p_modules, p_stacks, p_symbols, p_srclocs;
+	struct strtab *sites;   /* (name, location) bytes -> index in site_ids */
+	uint32_t *site_ids, site_ids_cap;
 
 	struct event_encoder *events; /* the events chunk being built */
 
@@ -85,7 +87,8 @@ static int flush_definitions(struct profev_writer *w)
 	    (rc = flush_pending(w, &w->p_modules, PROFEV_CHUNK_MODULES, 1)) ||
 	    (rc = flush_pending(w, &w->p_threads, PROFEV_CHUNK_THREADS, 0)) ||
 	    (rc = flush_pending(w, &w->p_stacks, PROFEV_CHUNK_STACKS, 1)) ||
-	    (rc = flush_pending(w, &w->p_symbols, PROFEV_CHUNK_SYMBOLS, 0)))
+	    (rc = flush_pending(w, &w->p_symbols, PROFEV_CHUNK_SYMBOLS, 0)) ||
+	    (rc = flush_pending(w, &w->p_srclocs, PROFEV_CHUNK_SRCLOCS, 0)))
 		return rc;
 	return 0;
 }
@@ -127,10 +130,11 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 		w->chunk_events = 1u << 22;
 	w->store = chunk_store_new(fd, level, opts && opts->threaded);
 	w->strings = strtab_new();
+	w->sites = strtab_new();
 	w->stacks = cstack_new();
 	w->events = encoder_new(w->chunk_events);
 	w->p_strings.first = w->p_stacks.first = 1;
-	if (!w->store || !w->strings || !w->stacks || !w->events) {
+	if (!w->store || !w->strings || !w->sites || !w->stacks || !w->events) {
 		err_set(err, PROFEV_E_NOMEM, "out of memory");
 		profev_writer_free(w);
 		return NULL;
@@ -243,9 +247,72 @@ int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m)
 	}
 	bad |= meta_uint(b, "end_ns", m->end_ns, &n);
 	bad |= meta_uint(b, "lost_events", m->lost_events, &n);
+	bad |= meta_uint(b, "dropped_args", m->dropped_args, &n);
 	if (bad)
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	return write_chunk(w, PROFEV_CHUNK_META, n, b->data, b->len, 1);
+}
+
+/* A string under an id of its own: the first copy of equal bytes keeps the
+ * interning slot, so profev_writer_string() never hands this id out. */
+static uint32_t string_unique(struct profev_writer *w, const char *s, size_t len)
+{
+	uint32_t id = strtab_append(w->strings, s, len);
+	if (!id || buf_bytes(&w->p_strings.body, s, len)) {
+		fail(w, PROFEV_E_NOMEM, "out of memory");
+		return 0;
+	}
+	w->p_strings.count++;
+	w->totals.strings++;
+	return maybe_flush_definitions(w, &w->p_strings) ? 0 : id;
+}
+
+uint32_t profev_writer_site(struct profev_writer *w, const char *name, size_t len,
+			    const struct profev_srcloc *loc)
+{
+	if (len > STRING_MAX_LEN) {
+		fail(w, PROFEV_E_LIMIT, "string longer than 1 MiB");
+		return 0;
+	}
+	if (!name)
+		len = 0;
+	uint32_t total = strtab_count(w->strings);
+	if (!loc || loc->category > total || loc->function > total || loc->file > total) {
+		fail(w, PROFEV_E_ARG, "source location names an undefined string");
+		return 0;
+	}
+	/* The shared name first: it keeps the slot equal names intern to. */
+	uint32_t plain = profev_writer_string(w, name ? name : "", len);
+	if (!plain)
+		return 0;
+	uint32_t key[5] = { plain, loc->category, loc->function, loc->file, loc->line };
+	int is_new;
+	uint32_t k = strtab_intern(w->sites, (const char *)key, sizeof key, &is_new);
+	if (!k) {
+		fail(w, PROFEV_E_NOMEM, "out of memory");
+		return 0;
+	}
+	if (!is_new)
+		return w->site_ids[k - 1];
+	if (array_grow((void **)&w->site_ids, &w->site_ids_cap, sizeof(*w->site_ids), k)) {
+		fail(w, PROFEV_E_NOMEM, "out of memory");
+		return 0;
+	}
+	w->site_ids[k - 1] = 0;
+	uint32_t id = string_unique(w, name ? name : "", len);
+	if (!id)
+		return 0;
+	struct buf *b = &w->p_srclocs.body;
+	if (buf_varint(b, id) || buf_varint(b, plain) || buf_varint(b, loc->category) ||
+	    buf_varint(b, loc->function) || buf_varint(b, loc->file) || buf_varint(b, loc->line)) {
+		fail(w, PROFEV_E_NOMEM, "out of memory");
+		return 0;
+	}
+	w->p_srclocs.count++;
+	w->site_ids[k - 1] = id;
+	if (maybe_flush_definitions(w, &w->p_srclocs))
+		return 0;
+	return id;
 }
 
 int profev_writer_thread(struct profev_writer *w, uint32_t tid, uint32_t pid, const char *name)
@@ -416,7 +483,6 @@ int profev_writer_message(struct profev_writer *w, const struct profev_event *ev
 	}
 	struct profev_event e = *ev;
 	e.type = PROFEV_EV_MESSAGE;
-	e.name = 0;
 	int full = encoder_add(w->events, &e, text, len);
 	if (full < 0)
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
@@ -559,12 +625,15 @@ void profev_writer_free(struct profev_writer *w)
 	chunk_store_free(w->store);
 	buf_free(&w->body);
 	strtab_free(w->strings);
+	strtab_free(w->sites);
+	free(w->site_ids);
 	cstack_free(w->stacks);
 	buf_free(&w->p_strings.body);
 	buf_free(&w->p_threads.body);
 	buf_free(&w->p_modules.body);
 	buf_free(&w->p_stacks.body);
 	buf_free(&w->p_symbols.body);
+	buf_free(&w->p_srclocs.body);
 	encoder_free(w->events);
 	free(w);
 }

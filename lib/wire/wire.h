@@ -42,8 +42,21 @@ enum pfw_msg {
 	PFW_MODULE = 9,      /* struct pfw_module, build-id, path: a loaded module */
 	PFW_RING = 10,       /* tid: struct pfw_ring; the thread's ring is shared */
 	PFW_RING_DATA = 11,  /* tid: struct pfw_ring_data; its records up to pos */
-	/* 12..15 reserved */
+	PFW_SITE = 12,       /* struct pfw_site, name, function, file: a call site */
+	/* 13..15 and 20..23 reserved for rich events, 16..19 for frame images */
 };
+
+/** A call site that knows where it is: defines string id like STRING, and
+ *  tells where the macro that uses it stands. */
+struct pfw_site {
+	uint32_t id;       /* the string id its records carry */
+	uint32_t category; /* category index of its records, 0 = none */
+	uint32_t line;
+	uint32_t name_len; /* then name_len bytes of name */
+	uint32_t func_len; /* then the function's name */
+	uint32_t file_len; /* then the file's path (__FILE__) */
+};
+_Static_assert(sizeof(struct pfw_site) == 24, "formats/wire.md: SITE is 24 bytes + data");
 
 enum pfw_clock {
 	PFW_CLOCK_TSC = 1,       /* ticks are the x86 time-stamp counter */
@@ -170,13 +183,39 @@ enum pfw_rec {
 	PFW_R_ZONE_BEGIN_S = 17, /* ZONE_BEGIN + callstack */
 	PFW_R_MEM_ALLOC_S = 18,  /* MEM_ALLOC (32 bytes) + callstack */
 	PFW_R_MEM_FREE_S = 19,   /* MEM_FREE (32 bytes) + callstack */
+	/* 12..15: records without a time; u64 value where ts would be */
+	PFW_R_ARG = 12,        /* arg: key id; flags: enum pfw_arg_kind; ts: the value */
+	PFW_R_ARG_STR = 13,    /* arg: key id; ts: length; the string follows */
+	PFW_R_FLOW_OUT = 14,   /* ts: flow id */
+	PFW_R_FLOW_IN = 15,    /* ts: flow id */
+	/* 32..47: more rich events */
+	PFW_R_ASYNC_BEGIN = 32,  /* arg: span name id; + u64 span id + 8 zero bytes */
+	PFW_R_ASYNC_END = 33,    /* as ASYNC_BEGIN */
+	PFW_R_LOCK_WAIT = 34,    /* arg: lock name id; + u64 lock + 8 zero bytes */
+	PFW_R_LOCK_ACQUIRED = 35, /* + u64 lock + 8 zero bytes */
+	PFW_R_LOCK_RELEASED = 36, /* + u64 lock + 8 zero bytes */
+	PFW_R_FRAME_START = 37,  /* arg: frame set name id */
+	PFW_R_FRAME_END = 38,    /* arg: frame set name id */
+	PFW_R_MESSAGE_AT = 39,   /* arg: text length; + u64 site id + 8 zero bytes, text */
 	PFW_R_PAD = 255,       /* arg: bytes to skip, this header included */
+};
+
+/* The kind of an ARG record's value, in its flags byte. */
+enum pfw_arg_kind {
+	PFW_AK_INT = 0,    /* int64, two's complement */
+	PFW_AK_UINT = 1,
+	PFW_AK_DOUBLE = 2, /* the double's bits */
+	PFW_AK_BOOL = 3,   /* 0 or 1 */
+	PFW_AK_PTR = 4,
 };
 
 /* Flags of a record's word (bits 8..15). */
 enum pfw_rec_flags {
 	PFW_RF_SECURE = 1u << 0,  /* memory records: from a SECURE macro */
+	PFW_RF_TRUNCATED = 1u << 0, /* ARG_STR: the program's string was longer */
 };
+
+#define PFW_MAX_ARG_STR 1024u  /* longest string of an ARG_STR record */
 
 #define PFW_REC_HEAD 16u
 #define PFW_REC_LONG 32u       /* COUNTER, LOST, MEM_ALLOC, MEM_FREE */
