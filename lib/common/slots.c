@@ -1,5 +1,6 @@
-/* The open-addressing tables shared by several files: growing the id
- * tables of strtab.c and cstack.c, and the thread id index. */
+/* The open-addressing tables shared by several files: growing the id table
+ * of strtab.c (which cstack.c interns frame arrays through), and the thread
+ * id index. */
 #include <stdlib.h>
 #include "common/common.h"
 

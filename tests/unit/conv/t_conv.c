@@ -10,22 +10,34 @@
 #include "check.h"
 #include "profev_conv.h"
 
-/* ---- traces ---- */
+/* ---- the fixture: a trace written with the writer API, then converted
+ * into memory ---- */
+
+struct mem {
+	char *part[64];
+	size_t len[64], cap[64];
+	unsigned n;
+	char warnings[4096];
+	unsigned nwarn;
+};
 
 struct tw {
 	FILE *f;
 	struct profev_writer *w;
+	struct profev_conv_opts o; /* the conversion's, set up for a format */
+	struct profev_conv_stats st;
+	struct mem m;              /* its output parts and warnings */
 };
 
-static struct tw tw_new(void)
+static void tw_new(struct tw *t, int format)
 {
-	struct tw t;
 	struct profev_error err;
-	t.f = tmpfile();
-	t.w = profev_writer_new(fileno(t.f), NULL, &err);
-	if (!t.w)
+	memset(t, 0, sizeof(*t));
+	t->f = tmpfile();
+	t->w = profev_writer_new(fileno(t->f), NULL, &err);
+	if (!t->w)
 		fprintf(stderr, "writer: %s\n", err.message);
-	return t;
+	profev_conv_opts_init(&t->o, format);
 }
 
 static void ev(struct tw *t, unsigned type, uint64_t ts, uint32_t tid, const char *name,
@@ -82,49 +94,7 @@ static struct profev_reader *tw_read(struct tw *t, int cut)
 	return r;
 }
 
-/* The basic trace: process 42, main (100) and worker (101).
- *   main:   A 1010..1100 { B 1020..1050 }, instant at 1060, message at
- *           1070, lost 7 at 1080
- *   worker: W 1030..1080
- *   counter fps 60 at 1040 and 30 at 1090; frames marked at 1000, 1050, 1100 */
-static void basic(struct tw *t)
-{
-	static const char *const argv[] = { "/usr/bin/game", "-x" };
-	struct profev_meta m = { .program = "/usr/bin/game", .argv = argv, .argc = 2, .pid = 42,
-				 .mono_start_ns = 1000, .wall_start_ns = 1700000000000000000ll };
-	CHECK_EQ(profev_writer_meta(t->w, &m), 0);
-	CHECK_EQ(profev_writer_thread(t->w, 100, 42, "main"), 0);
-	CHECK_EQ(profev_writer_thread(t->w, 101, 42, "worker"), 0);
-	struct profev_event f = { .ts = 1000, .tid = 100, .type = PROFEV_EV_FRAME_MARK, .frame = 1 };
-	CHECK_EQ(profev_writer_event(t->w, &f), 0);
-	zb(t, 1010, 100, "A", "game");
-	zb(t, 1020, 100, "B", "render");
-	zb(t, 1030, 101, "W", "game");
-	counter(t, 1040, "fps", 60);
-	ze(t, 1050, 100);
-	f.ts = 1050;
-	f.frame = 2;
-	CHECK_EQ(profev_writer_event(t->w, &f), 0);
-	ev(t, PROFEV_EV_INSTANT, 1060, 100, "tick", str(t, "game"));
-	message(t, 1070, 100, "hello \"world\"\nsecond line");
-	ev(t, PROFEV_EV_LOST, 1080, 100, "", 7);
-	ze(t, 1080, 101);
-	counter(t, 1090, "fps", 30);
-	ze(t, 1100, 100);
-	f.ts = 1100;
-	f.frame = 3;
-	CHECK_EQ(profev_writer_event(t->w, &f), 0);
-}
-
 /* ---- running a conversion into memory ---- */
-
-struct mem {
-	char *part[64];
-	size_t len[64], cap[64];
-	unsigned n;
-	char warnings[4096];
-	unsigned nwarn;
-};
 
 static int mem_open(void *ctx, unsigned part)
 {
@@ -184,6 +154,53 @@ static int run(struct profev_reader *r, struct profev_conv_opts *o, struct mem *
 			fprintf(stderr, "--- part %u\n%s", i, m->part[i]);
 	profev_reader_free(r);
 	return rc;
+}
+
+/* Finish the trace (or, cut = 1, abandon it after a flush) and convert it
+ * with t->o into t->m and t->st. */
+static int tw_conv(struct tw *t, int cut)
+{
+	return run(tw_read(t, cut), &t->o, &t->m, &t->st);
+}
+
+static void tw_free(struct tw *t)
+{
+	mem_free(&t->m);
+	fclose(t->f);
+}
+
+/* The basic trace: process 42, main (100) and worker (101).
+ *   main:   A 1010..1100 { B 1020..1050 }, instant at 1060, message at
+ *           1070, lost 7 at 1080
+ *   worker: W 1030..1080
+ *   counter fps 60 at 1040 and 30 at 1090; frames marked at 1000, 1050, 1100 */
+static void basic(struct tw *t)
+{
+	static const char *const argv[] = { "/usr/bin/game", "-x" };
+	struct profev_meta m = { .program = "/usr/bin/game", .argv = argv, .argc = 2, .pid = 42,
+				 .mono_start_ns = 1000, .wall_start_ns = 1700000000000000000ll };
+	CHECK_EQ(profev_writer_meta(t->w, &m), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 100, 42, "main"), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 101, 42, "worker"), 0);
+	struct profev_event f = { .ts = 1000, .tid = 100, .type = PROFEV_EV_FRAME_MARK, .frame = 1 };
+	CHECK_EQ(profev_writer_event(t->w, &f), 0);
+	zb(t, 1010, 100, "A", "game");
+	zb(t, 1020, 100, "B", "render");
+	zb(t, 1030, 101, "W", "game");
+	counter(t, 1040, "fps", 60);
+	ze(t, 1050, 100);
+	f.ts = 1050;
+	f.frame = 2;
+	CHECK_EQ(profev_writer_event(t->w, &f), 0);
+	ev(t, PROFEV_EV_INSTANT, 1060, 100, "tick", str(t, "game"));
+	message(t, 1070, 100, "hello \"world\"\nsecond line");
+	ev(t, PROFEV_EV_LOST, 1080, 100, "", 7);
+	ze(t, 1080, 101);
+	counter(t, 1090, "fps", 30);
+	ze(t, 1100, 100);
+	f.ts = 1100;
+	f.frame = 3;
+	CHECK_EQ(profev_writer_event(t->w, &f), 0);
 }
 
 static unsigned count(const char *hay, const char *needle)
@@ -521,45 +538,37 @@ static void pf_check(const char *buf, size_t len, struct pf_seen *s)
 
 static void test_folded(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_FOLDED);
 	basic(&t);
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
-	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	CHECK_EQ(m.n, 1);
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	CHECK_EQ(t.m.n, 1);
 	/* A: 90 ns with 30 in B; W: 50 */
-	CHECK(strstr(m.part[0], "main (100);A 60\n") != NULL);
-	CHECK(strstr(m.part[0], "main (100);A;B 30\n") != NULL);
-	CHECK(strstr(m.part[0], "worker (101);W 50\n") != NULL);
-	CHECK_EQ(count(m.part[0], "\n"), 3);
-	CHECK_EQ(st.zones, 3);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK(strstr(t.m.part[0], "main (100);A 60\n") != NULL);
+	CHECK(strstr(t.m.part[0], "main (100);A;B 30\n") != NULL);
+	CHECK(strstr(t.m.part[0], "worker (101);W 50\n") != NULL);
+	CHECK_EQ(count(t.m.part[0], "\n"), 3);
+	CHECK_EQ(t.st.zones, 3);
+	tw_free(&t);
 
-	t = tw_new();
+	tw_new(&t, PROFEV_CONV_FOLDED);
 	basic(&t);
-	o.flags = PROFEV_CONV_MERGE_THREADS;
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	CHECK(strstr(m.part[0], "A 60\n") != NULL);
-	CHECK(strstr(m.part[0], "A;B 30\n") != NULL);
-	CHECK(strstr(m.part[0], "W 50\n") != NULL);
-	CHECK(strstr(m.part[0], "main") == NULL);
-	mem_free(&m);
-	fclose(t.f);
+	t.o.flags = PROFEV_CONV_MERGE_THREADS;
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	CHECK(strstr(t.m.part[0], "A 60\n") != NULL);
+	CHECK(strstr(t.m.part[0], "A;B 30\n") != NULL);
+	CHECK(strstr(t.m.part[0], "W 50\n") != NULL);
+	CHECK(strstr(t.m.part[0], "main") == NULL);
+	tw_free(&t);
 }
 
 static void test_chrome(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_CHROME);
 	basic(&t);
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
-	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	const char *j = m.part[0];
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	const char *j = t.m.part[0];
 	CHECK(strncmp(j, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 38) == 0);
 	CHECK(strstr(j, "\n]}\n") != NULL);
 	/* times are microseconds from the trace's start (1000 ns) */
@@ -586,35 +595,30 @@ static void test_chrome(void)
 	CHECK_EQ(count(j, "\"ph\":\"E\""), 3);
 	CHECK_EQ(count(j, "\"ph\":\"C\""), 2);
 	CHECK_EQ(count(j, "\"ph\":\"i\""), 3);
-	CHECK_EQ(m.nwarn, 0);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK_EQ(t.m.nwarn, 0);
+	tw_free(&t);
 
 	/* B/E pairs: one per zone, and the same counts otherwise */
-	t = tw_new();
+	tw_new(&t, PROFEV_CONV_CHROME);
 	basic(&t);
-	o.flags = PROFEV_CONV_CHROME_BE;
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	CHECK_EQ(count(m.part[0], "\"ph\":\"B\""), 6);
-	CHECK_EQ(count(m.part[0], "\"ph\":\"E\""), 6);
-	CHECK_EQ(count(m.part[0], "\"ph\":\"X\""), 0);
+	t.o.flags = PROFEV_CONV_CHROME_BE;
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	CHECK_EQ(count(t.m.part[0], "\"ph\":\"B\""), 6);
+	CHECK_EQ(count(t.m.part[0], "\"ph\":\"E\""), 6);
+	CHECK_EQ(count(t.m.part[0], "\"ph\":\"X\""), 0);
 	/* an E names its zone again: viewers (speedscope) pair E and B by name */
-	CHECK(strstr(m.part[0], "{\"ph\":\"E\",\"ts\":0.05,\"pid\":42,\"tid\":100,\"name\":\"B\",\"cat\":\"render\"}") != NULL);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK(strstr(t.m.part[0], "{\"ph\":\"E\",\"ts\":0.05,\"pid\":42,\"tid\":100,\"name\":\"B\",\"cat\":\"render\"}") != NULL);
+	tw_free(&t);
 }
 
 static void test_perfetto(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_PERFETTO);
 	basic(&t);
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
 	struct pf_seen s;
-	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	pf_check(m.part[0], m.len[0], &s);
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	pf_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.begins, 6); /* A, B, W and three frames */
 	CHECK_EQ(s.ends, 6);
@@ -623,9 +627,8 @@ static void test_perfetto(void)
 	/* process, two threads, one frame set, one counter */
 	CHECK_EQ(s.ntracks, 5);
 	CHECK_STR(s.thread_names, "main,worker,");
-	CHECK_EQ(st.events_out, 3 * 2 + 3 * 2 + 3 + 2);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK_EQ(t.st.events_out, 3 * 2 + 3 * 2 + 3 + 2);
+	tw_free(&t);
 }
 
 /* A zone never closed and an end without a begin: both warned about, the
@@ -634,40 +637,36 @@ static void test_unbalanced(void)
 {
 	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME, PROFEV_CONV_FOLDED };
 	for (int i = 0; i < 3; i++) {
-		struct tw t = tw_new();
+		struct tw t;
+		tw_new(&t, formats[i]);
 		CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
 		ze(&t, 100, 5);
 		zb(&t, 200, 5, "open", NULL);
 		zb(&t, 300, 5, "inner", NULL);
 		ze(&t, 400, 5);
 		ev(&t, PROFEV_EV_INSTANT, 500, 5, "last", 0);
-		struct profev_conv_opts o;
-		struct profev_conv_stats st;
-		struct mem m;
-		profev_conv_opts_init(&o, formats[i]);
-		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-		CHECK_EQ(st.unmatched_ends, 1);
-		CHECK_EQ(st.unclosed, 1);
-		CHECK_EQ(m.nwarn, 2);
-		CHECK(strstr(m.warnings, "main (5): zone end at 0.000000000s without a begin: dropped\n") != NULL);
-		CHECK(strstr(m.warnings, "main (5): zone 'open' never closed: closed at 0.000000400s\n") != NULL);
+		CHECK_EQ(tw_conv(&t, 0), 0);
+		CHECK_EQ(t.st.unmatched_ends, 1);
+		CHECK_EQ(t.st.unclosed, 1);
+		CHECK_EQ(t.m.nwarn, 2);
+		CHECK(strstr(t.m.warnings, "main (5): zone end at 0.000000000s without a begin: dropped\n") != NULL);
+		CHECK(strstr(t.m.warnings, "main (5): zone 'open' never closed: closed at 0.000000400s\n") != NULL);
 		if (formats[i] == PROFEV_CONV_PERFETTO) {
 			struct pf_seen s;
-			pf_check(m.part[0], m.len[0], &s);
+			pf_check(t.m.part[0], t.m.len[0], &s);
 			CHECK_EQ(s.errors, 0);
 			CHECK_EQ(s.begins, 2);
 			CHECK_EQ(s.ends, 2);
 			CHECK_EQ(s.unclosed, 1);
 		} else if (formats[i] == PROFEV_CONV_CHROME) {
 			/* closed by pfconv: a B and an E with the same mark */
-			CHECK(strstr(m.part[0], "{\"ph\":\"B\",\"ts\":0.1,\"pid\":5,\"tid\":5,\"name\":\"open\",\"args\":{\"unclosed\":true}},\n"
+			CHECK(strstr(t.m.part[0], "{\"ph\":\"B\",\"ts\":0.1,\"pid\":5,\"tid\":5,\"name\":\"open\",\"args\":{\"unclosed\":true}},\n"
 					"{\"ph\":\"E\",\"ts\":0.4,\"pid\":5,\"tid\":5,\"name\":\"open\",\"args\":{\"unclosed\":true}}") != NULL);
 		} else {
-			CHECK(strstr(m.part[0], "main (5);open 200\n") != NULL);
-			CHECK(strstr(m.part[0], "main (5);open;inner 100\n") != NULL);
+			CHECK(strstr(t.m.part[0], "main (5);open 200\n") != NULL);
+			CHECK(strstr(t.m.part[0], "main (5);open;inner 100\n") != NULL);
 		}
-		mem_free(&m);
-		fclose(t.f);
+		tw_free(&t);
 	}
 }
 
@@ -675,7 +674,8 @@ static void test_unbalanced(void)
  * first event (no metadata): 1000. */
 static void test_window(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_CHROME);
 	CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
 	zb(&t, 1000, 5, "long", NULL);      /* 0..1000 */
 	zb(&t, 1100, 5, "early", NULL);     /* 100..200: before the window */
@@ -687,14 +687,10 @@ static void test_window(void)
 	counter(&t, 1500, "c", 2);          /* inside */
 	ze(&t, 1900, 5);
 	ze(&t, 2000, 5);
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
-	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
-	o.from_ns = 300;
-	o.to_ns = 800;
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	const char *j = m.part[0];
+	t.o.from_ns = 300;
+	t.o.to_ns = 800;
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	const char *j = t.m.part[0];
 	/* "long" begins at the window's start: its B is written then, and says
 	 * so; "late" is cut at its end: a B and an E, both marked */
 	CHECK(strstr(j, "{\"ph\":\"B\",\"ts\":0.3,\"pid\":5,\"tid\":5,\"name\":\"long\",\"args\":{\"continued\":true}}") != NULL);
@@ -707,29 +703,24 @@ static void test_window(void)
 	CHECK_EQ(count(j, "\"ph\":\"B\""), 2);
 	CHECK_EQ(count(j, "\"ph\":\"E\""), 2);
 	CHECK_EQ(count(j, "\"ph\":\"C\""), 1);
-	CHECK_EQ(m.nwarn, 0);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK_EQ(t.m.nwarn, 0);
+	tw_free(&t);
 }
 
 static void test_thread_filter(void)
 {
 	const char *filters[] = { "worker", "101", "nobody" };
 	for (int i = 0; i < 3; i++) {
-		struct tw t = tw_new();
+		struct tw t;
+		tw_new(&t, PROFEV_CONV_FOLDED);
 		basic(&t);
-		struct profev_conv_opts o;
-		struct profev_conv_stats st;
-		struct mem m;
-		profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
-		o.thread = filters[i];
-		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+		t.o.thread = filters[i];
+		CHECK_EQ(tw_conv(&t, 0), 0);
 		if (i < 2)
-			CHECK_STR(m.part[0], "worker (101);W 50\n");
+			CHECK_STR(t.m.part[0], "worker (101);W 50\n");
 		else
-			CHECK_STR(m.part[0] ? m.part[0] : "", "");
-		mem_free(&m);
-		fclose(t.f);
+			CHECK_STR(t.m.part[0] ? t.m.part[0] : "", "");
+		tw_free(&t);
 	}
 }
 
@@ -737,7 +728,8 @@ static void test_thread_filter(void)
  * then on; one open at the rename shows from the rename. */
 static void test_filter_rename(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_FOLDED);
 	zb(&t, 10, 5, "before", NULL);
 	ze(&t, 20, 5);
 	zb(&t, 30, 5, "spans", NULL);
@@ -747,15 +739,10 @@ static void test_filter_rename(void)
 	ze(&t, 70, 5);
 	zb(&t, 80, 6, "other", NULL);
 	ze(&t, 90, 6);
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
-	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
-	o.thread = "late";
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	CHECK_STR(m.part[0] ? m.part[0] : "", "late (5);spans 20\nlate (5);spans;after 10\n");
-	mem_free(&m);
-	fclose(t.f);
+	t.o.thread = "late";
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	CHECK_STR(t.m.part[0] ? t.m.part[0] : "", "late (5);spans 20\nlate (5);spans;after 10\n");
+	tw_free(&t);
 }
 
 /* Split: every part is a complete trace, zones open at a cut are closed
@@ -764,7 +751,8 @@ static void test_split(void)
 {
 	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME };
 	for (int k = 0; k < 2; k++) {
-		struct tw t = tw_new();
+		struct tw t;
+		tw_new(&t, formats[k]);
 		CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
 		zb(&t, 1, 5, "outer", NULL);
 		char name[32];
@@ -774,107 +762,92 @@ static void test_split(void)
 			ze(&t, 15 + 10 * (uint64_t)i, 5);
 		}
 		ze(&t, 100000, 5);
-		struct profev_conv_opts o;
-		struct profev_conv_stats st;
-		struct mem m;
-		profev_conv_opts_init(&o, formats[k]);
-		o.split_size = 8192;
-		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-		CHECK(m.n >= 3);
-		CHECK_EQ(st.parts, m.n);
+		t.o.split_size = 8192;
+		CHECK_EQ(tw_conv(&t, 0), 0);
+		CHECK(t.m.n >= 3);
+		CHECK_EQ(t.st.parts, t.m.n);
 		unsigned zones = 0, outer = 0, cuts = 0;
-		for (unsigned i = 0; i < m.n; i++) {
-			CHECK(m.len[i] <= 8192);
+		for (unsigned i = 0; i < t.m.n; i++) {
+			CHECK(t.m.len[i] <= 8192);
 			if (formats[k] == PROFEV_CONV_PERFETTO) {
 				struct pf_seen s;
-				pf_check(m.part[i], m.len[i], &s);
+				pf_check(t.m.part[i], t.m.len[i], &s);
 				CHECK_EQ(s.errors, 0);
 				CHECK_EQ(s.begins, s.ends);
 				zones += s.ends;
 				cuts += s.cut;
 				/* outer, and maybe one zone inside it, cut at the end */
-				if (i + 1 < m.n)
+				if (i + 1 < t.m.n)
 					CHECK(s.cut == 1 || s.cut == 2);
 			} else {
-				CHECK(strncmp(m.part[i], "{\"displayTimeUnit\"", 18) == 0);
-				CHECK(strstr(m.part[i], "\n]}\n") != NULL);
+				CHECK(strncmp(t.m.part[i], "{\"displayTimeUnit\"", 18) == 0);
+				CHECK(strstr(t.m.part[i], "\n]}\n") != NULL);
 				/* a piece of a zone is an X event or a B/E pair */
-				zones += count(m.part[i], "\"ph\":\"X\"") + count(m.part[i], "\"ph\":\"B\"");
-				CHECK_EQ(count(m.part[i], "\"ph\":\"B\""), count(m.part[i], "\"ph\":\"E\""));
-				outer += count(m.part[i], "\"ph\":\"B\",\"ts\":0,\"pid\":5,\"tid\":5,\"name\":\"outer\"") +
-					 count(m.part[i], "\"name\":\"outer\",\"args\":{\"continued\":true}");
-				cuts += count_events(m.part[i], "\"cut\":true", "\"ph\":\"E\"");
+				zones += count(t.m.part[i], "\"ph\":\"X\"") + count(t.m.part[i], "\"ph\":\"B\"");
+				CHECK_EQ(count(t.m.part[i], "\"ph\":\"B\""), count(t.m.part[i], "\"ph\":\"E\""));
+				outer += count(t.m.part[i], "\"ph\":\"B\",\"ts\":0,\"pid\":5,\"tid\":5,\"name\":\"outer\"") +
+					 count(t.m.part[i], "\"name\":\"outer\",\"args\":{\"continued\":true}");
+				cuts += count_events(t.m.part[i], "\"cut\":true", "\"ph\":\"E\"");
 			}
 		}
 		/* every cut adds a piece of a zone; outer is in every part */
 		CHECK_EQ(zones, 2001 + cuts);
-		CHECK(cuts >= m.n - 1);
+		CHECK(cuts >= t.m.n - 1);
 		if (formats[k] == PROFEV_CONV_CHROME)
-			CHECK_EQ(outer, m.n);
-		mem_free(&m);
-		fclose(t.f);
+			CHECK_EQ(outer, t.m.n);
+		tw_free(&t);
 	}
 }
 
 /* A cut trace: what was written converts, the reader's error comes back. */
 static void test_cut(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_PERFETTO);
 	basic(&t);
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
-	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
-	CHECK_EQ(run(tw_read(&t, 1), &o, &m, &st), PROFEV_E_NOEND);
+	CHECK_EQ(tw_conv(&t, 1), PROFEV_E_NOEND);
 	struct pf_seen s;
-	pf_check(m.part[0], m.len[0], &s);
+	pf_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.begins, 6);
-	mem_free(&m);
-	fclose(t.f);
+	tw_free(&t);
 
 	/* Cut inside zones: they close at their thread's last event, marked. */
-	t = tw_new();
+	tw_new(&t, PROFEV_CONV_CHROME);
 	CHECK_EQ(profev_writer_thread(t.w, 5, 5, "main"), 0);
 	zb(&t, 10, 5, "a", NULL);
 	zb(&t, 20, 5, "b", NULL);
 	ev(&t, PROFEV_EV_INSTANT, 30, 5, "i", 0);
-	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
-	CHECK_EQ(run(tw_read(&t, 1), &o, &m, &st), PROFEV_E_NOEND);
-	CHECK(strstr(m.part[0], "{\"ph\":\"B\",\"ts\":0.01,\"pid\":5,\"tid\":5,\"name\":\"b\",\"args\":{\"unclosed\":true}},\n"
+	CHECK_EQ(tw_conv(&t, 1), PROFEV_E_NOEND);
+	CHECK(strstr(t.m.part[0], "{\"ph\":\"B\",\"ts\":0.01,\"pid\":5,\"tid\":5,\"name\":\"b\",\"args\":{\"unclosed\":true}},\n"
 			"{\"ph\":\"E\",\"ts\":0.02,\"pid\":5,\"tid\":5,\"name\":\"b\",\"args\":{\"unclosed\":true}}") != NULL);
-	CHECK(strstr(m.part[0], "{\"ph\":\"B\",\"ts\":0,\"pid\":5,\"tid\":5,\"name\":\"a\",\"args\":{\"unclosed\":true}},\n"
+	CHECK(strstr(t.m.part[0], "{\"ph\":\"B\",\"ts\":0,\"pid\":5,\"tid\":5,\"name\":\"a\",\"args\":{\"unclosed\":true}},\n"
 			"{\"ph\":\"E\",\"ts\":0.02,\"pid\":5,\"tid\":5,\"name\":\"a\",\"args\":{\"unclosed\":true}}") != NULL);
-	CHECK_EQ(st.unclosed, 2);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK_EQ(t.st.unclosed, 2);
+	tw_free(&t);
 }
 
 /* Nesting past the limit: the extra zones are dropped with one warning
  * each (then a summary), their ends too, and the rest stays balanced. */
 static void test_depth(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_PERFETTO);
 	unsigned n = PROFEV_CONV_MAX_DEPTH + 10;
 	for (unsigned i = 0; i < n; i++)
 		zb(&t, i, 5, "deep", NULL);
 	for (unsigned i = 0; i < n; i++)
 		ze(&t, n + i, 5);
 	ze(&t, 3 * n, 5); /* one too many */
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
-	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+	CHECK_EQ(tw_conv(&t, 0), 0);
 	struct pf_seen s;
-	pf_check(m.part[0], m.len[0], &s);
+	pf_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.begins, PROFEV_CONV_MAX_DEPTH);
 	CHECK_EQ(s.ends, PROFEV_CONV_MAX_DEPTH);
-	CHECK_EQ(st.unmatched_ends, 1);
-	CHECK(strstr(m.warnings, "5 more zones nested too deep\n") != NULL);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK_EQ(t.st.unmatched_ends, 1);
+	CHECK(strstr(t.m.warnings, "5 more zones nested too deep\n") != NULL);
+	tw_free(&t);
 }
 
 /* Names that are not UTF-8 give valid output in every format. */
@@ -882,23 +855,19 @@ static void test_bad_utf8(void)
 {
 	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME, PROFEV_CONV_FOLDED };
 	for (int i = 0; i < 3; i++) {
-		struct tw t = tw_new();
+		struct tw t;
+		tw_new(&t, formats[i]);
 		CHECK_EQ(profev_writer_thread(t.w, 5, 5, "th\xff"), 0);
 		zb(&t, 10, 5, "bad\xc3(;\n", "c\x80");
 		ze(&t, 20, 5);
 		message(&t, 30, 5, "m\xfe");
-		struct profev_conv_opts o;
-		struct profev_conv_stats st;
-		struct mem m;
-		profev_conv_opts_init(&o, formats[i]);
-		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-		CHECK(st.replaced_bytes >= 2);
+		CHECK_EQ(tw_conv(&t, 0), 0);
+		CHECK(t.st.replaced_bytes >= 2);
 		if (formats[i] == PROFEV_CONV_FOLDED)
-			CHECK_STR(m.part[0], "th\xef\xbf\xbd (5);bad\xef\xbf\xbd(:  10\n");
+			CHECK_STR(t.m.part[0], "th\xef\xbf\xbd (5);bad\xef\xbf\xbd(:  10\n");
 		if (formats[i] == PROFEV_CONV_CHROME)
-			CHECK(strstr(m.part[0], "\"name\":\"bad\xef\xbf\xbd(;\\n\",\"cat\":\"c\xef\xbf\xbd\"") != NULL);
-		mem_free(&m);
-		fclose(t.f);
+			CHECK(strstr(t.m.part[0], "\"name\":\"bad\xef\xbf\xbd(;\\n\",\"cat\":\"c\xef\xbf\xbd\"") != NULL);
+		tw_free(&t);
 	}
 }
 
@@ -908,7 +877,8 @@ static void test_undefined_ids(void)
 {
 	static const int formats[] = { PROFEV_CONV_PERFETTO, PROFEV_CONV_CHROME, PROFEV_CONV_FOLDED };
 	for (int i = 0; i < 3; i++) {
-		struct tw t = tw_new();
+		struct tw t;
+		tw_new(&t, formats[i]);
 		struct profev_event e = { .ts = 10, .tid = 5, .type = PROFEV_EV_ZONE_BEGIN,
 					  .name = 0xfffffff0u, .payload = 0xfffffff1u };
 		if (profev_writer_event(t.w, &e) != 0) {
@@ -922,40 +892,34 @@ static void test_undefined_ids(void)
 		CHECK_EQ(profev_writer_event(t.w, &e), 0);
 		e.type = PROFEV_EV_COUNTER;
 		CHECK_EQ(profev_writer_event(t.w, &e), 0);
-		struct profev_conv_opts o;
-		struct profev_conv_stats st;
-		struct mem m;
-		profev_conv_opts_init(&o, formats[i]);
-		int rc = run(tw_read(&t, 0), &o, &m, &st);
+		int rc = tw_conv(&t, 0);
 		CHECK(rc == 0 || rc == PROFEV_E_CORRUPT);
 		if (rc == 0 && formats[i] == PROFEV_CONV_PERFETTO) {
 			struct pf_seen s;
-			pf_check(m.part[0], m.len[0], &s);
+			pf_check(t.m.part[0], t.m.len[0], &s);
 			CHECK_EQ(s.errors, 0);
 			CHECK_EQ(s.begins, 1);
 		}
 		if (rc == 0 && formats[i] == PROFEV_CONV_FOLDED)
-			CHECK_STR(m.part[0], "thread 5;(unnamed) 10\n");
-		mem_free(&m);
-		fclose(t.f);
+			CHECK_STR(t.m.part[0], "thread 5;(unnamed) 10\n");
+		tw_free(&t);
 	}
 }
 
 static void test_args(void)
 {
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_FOLDED);
 	struct profev_reader *r = tw_read(&t, 0);
-	struct profev_conv_opts o;
-	struct profev_conv_sink sink = { mem_open, mem_write, NULL, NULL };
+	struct profev_conv_sink sink = { mem_open, mem_write, NULL, &t.m };
 	struct profev_error err;
-	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
-	o.split_size = 1 << 20;
-	CHECK_EQ(profev_conv_run(r, &o, &sink, NULL, &err), PROFEV_E_ARG);
+	t.o.split_size = 1 << 20;
+	CHECK_EQ(profev_conv_run(r, &t.o, &sink, NULL, &err), PROFEV_E_ARG);
 	CHECK_STR(err.message, "folded output cannot be split");
-	profev_conv_opts_init(&o, 99);
-	CHECK_EQ(profev_conv_run(r, &o, &sink, NULL, &err), PROFEV_E_ARG);
+	profev_conv_opts_init(&t.o, 99);
+	CHECK_EQ(profev_conv_run(r, &t.o, &sink, NULL, &err), PROFEV_E_ARG);
 	profev_reader_free(r);
-	fclose(t.f);
+	tw_free(&t);
 
 	CHECK_EQ(profev_conv_format_from_name("chrome"), PROFEV_CONV_CHROME);
 	CHECK_EQ(profev_conv_format_from_name("json"), 0);
@@ -1057,54 +1021,48 @@ static void chrome_memory(const char *j, const char *pool, char *out, size_t siz
 
 static void test_memory(void)
 {
-	struct profev_conv_opts o;
-	struct profev_conv_stats st;
-	struct mem m;
 	char got[256];
-	struct tw t = tw_new();
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_CHROME);
 	memory_trace(&t);
-	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	chrome_memory(m.part[0], "default", got, sizeof(got));
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	chrome_memory(t.m.part[0], "default", got, sizeof(got));
 	CHECK_STR(got, "100,130,30,100,30,35,");
-	chrome_memory(m.part[0], "gpu", got, sizeof(got));
+	chrome_memory(t.m.part[0], "gpu", got, sizeof(got));
 	CHECK_STR(got, "50,0,");
-	CHECK_EQ(count(m.part[0], "\"ph\":\"C\""), 8);
+	CHECK_EQ(count(t.m.part[0], "\"ph\":\"C\""), 8);
 	/* zone Z refers to sa's innermost function; its parents are sa's */
-	CHECK(strstr(m.part[0], "\"name\":\"Z\",\"sf\":\"1.3\"") != NULL);
-	CHECK(strstr(m.part[0], "\"1.0\":{\"name\":\"game+0x10\",\"category\":\"game\"}") != NULL);
-	CHECK(strstr(m.part[0], "\"1.1\":{\"name\":\"lib.so+0x20\",\"category\":\"lib.so\",\"parent\":\"1.0\"}") != NULL);
-	CHECK(strstr(m.part[0], "\"1.2\":{\"name\":\"outer\",\"category\":\"game\",\"parent\":\"1.1\"}") != NULL);
-	CHECK(strstr(m.part[0], "\"1.3\":{\"name\":\"inl\",\"category\":\"game\",\"parent\":\"1.2\"}") != NULL);
-	CHECK_EQ(count(m.part[0], "\"parent\""), 3);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK(strstr(t.m.part[0], "\"name\":\"Z\",\"sf\":\"1.3\"") != NULL);
+	CHECK(strstr(t.m.part[0], "\"1.0\":{\"name\":\"game+0x10\",\"category\":\"game\"}") != NULL);
+	CHECK(strstr(t.m.part[0], "\"1.1\":{\"name\":\"lib.so+0x20\",\"category\":\"lib.so\",\"parent\":\"1.0\"}") != NULL);
+	CHECK(strstr(t.m.part[0], "\"1.2\":{\"name\":\"outer\",\"category\":\"game\",\"parent\":\"1.1\"}") != NULL);
+	CHECK(strstr(t.m.part[0], "\"1.3\":{\"name\":\"inl\",\"category\":\"game\",\"parent\":\"1.2\"}") != NULL);
+	CHECK_EQ(count(t.m.part[0], "\"parent\""), 3);
+	tw_free(&t);
 
 	/* A window keeps the values: what was live before it still counts, and
 	 * its start restates every pool's live bytes. */
-	t = tw_new();
+	tw_new(&t, PROFEV_CONV_CHROME);
 	memory_trace(&t);
-	o.from_ns = 35;
-	o.to_ns = 85;
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	chrome_memory(m.part[0], "default", got, sizeof(got));
+	t.o.from_ns = 35;
+	t.o.to_ns = 85;
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	chrome_memory(t.m.part[0], "default", got, sizeof(got));
 	CHECK_STR(got, "130,30,100,30,");
-	chrome_memory(m.part[0], "gpu", got, sizeof(got));
+	chrome_memory(t.m.part[0], "gpu", got, sizeof(got));
 	CHECK_STR(got, "50,0,");
-	CHECK(strstr(m.part[0], "{\"ph\":\"C\",\"ts\":0.035,\"pid\":7,\"name\":\"memory: default\",\"args\":{\"bytes\":130}}") != NULL);
-	mem_free(&m);
-	fclose(t.f);
+	CHECK(strstr(t.m.part[0], "{\"ph\":\"C\",\"ts\":0.035,\"pid\":7,\"name\":\"memory: default\",\"args\":{\"bytes\":130}}") != NULL);
+	tw_free(&t);
 
 	/* Perfetto: the same values; allocations with their callstacks, each
 	 * defined before use; a thread filter keeps every counter value. */
 	for (int filter = 0; filter < 2; filter++) {
-		t = tw_new();
+		tw_new(&t, PROFEV_CONV_PERFETTO);
 		uint32_t sa = memory_trace(&t);
-		profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
-		o.thread = filter ? "worker" : NULL;
-		CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
+		t.o.thread = filter ? "worker" : NULL;
+		CHECK_EQ(tw_conv(&t, 0), 0);
 		struct pf_seen *s = calloc(1, sizeof(*s));
-		pf_check(m.part[0], m.len[0], s);
+		pf_check(t.m.part[0], t.m.len[0], s);
 		CHECK_EQ(s->errors, 0);
 		CHECK_STR(s->memlog, "default=100,pool=50,default=130,default=30,pool=0,default=100,default=30,default=35,");
 		CHECK_EQ(s->allocs, filter ? 2 : 5);
@@ -1123,63 +1081,56 @@ static void test_memory(void)
 			}
 		}
 		free(s);
-		mem_free(&m);
-		fclose(t.f);
+		tw_free(&t);
 	}
 
 	/* Split: each part defines again the callstacks it uses. */
-	t = tw_new();
+	tw_new(&t, PROFEV_CONV_PERFETTO);
 	memory_trace(&t);
-	profev_conv_opts_init(&o, PROFEV_CONV_PERFETTO);
-	o.split_size = 600;
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	CHECK(m.n >= 3);
+	t.o.split_size = 600;
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	CHECK(t.m.n >= 3);
 	unsigned refs = 0;
-	for (unsigned i = 0; i < m.n; i++) {
+	for (unsigned i = 0; i < t.m.n; i++) {
 		struct pf_seen *s = calloc(1, sizeof(*s));
-		pf_check(m.part[i], m.len[i], s);
+		pf_check(t.m.part[i], t.m.len[i], s);
 		CHECK_EQ(s->errors, 0);
 		refs += s->stack_refs;
 		free(s);
 	}
 	CHECK(refs >= 5); /* a zone cut by a split carries its callstack in each piece */
-	mem_free(&m);
-	fclose(t.f);
+	tw_free(&t);
 
 	/* Chrome split: each part's sf names an entry of its own stackFrames. */
-	t = tw_new();
+	tw_new(&t, PROFEV_CONV_CHROME);
 	memory_trace(&t);
-	profev_conv_opts_init(&o, PROFEV_CONV_CHROME);
-	o.split_size = 400;
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	CHECK(m.n >= 2);
+	t.o.split_size = 400;
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	CHECK(t.m.n >= 2);
 	unsigned sfs = 0;
 	/* each later part starts with the live bytes so far: the last ends at
 	 * default 35 (its last value) and restates gpu's 0 */
-	chrome_memory(m.part[m.n - 1], "default", got, sizeof(got));
+	chrome_memory(t.m.part[t.m.n - 1], "default", got, sizeof(got));
 	CHECK(strlen(got) >= 3 && strcmp(got + strlen(got) - 3, "35,") == 0);
-	chrome_memory(m.part[m.n - 1], "gpu", got, sizeof(got));
+	chrome_memory(t.m.part[t.m.n - 1], "gpu", got, sizeof(got));
 	CHECK_STR(got, "0,");
-	for (unsigned i = 0; i < m.n; i++) {
-		for (const char *p = m.part[i]; (p = strstr(p, "\"sf\":\"")); p++, sfs++) {
+	for (unsigned i = 0; i < t.m.n; i++) {
+		for (const char *p = t.m.part[i]; (p = strstr(p, "\"sf\":\"")); p++, sfs++) {
 			char key[40];
 			snprintf(key, sizeof(key), "\n\"%.*s\":{", (int)strcspn(p + 6, "\""), p + 6);
-			CHECK(strstr(m.part[i], key) != NULL);
+			CHECK(strstr(t.m.part[i], key) != NULL);
 		}
-		CHECK_EQ(count(m.part[i], "\"stackFrames\""), count(m.part[i], "\"sf\"") ? 1 : 0);
+		CHECK_EQ(count(t.m.part[i], "\"stackFrames\""), count(t.m.part[i], "\"sf\"") ? 1 : 0);
 	}
 	CHECK(sfs >= 1);
-	mem_free(&m);
-	fclose(t.f);
+	tw_free(&t);
 
 	/* Folded output has no memory. */
-	t = tw_new();
+	tw_new(&t, PROFEV_CONV_FOLDED);
 	memory_trace(&t);
-	profev_conv_opts_init(&o, PROFEV_CONV_FOLDED);
-	CHECK_EQ(run(tw_read(&t, 0), &o, &m, &st), 0);
-	CHECK_STR(m.part[0], "main (10);Z 10\n");
-	mem_free(&m);
-	fclose(t.f);
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	CHECK_STR(t.m.part[0], "main (10);Z 10\n");
+	tw_free(&t);
 }
 
 /* For tests/cli/310-conv-memory.sh. */

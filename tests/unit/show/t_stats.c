@@ -1,67 +1,113 @@
-/* Statistics and listings (stats.c, dump.c, zone_track.c) and the interning
- * tables (strtab.c, cstack.c) on traces with known answers. */
+/* Statistics and listings (stats.c, listing.c, zone_track.c) on traces with
+ * known answers. */
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
 #include "synth.h"
-#include "trace/trace_internal.h"
 #include "profev_dump.h"
 #include "show/zone_track.h"
 
-static FILE *tmp;
+/* The fixture: a trace written into a temporary file, then read back. */
+struct fx {
+	FILE *f;
+	struct profev_writer *w;
+	struct profev_reader *r;
+	int rc; /* the writes' return codes, or'ed */
+};
+
+static struct fx fx_new(void)
+{
+	struct fx x = { tmpfile(), NULL, NULL, 0 };
+	x.w = profev_writer_new(fileno(x.f), NULL, NULL);
+	return x;
+}
+
+static void fx_event(struct fx *x, struct profev_event e)
+{
+	x->rc |= profev_writer_event(x->w, &e);
+}
+
+/* An event at addr (memory events) or with stack set. */
+static void fx_mem(struct fx *x, uint8_t type, uint64_t ts, uint32_t tid, uint32_t pool, uint64_t size,
+		   uint64_t addr, uint32_t stack)
+{
+	struct profev_event e = synth_event(type, ts, tid, pool, size);
+	e.addr = addr;
+	e.stack = stack;
+	fx_event(x, e);
+}
+
+/* Ends the trace on the first call; (re)opens a reader from its start. */
+static struct profev_reader *fx_read(struct fx *x)
+{
+	if (x->w) {
+		x->rc |= profev_writer_close(x->w);
+		CHECK_EQ(x->rc, 0);
+		profev_writer_free(x->w);
+		x->w = NULL;
+	}
+	profev_reader_free(x->r);
+	rewind(x->f);
+	return x->r = profev_reader_new(x->f, NULL);
+}
+
+static void fx_free(struct fx *x)
+{
+	profev_reader_free(x->r);
+	fclose(x->f);
+}
+
+/* What a listing writes, in memory. */
+struct text {
+	char *s;
+	size_t len;
+	FILE *out;
+};
+
+static FILE *text_open(struct text *t)
+{
+	t->s = NULL;
+	t->len = 0;
+	return t->out = open_memstream(&t->s, &t->len);
+}
+
+static const char *text_close(struct text *t)
+{
+	fclose(t->out);
+	return t->s;
+}
 
 /* Thread 1: A(0..1000) { B(100..400) { C(150..200) } D(500..900) }, then
  * E left open. Thread 2: an end without a begin, then A(0..10) twice.
  * Memory: pool "gpu": 100 and 50 bytes, 100 freed; default pool: 7 bytes.
  * Two LOST events of 3 and 4. */
-static FILE *known_trace(void)
+static struct fx known_trace(void)
 {
-	tmp = tmpfile();
-	struct profev_writer *w = profev_writer_new(fileno(tmp), NULL, NULL);
+	struct fx x = fx_new();
 	uint32_t id[5];
 	const char *names[5] = { "A", "B", "C", "D", "E" };
 	for (int i = 0; i < 5; i++)
-		id[i] = profev_writer_cstring(w, names[i]);
-	uint32_t gpu = profev_writer_cstring(w, "gpu");
+		id[i] = profev_writer_cstring(x.w, names[i]);
+	uint32_t gpu = profev_writer_cstring(x.w, "gpu");
 	static const struct { uint8_t type; int name; uint64_t ts; } seq[] = {
 		{ PROFEV_EV_ZONE_BEGIN, 0, 0 }, { PROFEV_EV_ZONE_BEGIN, 1, 100 }, { PROFEV_EV_ZONE_BEGIN, 2, 150 },
 		{ PROFEV_EV_ZONE_END, 2, 200 }, { PROFEV_EV_ZONE_END, 1, 400 }, { PROFEV_EV_ZONE_BEGIN, 3, 500 },
 		{ PROFEV_EV_ZONE_END, 3, 900 }, { PROFEV_EV_ZONE_END, 0, 1000 }, { PROFEV_EV_ZONE_BEGIN, 4, 1100 },
 	};
-	int rc = 0;
-	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-		struct profev_event e = synth_event(seq[i].type, 10000 + seq[i].ts, 1, id[seq[i].name], 0);
-		rc |= profev_writer_event(w, &e);
-	}
-	struct profev_event e = synth_event(PROFEV_EV_ZONE_END, 10000, 2, id[1], 0);
-	rc |= profev_writer_event(w, &e);
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+		fx_event(&x, synth_event(seq[i].type, 10000 + seq[i].ts, 1, id[seq[i].name], 0));
+	fx_event(&x, synth_event(PROFEV_EV_ZONE_END, 10000, 2, id[1], 0));
 	for (int k = 0; k < 2; k++) {
-		e = synth_event(PROFEV_EV_ZONE_BEGIN, 10000 + k * 20, 2, id[0], 0);
-		rc |= profev_writer_event(w, &e);
-		e = synth_event(PROFEV_EV_ZONE_END, 10010 + k * 20, 2, 0, 0); /* an end without its name */
-		rc |= profev_writer_event(w, &e);
+		fx_event(&x, synth_event(PROFEV_EV_ZONE_BEGIN, 10000 + k * 20, 2, id[0], 0));
+		fx_event(&x, synth_event(PROFEV_EV_ZONE_END, 10010 + k * 20, 2, 0, 0)); /* an end without its name */
 	}
-	e = synth_event(PROFEV_EV_MEM_ALLOC, 10050, 2, gpu, 100);
-	e.addr = 0x1000;
-	rc |= profev_writer_event(w, &e);
-	e = synth_event(PROFEV_EV_MEM_ALLOC, 10051, 2, gpu, 50);
-	e.addr = 0x2000;
-	rc |= profev_writer_event(w, &e);
-	e = synth_event(PROFEV_EV_MEM_ALLOC, 10052, 2, 0, 7);
-	e.addr = 0x3000;
-	rc |= profev_writer_event(w, &e);
-	e = synth_event(PROFEV_EV_MEM_FREE, 10053, 2, gpu, 0);
-	e.addr = 0x1000;
-	rc |= profev_writer_event(w, &e);
-	e = synth_event(PROFEV_EV_LOST, 10054, 2, 0, 3);
-	rc |= profev_writer_event(w, &e);
-	e = synth_event(PROFEV_EV_LOST, 10055, 1, 0, 4);
-	rc |= profev_writer_event(w, &e);
-	rc |= profev_writer_close(w);
-	CHECK_EQ(rc, 0);
-	profev_writer_free(w);
-	rewind(tmp);
-	return tmp;
+	fx_mem(&x, PROFEV_EV_MEM_ALLOC, 10050, 2, gpu, 100, 0x1000, 0);
+	fx_mem(&x, PROFEV_EV_MEM_ALLOC, 10051, 2, gpu, 50, 0x2000, 0);
+	fx_mem(&x, PROFEV_EV_MEM_ALLOC, 10052, 2, 0, 7, 0x3000, 0);
+	fx_mem(&x, PROFEV_EV_MEM_FREE, 10053, 2, gpu, 0, 0x1000, 0);
+	fx_event(&x, synth_event(PROFEV_EV_LOST, 10054, 2, 0, 3));
+	fx_event(&x, synth_event(PROFEV_EV_LOST, 10055, 1, 0, 4));
+	return x;
 }
 
 static const struct profev_zone_stat *zone(const struct profev_stats *s, const struct profev_reader *r,
@@ -75,8 +121,8 @@ static const struct profev_zone_stat *zone(const struct profev_stats *s, const s
 
 static void test_stats(void)
 {
-	FILE *f = known_trace();
-	struct profev_reader *r = profev_reader_new(f, NULL);
+	struct fx x = known_trace();
+	struct profev_reader *r = fx_read(&x);
 	struct profev_stats *s;
 	CHECK_EQ(profev_stats_collect(r, &s), 0);
 	CHECK_EQ(s->events, 20);
@@ -118,40 +164,33 @@ static void test_stats(void)
 			CHECK_EQ(p->live_bytes, 7);
 		}
 	}
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	profev_stats_write(s, r, out, 2);
-	fclose(out);
+	struct text out;
+	profev_stats_write(s, r, text_open(&out), 2);
+	const char *text = text_close(&out);
 	CHECK(strstr(text, "events:       20 in") != NULL);
 	CHECK(strstr(text, "lost events:  7") != NULL);
 	CHECK(strstr(text, "1 ends without a begin, 1 never closed") != NULL);
 	CHECK(strstr(text, "  A  ") != NULL && strstr(text, "  C  ") == NULL); /* top 2 only */
-	free(text);
+	free(out.s);
 	profev_stats_free(s);
-	profev_reader_free(r);
-	fclose(f);
+	fx_free(&x);
 }
 
 static void test_dump(void)
 {
-	FILE *f = known_trace();
-	struct profev_reader *r = profev_reader_new(f, NULL);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	CHECK_EQ(profev_dump_events(r, out, PROFEV_DUMP_JSONL), 0);
-	fclose(out);
+	struct fx x = known_trace();
+	struct text out;
+	CHECK_EQ(profev_dump_events(fx_read(&x), text_open(&out), PROFEV_DUMP_JSONL), 0);
+	const char *text = text_close(&out);
 	/* C's end carries its 50 ns; the nameless end on thread 2 gets A's name. */
 	CHECK(strstr(text, "\"type\":\"zone_end\",\"name\":\"C\",\"category\":\"\",\"frame\":0,\"duration_ns\":50") != NULL);
 	CHECK(strstr(text, "{\"ts\":10,\"tid\":2,\"thread\":\"\",\"type\":\"zone_end\",\"name\":\"A\"") != NULL);
 	int lines = 0;
-	for (char *p = text; *p; p++)
+	for (const char *p = text; *p; p++)
 		lines += *p == '\n';
 	CHECK_EQ(lines, 20);
-	free(text);
-	profev_reader_free(r);
-	fclose(f);
+	free(out.s);
+	fx_free(&x);
 }
 
 /* A known pattern: 10 blocks of 16 from stack 1 (4 freed), one of 500 from
@@ -159,40 +198,21 @@ static void test_dump(void)
  * unknown address; the leak report groups and orders them exactly. */
 static void test_leaks(void)
 {
-	FILE *f = tmpfile();
-	struct profev_writer *w = profev_writer_new(fileno(f), NULL, NULL);
+	struct fx x = fx_new();
 	struct profev_frame fr[2] = { { 0, 0, 0x10 }, { 0, 0, 0x20 } };
 	struct profev_module m = { "/bin/x", NULL, 0, 0, 0x1000 };
-	int rc = profev_writer_module(w, &m);
-	uint32_t s1 = profev_writer_stack(w, fr, 1), s2 = profev_writer_stack(w, fr, 2);
-	uint32_t gpu = profev_writer_cstring(w, "gpu");
+	x.rc |= profev_writer_module(x.w, &m);
+	uint32_t s1 = profev_writer_stack(x.w, fr, 1), s2 = profev_writer_stack(x.w, fr, 2);
+	uint32_t gpu = profev_writer_cstring(x.w, "gpu");
 	uint64_t t = 1;
-	for (int i = 0; i < 10; i++) {
-		struct profev_event e = synth_event(PROFEV_EV_MEM_ALLOC, t++, 1, 0, 16);
-		e.addr = 0x1000 + 0x100 * (uint64_t)i;
-		e.stack = s1;
-		rc |= profev_writer_event(w, &e);
-	}
-	for (int i = 0; i < 4; i++) {
-		struct profev_event e = synth_event(PROFEV_EV_MEM_FREE, t++, 1, 0, 0);
-		e.addr = 0x1000 + 0x100 * (uint64_t)i;
-		rc |= profev_writer_event(w, &e);
-	}
-	struct profev_event e = synth_event(PROFEV_EV_MEM_ALLOC, t++, 2, gpu, 500);
-	e.addr = 0x9000;
-	e.stack = s2;
-	rc |= profev_writer_event(w, &e);
-	e = synth_event(PROFEV_EV_MEM_ALLOC, t++, 2, 0, 16); /* reuses a live address */
-	e.addr = 0x1900;
-	rc |= profev_writer_event(w, &e);
-	e = synth_event(PROFEV_EV_MEM_FREE, t++, 2, 0, 0);
-	e.addr = 0xdead;
-	rc |= profev_writer_event(w, &e);
-	rc |= profev_writer_close(w);
-	CHECK_EQ(rc, 0);
-	profev_writer_free(w);
-	rewind(f);
-	struct profev_reader *r = profev_reader_new(f, NULL);
+	for (int i = 0; i < 10; i++)
+		fx_mem(&x, PROFEV_EV_MEM_ALLOC, t++, 1, 0, 16, 0x1000 + 0x100 * (uint64_t)i, s1);
+	for (int i = 0; i < 4; i++)
+		fx_mem(&x, PROFEV_EV_MEM_FREE, t++, 1, 0, 0, 0x1000 + 0x100 * (uint64_t)i, 0);
+	fx_mem(&x, PROFEV_EV_MEM_ALLOC, t++, 2, gpu, 500, 0x9000, s2);
+	fx_mem(&x, PROFEV_EV_MEM_ALLOC, t++, 2, 0, 16, 0x1900, 0); /* reuses a live address */
+	fx_mem(&x, PROFEV_EV_MEM_FREE, t++, 2, 0, 0, 0xdead, 0);
+	struct profev_reader *r = fx_read(&x);
 	struct profev_stats *s;
 	CHECK_EQ(profev_stats_collect(r, &s), 0);
 	CHECK_EQ(s->nleaks, 3);
@@ -206,43 +226,32 @@ static void test_leaks(void)
 		CHECK_EQ(s->leaks[2].bytes, 16);
 		CHECK_EQ(s->leaks[2].stack, 0);
 	}
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	CHECK_EQ(profev_leaks_write(s, r, out), 0);
-	fclose(out);
+	struct text out;
+	CHECK_EQ(profev_leaks_write(s, r, text_open(&out)), 0);
+	const char *text = text_close(&out);
 	CHECK(strstr(text, "596 bytes in 7 blocks still allocated at the end, in 3 groups") != NULL);
 	CHECK(strstr(text, "500 bytes in 1 blocks, pool gpu, allocated at:\n        #0  x+0x10\n        #1  x+0x20") != NULL);
-	free(text);
+	free(out.s);
 	profev_stats_free(s);
-	profev_reader_free(r);
-	fclose(f);
+	fx_free(&x);
 }
 
 /* Memory events from the SECURE macros say so in both listings. */
 static void test_dump_secure(void)
 {
-	FILE *f = tmpfile();
-	struct profev_writer *w = profev_writer_new(fileno(f), NULL, NULL);
+	struct fx x = fx_new();
 	struct profev_event e = synth_event(PROFEV_EV_MEM_ALLOC, 5, 1, 0, 8);
 	e.addr = 0x10;
 	e.flags = PROFEV_EVF_SECURE;
-	CHECK_EQ(profev_writer_event(w, &e), 0);
-	CHECK_EQ(profev_writer_close(w), 0);
-	profev_writer_free(w);
+	fx_event(&x, e);
 	for (int format = PROFEV_DUMP_TEXT; format <= PROFEV_DUMP_JSONL; format++) {
-		rewind(f);
-		struct profev_reader *r = profev_reader_new(f, NULL);
-		char *text = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&text, &len);
-		CHECK_EQ(profev_dump_events(r, out, (enum profev_dump_format)format), 0);
-		fclose(out);
+		struct text out;
+		CHECK_EQ(profev_dump_events(fx_read(&x), text_open(&out), (enum profev_dump_format)format), 0);
+		const char *text = text_close(&out);
 		CHECK(strstr(text, format == PROFEV_DUMP_TEXT ? "0x10 8 bytes (secure)" : "\"secure\":true") != NULL);
-		free(text);
-		profev_reader_free(r);
+		free(out.s);
 	}
-	fclose(f);
+	fx_free(&x);
 }
 
 static void test_zone_track(void)
@@ -267,37 +276,6 @@ static void test_zone_track(void)
 	zone_track_free(NULL);
 }
 
-static void test_interning(void)
-{
-	struct strtab *t = strtab_new();
-	int is_new;
-	char buf[32];
-	for (int i = 0; i < 10000; i++) {
-		int n = snprintf(buf, sizeof(buf), "name %d", i);
-		CHECK_EQ(strtab_intern(t, buf, (size_t)n, &is_new), i + 1);
-		CHECK(is_new);
-	}
-	CHECK_EQ(strtab_intern(t, "name 42", 7, &is_new), 43);
-	CHECK(!is_new);
-	CHECK_EQ(strtab_append(t, "name 42", 7), 10001); /* a forced copy gets a new id */
-	CHECK_EQ(strtab_intern(t, "name 42", 7, &is_new), 43);
-	CHECK_EQ(strtab_intern(t, "", 0, &is_new), 10002);
-	CHECK_EQ(strtab_count(t), 10002);
-	strtab_free(t);
-
-	struct cstack *c = cstack_new();
-	struct profev_frame f[3] = { { 1, 0, 10 }, { 1, 0, 20 }, { 2, 1, 30 } };
-	uint32_t a = cstack_intern(c, f, 3, &is_new);
-	CHECK(is_new);
-	CHECK_EQ(cstack_intern(c, f, 3, &is_new), a);
-	CHECK(!is_new);
-	CHECK(cstack_intern(c, f, 2, &is_new) != a);
-	CHECK(cstack_intern(c, f + 1, 2, &is_new) != a);
-	CHECK_EQ(cstack_append(c, f, 3), 4);
-	CHECK_EQ(cstack_count(c), 4);
-	cstack_free(c);
-}
-
 int main(void)
 {
 	test_stats();
@@ -305,6 +283,5 @@ int main(void)
 	test_leaks();
 	test_dump_secure();
 	test_zone_track();
-	test_interning();
 	return CHECK_DONE();
 }
