@@ -630,6 +630,28 @@ static void unload(struct trace *t, struct rec *rc)
 	unlink(rc->path);
 }
 
+/* How a scenario is recorded (record()) and loaded (load()). */
+struct setup {
+	const char *categories;
+	int drop;
+	uint32_t buffer;
+	int keep;
+};
+
+/* The fixture: records scenario and loads its trace, checking that the
+ * recording worked, the program ended with status and the trace is whole. */
+static void recorded(struct rec *rc, struct trace *t, const char *scenario, int status, struct setup s)
+{
+	int failures = check_failures;
+	record(rc, scenario, s.categories, s.drop, s.buffer);
+	CHECK_EQ(rc->rc, 0);
+	CHECK_EQ(rc->res.status, status);
+	load(t, rc->path, s.keep);
+	CHECK(t->complete);
+	if (check_failures != failures)
+		fprintf(stderr, "    (recording scenario '%s')\n", scenario);
+}
+
 static size_t count(const struct trace *t, int type, const char *name)
 {
 	size_t n = 0;
@@ -651,14 +673,10 @@ static void test_macros(void)
 {
 	struct rec rc;
 	struct trace t;
-	record(&rc, "macros", NULL, 0, 0);
-	CHECK_EQ(rc.rc, 0);
+	recorded(&rc, &t, "macros", 7, (struct setup){ .keep = 1 });
 	CHECK_EQ(rc.res.exit_kind, PROFEV_EXIT_EXITED);
 	CHECK_EQ(rc.res.exit_code, 7);
-	CHECK_EQ(rc.res.status, 7);
 	CHECK_EQ(rc.res.client, 1);
-	load(&t, rc.path, 1);
-	CHECK(t.complete);
 	CHECK_EQ(t.meta.exit_kind, PROFEV_EXIT_EXITED);
 	CHECK_EQ(t.meta.exit_code, 7);
 	CHECK(t.meta.ticks_per_ns > 0);
@@ -737,11 +755,7 @@ static void test_many_threads(void)
 {
 	struct rec rc;
 	struct trace t;
-	record(&rc, "many", NULL, 0, 0);
-	CHECK_EQ(rc.rc, 0);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 0);
-	CHECK(t.complete);
+	recorded(&rc, &t, "many", 0, (struct setup){ 0 });
 	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_BEGIN], (uint64_t)MANY_THREADS * many_zones);
 	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_END], (uint64_t)MANY_THREADS * many_zones);
 	CHECK_EQ(t.lost, 0);
@@ -800,16 +814,12 @@ static void test_crashes(void)
 		/* Under ASan its own SIGSEGV handler would end the program first. */
 		setenv("ASAN_OPTIONS", "handle_segv=0:handle_abort=0", 1);
 		setenv("TSAN_OPTIONS", "handle_segv=0", 1);
-		record(&rc, cases[i].name, NULL, 0, 0);
+		recorded(&rc, &t, cases[i].name, cases[i].status, (struct setup){ .keep = 1 });
 		unsetenv("T_CLIENT_OWN_HANDLER");
 		unsetenv("ASAN_OPTIONS");
 		unsetenv("TSAN_OPTIONS");
-		CHECK_EQ(rc.rc, 0);
 		CHECK_EQ(rc.res.exit_kind, cases[i].kind);
 		CHECK_EQ(rc.res.exit_code, cases[i].code);
-		CHECK_EQ(rc.res.status, cases[i].status);
-		load(&t, rc.path, 1);
-		CHECK(t.complete);
 		if (count(&t, PROFEV_EV_ZONE_END, "before") != cases[i].zones)
 			fprintf(stderr, "case %s\n", cases[i].name);
 		CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "before"), cases[i].zones);
@@ -824,10 +834,7 @@ static void test_fork(void)
 {
 	struct rec rc;
 	struct trace t;
-	record(&rc, "fork", NULL, 0, 0);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 1);
-	CHECK(t.complete);
+	recorded(&rc, &t, "fork", 0, (struct setup){ .keep = 1 });
 	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "before"), 10);
 	CHECK_EQ(count(&t, PROFEV_EV_INSTANT, NULL), 0);
 	const struct ev *e = find(&t, PROFEV_EV_COUNTER, "child status", 0);
@@ -840,21 +847,14 @@ static void test_churn(void)
 {
 	struct rec rc;
 	struct trace t;
-	record(&rc, "churn", NULL, 0, 64 << 10);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 0);
-	CHECK(t.complete);
+	recorded(&rc, &t, "churn", 0, (struct setup){ .buffer = 64 << 10 });
 	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_BEGIN], 900 * 100);
 	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_END], 900 * 100);
 	CHECK_EQ_U64(rc.res.stats.threads, 900);
 	unload(&t, &rc);
 
 	/* The trace ends properly even though threads were mid-burst. */
-	record(&rc, "busy-exit", NULL, 0, 64 << 10);
-	CHECK_EQ(rc.rc, 0);
-	CHECK_EQ(rc.res.status, 6);
-	load(&t, rc.path, 0);
-	CHECK(t.complete);
+	recorded(&rc, &t, "busy-exit", 6, (struct setup){ .buffer = 64 << 10 });
 	CHECK(t.by_type[PROFEV_EV_ZONE_END] > 7);
 	CHECK_EQ(t.meta.exit_code, 6);
 	unload(&t, &rc);
@@ -866,10 +866,7 @@ static void test_drop(void)
 	 * whatever was dropped is accounted for, in place. */
 	struct rec rc;
 	struct trace t;
-	record(&rc, "drop", NULL, 1, 16 << 10);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 0);
-	CHECK(t.complete);
+	recorded(&rc, &t, "drop", 0, (struct setup){ .drop = 1, .buffer = 16 << 10 });
 	CHECK_EQ_U64(t.by_type[PROFEV_EV_ZONE_BEGIN] + t.by_type[PROFEV_EV_ZONE_END] + t.lost
 		     + (t.meta.lost_events - t.lost), 400000);
 	CHECK_EQ_U64(rc.res.stats.lost, t.meta.lost_events);
@@ -883,10 +880,8 @@ static void test_monotonic_clock(void)
 	struct rec rc;
 	struct trace t;
 	setenv("PROFEV_CLOCK", "monotonic", 1);
-	record(&rc, "macros", NULL, 0, 0);
+	recorded(&rc, &t, "macros", 7, (struct setup){ .keep = 1 });
 	unsetenv("PROFEV_CLOCK");
-	CHECK_EQ(rc.res.status, 7);
-	load(&t, rc.path, 1);
 	CHECK_STR(t.clock, "monotonic");
 	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, NULL), 31);
 	CHECK_EQ(count(&t, PROFEV_EV_COUNTER, "voices"), 10);
@@ -994,11 +989,7 @@ static void test_memory(void)
 {
 	struct rec rc;
 	struct trace t;
-	record(&rc, "memory", NULL, 0, 0);
-	CHECK_EQ(rc.rc, 0);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 1);
-	CHECK(t.complete);
+	recorded(&rc, &t, "memory", 0, (struct setup){ .keep = 1 });
 	CHECK_EQ(count(&t, PROFEV_EV_MEM_ALLOC, NULL), 6);
 	CHECK_EQ(count(&t, PROFEV_EV_MEM_FREE, NULL), 5);
 
@@ -1100,11 +1091,7 @@ static void test_dlopen(void)
 {
 	struct rec rc;
 	struct trace t;
-	record(&rc, "dlopen", NULL, 0, 0);
-	CHECK_EQ(rc.rc, 0);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 1);
-	CHECK(t.complete);
+	recorded(&rc, &t, "dlopen", 0, (struct setup){ .keep = 1 });
 	CHECK_EQ(count(&t, PROFEV_EV_ZONE_BEGIN, "captured"), STACK_THREADS * STACK_EVENTS);
 	size_t allocs = count(&t, PROFEV_EV_MEM_ALLOC, NULL), bz = 0;
 	CHECK(allocs > STACK_THREADS * STACK_EVENTS);
@@ -1145,9 +1132,7 @@ static void test_jit(void)
 #if defined(__x86_64__)
 	struct rec rc;
 	struct trace t;
-	record(&rc, "jit", NULL, 0, 0);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 1);
+	recorded(&rc, &t, "jit", 0, (struct setup){ .keep = 1 });
 	CHECK_EQ(count(&t, PROFEV_EV_MEM_ALLOC, NULL), 3);
 	const struct ev *c = find(&t, PROFEV_EV_COUNTER, "stub", 0);
 	CHECK(c != NULL);
@@ -1214,12 +1199,8 @@ static void test_secure(void)
 {
 	struct rec rc;
 	struct trace t;
-	record(&rc, "secure", NULL, 0, 0);
-	CHECK_EQ(rc.rc, 0);
+	recorded(&rc, &t, "secure", 0, (struct setup){ .keep = 1 });
 	CHECK_EQ(rc.res.exit_kind, PROFEV_EXIT_EXITED);
-	CHECK_EQ(rc.res.status, 0);
-	load(&t, rc.path, 1);
-	CHECK(t.complete);
 	/* Only the one made while the client ran. */
 	CHECK_EQ(count(&t, PROFEV_EV_MEM_ALLOC, NULL), 1);
 	CHECK_EQ(count(&t, PROFEV_EV_MEM_FREE, NULL), 0);

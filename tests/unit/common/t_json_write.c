@@ -15,36 +15,42 @@ static int sink(void *ctx, const void *data, size_t len)
 
 static struct outbuf o;
 
-static const char *str(const char *s, size_t n, size_t *bad)
+/* The fixture: each check writes into an emptied o and reads what it wrote
+ * as a string. */
+static struct outbuf *fresh(void)
 {
 	o.p = o.base;
-	*bad = json_string(&o, s, n);
+	return &o;
+}
+
+static const char *written(void)
+{
 	*o.p = 0;
 	return (const char *)o.base;
+}
+
+static const char *str(const char *s, size_t n, size_t *bad)
+{
+	*bad = json_string(fresh(), s, n);
+	return written();
 }
 
 static const char *us(uint64_t ns)
 {
-	o.p = o.base;
-	json_us(&o, ns);
-	*o.p = 0;
-	return (const char *)o.base;
+	json_us(fresh(), ns);
+	return written();
 }
 
 static const char *u64(uint64_t v)
 {
-	o.p = o.base;
-	json_u64(&o, v);
-	*o.p = 0;
-	return (const char *)o.base;
+	json_u64(fresh(), v);
+	return written();
 }
 
 static const char *dbl(double d)
 {
-	o.p = o.base;
-	json_double(&o, d);
-	*o.p = 0;
-	return (const char *)o.base;
+	json_double(fresh(), d);
+	return written();
 }
 
 int main(void)
@@ -129,16 +135,12 @@ int main(void)
 		default: if (i % 1000 == 4) ts = step % 999999; /* back under 1 ms */
 		}
 		strcpy(plain, us(ts));
-		o.p = o.base;
-		json_us_cached(&o, &cache, ts);
-		*o.p = 0;
-		bad_cached += strcmp((const char *)o.base, plain) != 0;
+		json_us_cached(fresh(), &cache, ts);
+		bad_cached += strcmp(written(), plain) != 0;
 	}
 	CHECK_EQ(bad_cached, 0);
-	o.p = o.base;
-	json_us_cached(&o, &cache, UINT64_MAX);
-	*o.p = 0;
-	CHECK_STR((const char *)o.base, "18446744073709551.615");
+	json_us_cached(fresh(), &cache, UINT64_MAX);
+	CHECK_STR(written(), "18446744073709551.615");
 
 	CHECK_STR(dbl(0), "0");
 	CHECK_STR(dbl(-3), "-3");

@@ -82,6 +82,27 @@ static void rec_text(struct bytes *r, uint64_t ts, unsigned type, unsigned cat, 
 	put(r, zero, pfw_var_size(len) - PFW_REC_HEAD - len);
 }
 
+/* The fixture: a client's stream (s) and the records of its next EVENTS
+ * message (r). */
+struct stream {
+	struct bytes s, r;
+};
+
+/* Starts x over with the client's HELLO. */
+static struct stream *stream_new(struct stream *x)
+{
+	x->s.n = x->r.n = 0;
+	hello(&x->s);
+	return x;
+}
+
+/* The records so far go out as one EVENTS message from thread tid. */
+static void events(struct stream *x, uint32_t tid)
+{
+	msg(&x->s, PFW_EVENTS, tid, x->r.b, (uint32_t)x->r.n);
+	x->r.n = 0;
+}
+
 struct result {
 	struct profev_record_result res;
 	int rc;
@@ -177,33 +198,31 @@ static void play(struct result *out, const struct bytes *s)
 	unlink(path);
 }
 
-static void every_record(struct bytes *sp)
+static void every_record(struct stream *x)
 {
-	struct bytes r = { .n = 0 };
-	struct bytes *s = sp;
-	hello(s);
+	struct bytes *s = &stream_new(x)->s, *r = &x->r;
 	category(s, 1, "render");
 	category(s, 2, "audio");
 	string(s, 1, "draw");
 	string(s, 2, "fps");
 	string(s, 3, "vsync");
 	msg(s, PFW_THREAD, 42, "main", 4);
-	rec(&r, 2000, PFW_R_ZONE_BEGIN, 1, 1);
-	rec_text(&r, 2100, PFW_R_ZONE_DYN, 2, "dynamic name");
-	rec_long(&r, 2200, PFW_R_COUNTER, 2, 0x404e000000000000ull); /* 60.0 */
-	rec(&r, 2300, PFW_R_ZONE_END, 2, 0);
-	rec_text(&r, 2400, PFW_R_MESSAGE, 1, "hello there");
-	rec(&r, 2500, PFW_R_INSTANT, 2, 3);
-	rec(&r, 2600, PFW_R_ZONE_END, 1, 0);
-	rec(&r, 2700, PFW_R_FRAME_MARK, 0, 0);
-	rec(&r, 1500, PFW_R_FRAME_MARK, 0, 3); /* earlier than the last: clamped */
-	rec_text(&r, 2800, PFW_R_THREAD_NAME, 0, "renamed");
-	rec_long(&r, 2900, PFW_R_LOST, 0, 17);
-	rec(&r, 0, PFW_R_PAD, 0, 48);
-	memset(r.b + r.n, 0xee, 32); /* a PAD's body is not looked at */
-	r.n += 32;
-	rec(&r, 3000, PFW_R_ZONE_END, 1, 0); /* nothing open: name 0 */
-	msg(s, PFW_EVENTS, 42, r.b, (uint32_t)r.n);
+	rec(r, 2000, PFW_R_ZONE_BEGIN, 1, 1);
+	rec_text(r, 2100, PFW_R_ZONE_DYN, 2, "dynamic name");
+	rec_long(r, 2200, PFW_R_COUNTER, 2, 0x404e000000000000ull); /* 60.0 */
+	rec(r, 2300, PFW_R_ZONE_END, 2, 0);
+	rec_text(r, 2400, PFW_R_MESSAGE, 1, "hello there");
+	rec(r, 2500, PFW_R_INSTANT, 2, 3);
+	rec(r, 2600, PFW_R_ZONE_END, 1, 0);
+	rec(r, 2700, PFW_R_FRAME_MARK, 0, 0);
+	rec(r, 1500, PFW_R_FRAME_MARK, 0, 3); /* earlier than the last: clamped */
+	rec_text(r, 2800, PFW_R_THREAD_NAME, 0, "renamed");
+	rec_long(r, 2900, PFW_R_LOST, 0, 17);
+	rec(r, 0, PFW_R_PAD, 0, 48);
+	memset(r->b + r->n, 0xee, 32); /* a PAD's body is not looked at */
+	r->n += 32;
+	rec(r, 3000, PFW_R_ZONE_END, 1, 0); /* nothing open: name 0 */
+	events(x, 42);
 	msg(s, 99, 0, "future", 6); /* unknown message: skipped */
 	struct pfw_sync sy = { 5000, 5000 };
 	msg(s, PFW_SYNC, 0, &sy, sizeof sy);
@@ -215,11 +234,10 @@ static void every_record(struct bytes *sp)
 
 static void test_every_record(void)
 {
-	static struct bytes s;
-	s.n = 0;
-	every_record(&s);
+	static struct stream x;
+	every_record(&x);
 	struct result o;
-	play(&o, &s);
+	play(&o, &x.s);
 	CHECK_EQ(o.rc, 0);
 	CHECK_EQ(o.res.client, 1);
 	CHECK_EQ(o.res.status, 0);
@@ -297,10 +315,9 @@ static void rec_mem(struct bytes *r, uint64_t ts, unsigned type, unsigned flags,
 
 #define LIB 0x7f0000000000ull
 
-static void stacks_stream(struct bytes *s)
+static void stacks_stream(struct stream *x)
 {
-	struct bytes r = { .n = 0 };
-	hello(s);
+	struct bytes *s = &stream_new(x)->s, *r = &x->r;
 	module(s, 0x10000, 0, 0x5000, "\x01\x02\xab\xcd", "/bin/a");
 	module(s, LIB, 0x1000, 0x3000, "", "libb.so");
 	category(s, 1, "render");
@@ -308,27 +325,26 @@ static void stacks_stream(struct bytes *s)
 	string(s, 2, "pool x");
 	msg(s, PFW_THREAD, 9, "t", 1);
 	uint64_t pc[3] = { 0x10100, LIB + 0x1500, 0x999 };
-	rec(&r, 2000, PFW_R_ZONE_BEGIN_S, 1, 1);
-	rec_stack(&r, 0, 3, pc);
-	rec(&r, 2100, PFW_R_ZONE_END, 1, 0);
-	rec_mem(&r, 2200, PFW_R_MEM_ALLOC_S, PFW_RF_SECURE, 2, 0xabc0, 48);
-	rec_stack(&r, 0, 2, pc);
-	rec_mem(&r, 2300, PFW_R_MEM_FREE, 0, 2, 0xabc0, 0);
-	rec_mem(&r, 2400, PFW_R_MEM_ALLOC, 0, 0, 0x5000, 7);
-	rec_mem(&r, 2500, PFW_R_MEM_FREE_S, 0, 0, 0x5000, 0);
-	rec_stack(&r, 1, 1, pc);
-	rec(&r, 2600, PFW_R_ZONE_BEGIN_S, 1, 1);
-	rec_stack(&r, 0, 3, pc); /* the same stack: the same id */
-	rec_mem(&r, 2700, PFW_R_MEM_ALLOC_S, 0, 0, 0x6000, 1);
-	rec_stack(&r, 0, 0, pc);
-	msg(s, PFW_EVENTS, 9, r.b, (uint32_t)r.n);
+	rec(r, 2000, PFW_R_ZONE_BEGIN_S, 1, 1);
+	rec_stack(r, 0, 3, pc);
+	rec(r, 2100, PFW_R_ZONE_END, 1, 0);
+	rec_mem(r, 2200, PFW_R_MEM_ALLOC_S, PFW_RF_SECURE, 2, 0xabc0, 48);
+	rec_stack(r, 0, 2, pc);
+	rec_mem(r, 2300, PFW_R_MEM_FREE, 0, 2, 0xabc0, 0);
+	rec_mem(r, 2400, PFW_R_MEM_ALLOC, 0, 0, 0x5000, 7);
+	rec_mem(r, 2500, PFW_R_MEM_FREE_S, 0, 0, 0x5000, 0);
+	rec_stack(r, 1, 1, pc);
+	rec(r, 2600, PFW_R_ZONE_BEGIN_S, 1, 1);
+	rec_stack(r, 0, 3, pc); /* the same stack: the same id */
+	rec_mem(r, 2700, PFW_R_MEM_ALLOC_S, 0, 0, 0x6000, 1);
+	rec_stack(r, 0, 0, pc);
+	events(x, 9);
 	/* libb.so was unloaded and libc.so took part of its place. */
 	module(s, LIB, 0x1000, 0x2000, "\xee", "libc.so");
-	r.n = 0;
 	uint64_t pc2[2] = { LIB + 0x1500, LIB + 0x2800 };
-	rec_mem(&r, 2800, PFW_R_MEM_ALLOC_S, 0, 0, 0x7000, 2);
-	rec_stack(&r, 0, 2, pc2);
-	msg(s, PFW_EVENTS, 9, r.b, (uint32_t)r.n);
+	rec_mem(r, 2800, PFW_R_MEM_ALLOC_S, 0, 0, 0x7000, 2);
+	rec_stack(r, 0, 2, pc2);
+	events(x, 9);
 }
 
 static void check_frame(const struct profev_frame *f, uint32_t module, uint32_t flags,
@@ -345,11 +361,10 @@ static void check_frame(const struct profev_frame *f, uint32_t module, uint32_t 
 
 static void test_stacks_and_memory(void)
 {
-	static struct bytes s;
-	s.n = 0;
-	stacks_stream(&s);
+	static struct stream x;
+	stacks_stream(&x);
 	struct result o;
-	play(&o, &s);
+	play(&o, &x.s);
 	CHECK_EQ(o.rc, 0);
 	CHECK_STR(o.warnings, "");
 	CHECK(o.complete);
@@ -424,25 +439,22 @@ static void test_stacks_and_memory(void)
 		{ 40, 0, "record crosses the end of its message" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		struct bytes r = { .n = 0 };
-		s.n = 0;
-		hello(&s);
-		rec(&r, 2000, PFW_R_INSTANT, 0, 0);
-		rec(&r, 2000, PFW_R_ZONE_BEGIN_S, 0, 0);
+		stream_new(&x);
+		rec(&x.r, 2000, PFW_R_INSTANT, 0, 0);
+		rec(&x.r, 2000, PFW_R_ZONE_BEGIN_S, 0, 0);
 		uint64_t head = bad[i].n | bad[i].extra;
-		put(&r, &head, 8);
+		put(&x.r, &head, 8);
 		for (unsigned k = 0; k < 7; k++)
-			put(&r, &head, 8);
-		msg(&s, PFW_EVENTS, 7, r.b, (uint32_t)r.n);
-		play(&o, &s);
+			put(&x.r, &head, 8);
+		events(&x, 7);
+		play(&o, &x.s);
 		CHECK(o.complete);
 		CHECK_EQ(o.n, 1);
 		CHECK(strstr(o.warnings, bad[i].warning) != NULL);
 	}
-	s.n = 0;
-	hello(&s);
-	module(&s, 0x1000, 0x500, 0x500, "", "empty");
-	play(&o, &s);
+	stream_new(&x);
+	module(&x.s, 0x1000, 0x500, 0x500, "", "empty");
+	play(&o, &x.s);
 	CHECK(strstr(o.warnings, "malformed message") != NULL);
 	CHECK_EQ(o.nmods, 0);
 }
@@ -450,26 +462,25 @@ static void test_stacks_and_memory(void)
 static void test_broken_streams(void)
 {
 	struct result o;
-	struct bytes s = { .n = 0 }, r = { .n = 0 };
+	static struct stream x;
 
 	/* Events before HELLO. */
-	rec(&r, 2000, PFW_R_ZONE_BEGIN, 0, 0);
-	msg(&s, PFW_EVENTS, 42, r.b, (uint32_t)r.n);
-	play(&o, &s);
+	rec(&x.r, 2000, PFW_R_ZONE_BEGIN, 0, 0);
+	events(&x, 42);
+	play(&o, &x.s);
 	CHECK_EQ(o.rc, 0);
 	CHECK(o.complete);
 	CHECK_EQ(o.n, 0);
 	CHECK(strstr(o.warnings, "client stream at byte 0: events before the client's hello") != NULL);
 
 	/* Good events, then garbage: the good ones stay. */
-	s.n = r.n = 0;
-	hello(&s);
-	string(&s, 1, "a");
-	rec(&r, 2000, PFW_R_INSTANT, 0, 1);
-	msg(&s, PFW_EVENTS, 7, r.b, (uint32_t)r.n);
-	size_t at = s.n;
-	put(&s, "garbage garbage garbage", 23);
-	play(&o, &s);
+	stream_new(&x);
+	string(&x.s, 1, "a");
+	rec(&x.r, 2000, PFW_R_INSTANT, 0, 1);
+	events(&x, 7);
+	size_t at = x.s.n;
+	put(&x.s, "garbage garbage garbage", 23);
+	play(&o, &x.s);
 	CHECK(o.complete);
 	CHECK_EQ(o.n, 1);
 	char want[128];
@@ -477,41 +488,38 @@ static void test_broken_streams(void)
 	CHECK(strstr(o.warnings, want) != NULL);
 
 	/* An unknown record type. */
-	s.n = r.n = 0;
-	hello(&s);
-	rec(&r, 2000, PFW_R_FRAME_MARK, 0, 0);
-	rec(&r, 2000, 200, 0, 0);
-	msg(&s, PFW_EVENTS, 7, r.b, (uint32_t)r.n);
-	play(&o, &s);
+	stream_new(&x);
+	rec(&x.r, 2000, PFW_R_FRAME_MARK, 0, 0);
+	rec(&x.r, 2000, 200, 0, 0);
+	events(&x, 7);
+	play(&o, &x.s);
 	CHECK_EQ(o.n, 1);
 	CHECK(strstr(o.warnings, "malformed event record") != NULL);
 
 	/* A variable record longer than its message. */
-	s.n = r.n = 0;
-	hello(&s);
-	rec(&r, 2000, PFW_R_MESSAGE, 0, 40);
-	msg(&s, PFW_EVENTS, 7, r.b, (uint32_t)r.n);
-	play(&o, &s);
+	stream_new(&x);
+	rec(&x.r, 2000, PFW_R_MESSAGE, 0, 40);
+	events(&x, 7);
+	play(&o, &x.s);
 	CHECK_EQ(o.n, 0);
 	CHECK(strstr(o.warnings, "record crosses the end of its message") != NULL);
 
 	/* Cut inside a message, as SIGKILL may leave it: what arrived stays. */
-	s.n = r.n = 0;
-	hello(&s);
+	stream_new(&x);
 	for (int i = 0; i < 4; i++)
-		rec(&r, 2000 + (uint64_t)i, PFW_R_FRAME_MARK, 0, 0);
-	msg(&s, PFW_EVENTS, 7, r.b, (uint32_t)r.n);
-	s.n -= 24;
-	play(&o, &s);
+		rec(&x.r, 2000 + (uint64_t)i, PFW_R_FRAME_MARK, 0, 0);
+	events(&x, 7);
+	x.s.n -= 24;
+	play(&o, &x.s);
 	CHECK(o.complete);
 	CHECK_EQ(o.n, 2);
 	CHECK(strstr(o.warnings, "client stream ends inside a message") != NULL);
 
 	/* Another wire version is refused. */
-	s.n = 0;
+	x.s.n = 0;
 	struct pfw_hello h = { 9, 1, PFW_CLOCK_MONOTONIC, 0, 1.0, 0, 0, 0, 0, 0 };
-	msg(&s, PFW_HELLO, 0, &h, sizeof h);
-	play(&o, &s);
+	msg(&x.s, PFW_HELLO, 0, &h, sizeof h);
+	play(&o, &x.s);
 	CHECK_EQ(o.res.client, 0);
 	CHECK(strstr(o.warnings, "client speaks wire version 9") != NULL);
 }
@@ -520,14 +528,14 @@ static void test_broken_streams(void)
  * trace must stay complete whatever the stream holds. */
 static void test_mutations(void)
 {
-	static struct bytes good, good2, bad;
-	good.n = good2.n = 0;
+	static struct stream good, good2;
+	static struct bytes bad;
 	every_record(&good);
 	stacks_stream(&good2);
 	unsigned seed = 12345;
 	int incomplete = 0;
 	for (int i = 0; i < 300; i++) {
-		bad = i % 2 ? good2 : good;
+		bad = i % 2 ? good2.s : good.s;
 		int flips = 1 + i % 4;
 		for (int k = 0; k < flips; k++) {
 			seed = seed * 1103515245u + 12345u;

@@ -17,17 +17,11 @@
 #include <unistd.h>
 #include "check.h"
 #include "profev_sym.h"
+#include "symfix.h"
 
 static char tmpdir[] = "/tmp/t_symtrace.XXXXXX";
 static char fx[512];
 
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
 
 struct ev_list {
 	struct profev_event *v;
@@ -132,6 +126,22 @@ static int read_trace(const char *path, struct ev_list *evs, struct frame_ref **
 	return missing;
 }
 
+/* The trace at path reads in one pass with the frames of ref, symbols and all. */
+static void same_frames(const char *path, const struct frame_ref *ref, size_t nref)
+{
+	static char mods[32][1024];
+	struct ev_list c;
+	struct frame_ref *fc;
+	size_t nc;
+	uint32_t nmod = 0;
+	CHECK_EQ(read_trace(path, &c, &fc, &nc, mods, &nmod), 0);
+	CHECK_EQ(nc, nref);
+	for (size_t i = 0; i < nref && i < nc; i++)
+		CHECK_STR(fc[i].text, ref[i].text);
+	free(fc);
+	free(c.v);
+}
+
 /* Compare every frame of module m against llvm-symbolizer. */
 static int against_llvm(struct frame_ref *frames, size_t n, uint32_t m, const char *obj,
 			const char *extra, size_t *count)
@@ -153,7 +163,7 @@ static int against_llvm(struct frame_ref *frames, size_t n, uint32_t m, const ch
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && llvm-symbolizer --inlines --demangle --obj='%s' %s < '%s' > '%s'",
 		 fx, obj, extra, list, out);
-	if (run(cmd))
+	if (symfix_run(cmd))
 		return -1;
 	FILE *in = fopen(out, "r");
 	if (!in)
@@ -210,15 +220,12 @@ int main(void)
 		return 1;
 	}
 	char cmd[4096], dbg[600], in[600], out[600], out2[600];
-	snprintf(fx, sizeof(fx), "%s/fx", tmpdir);
-	const char *root = getenv("PROFEV_ROOT");
-	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/build.sh' '%s'", root ? root : ".", fx);
-	if (run(cmd) != 0) {
+	if (symfix_build(tmpdir, fx, sizeof(fx)) != 0) {
 		CHECK(!"fixtures built");
 		return CHECK_DONE();
 	}
 	snprintf(cmd, sizeof(cmd), "cd '%s' && ./prog.stripped t.bin ./libfix.so frames.txt", fx);
-	CHECK_EQ(run(cmd), 0);
+	CHECK_EQ(symfix_run(cmd), 0);
 	/* module paths are as the program saw them: ./libfix.so is relative */
 	CHECK_EQ(chdir(fx), 0);
 	snprintf(dbg, sizeof(dbg), "%s/dbg", fx);
@@ -284,15 +291,7 @@ int main(void)
 	pm = find_mod(rep, "/prog.stripped");
 	CHECK(pm && pm->kept == pm->addresses - 1 && pm->resolved == 0 && pm->unresolved == 1);
 	profev_symtrace_report_free(rep);
-	struct ev_list c;
-	struct frame_ref *fc;
-	size_t nc;
-	CHECK_EQ(read_trace(out2, &c, &fc, &nc, mods, &nmod2), 0);
-	CHECK_EQ(nc, nb);
-	for (size_t i = 0; i < nb && i < nc; i++)
-		CHECK_STR(fc[i].text, fb[i].text);
-	free(fc);
-	free(c.v);
+	same_frames(out2, fb, nb);
 
 	/* without the debug dir the program's frames get no lines (only what
 	 * its .dynsym names), and running again with it fills them in */
@@ -308,12 +307,7 @@ int main(void)
 	pm = find_mod(rep, "/prog.stripped");
 	CHECK(pm && pm->unresolved == 1 && pm->resolved + pm->kept + 1 == pm->addresses);
 	profev_symtrace_report_free(rep);
-	CHECK_EQ(read_trace(out3, &c, &fc, &nc, mods, &nmod2), 0);
-	CHECK_EQ(nc, nb);
-	for (size_t i = 0; i < nb && i < nc; i++)
-		CHECK_STR(fc[i].text, fb[i].text);
-	free(fc);
-	free(c.v);
+	same_frames(out3, fb, nb);
 
 	/* a pipe is spooled and gives the same output */
 	snprintf(cmd, sizeof(cmd), "cat '%s'", in);
@@ -327,7 +321,7 @@ int main(void)
 	pclose(p);
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", out, out2);
-	CHECK_EQ(run(cmd), 0);
+	CHECK_EQ(symfix_run(cmd), 0);
 
 	/* a cut trace: an error naming the problem, nothing written */
 	struct stat st;
@@ -342,7 +336,6 @@ int main(void)
 	free(fb);
 	free(b.v);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	run(cmd);
+	symfix_remove(tmpdir);
 	return CHECK_DONE();
 }

@@ -14,16 +14,10 @@
 #include <unistd.h>
 #include "check.h"
 #include "profev_sym.h"
+#include "symfix.h"
 
 static char tmpdir[] = "/tmp/t_symbolize.XXXXXX";
 
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
 
 /* Executable sections' address ranges of an ELF file. */
 static size_t code_ranges(const char *path, uint64_t (*r)[2], size_t max)
@@ -79,7 +73,7 @@ static int compare(const char *path, const char *syms, const char *ref, const ui
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --inlines --demangle --obj=%s < '%s' > '%s'",
 		 ref, list, out);
-	if (run(cmd))
+	if (symfix_run(cmd))
 		return -1;
 	FILE *in = fopen(out, "r");
 	struct profev_error err;
@@ -227,7 +221,7 @@ static void check_damaged(const char *prog)
 	uint64_t seed = 0x2545f4914f6cdd1dull;
 	for (int round = 0; round < 12; round++) {
 		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", prog, path);
-		if (run(cmd))
+		if (symfix_run(cmd))
 			break;
 		FILE *f = fopen(path, "r+b");
 		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
@@ -314,16 +308,13 @@ int main(void)
 	check_system_libc();
 
 	char cmd[4096], fx[512], p[1024], r[4096], frames[1024];
-	snprintf(fx, sizeof(fx), "%s/fx", tmpdir);
-	const char *root = getenv("PROFEV_ROOT");
-	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/build.sh' '%s'", root ? root : ".", fx);
-	if (run(cmd) != 0) {
+	if (symfix_build(tmpdir, fx, sizeof(fx)) != 0) {
 		CHECK(!"fixtures built");
 		return CHECK_DONE();
 	}
 	snprintf(frames, sizeof(frames), "%s/frames.txt", fx);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && ./prog t.bin ./libfix.so frames.txt 2>/dev/null", fx);
-	CHECK_EQ(run(cmd), 0);
+	CHECK_EQ(symfix_run(cmd), 0);
 
 	/* the program: DWARF 5, C, inlined functions, a .cold part */
 	snprintf(p, sizeof(p), "%s/prog", fx);
@@ -343,7 +334,7 @@ int main(void)
 
 	/* the separate debug file answers as the unstripped program does */
 	snprintf(cmd, sizeof(cmd), "ls %s/dbg/.build-id/*/*.debug > %s/dbgname", fx, tmpdir);
-	CHECK_EQ(run(cmd), 0);
+	CHECK_EQ(symfix_run(cmd), 0);
 	snprintf(p, sizeof(p), "%s/dbgname", tmpdir);
 	f = fopen(p, "r");
 	CHECK(f && fgets(p, sizeof(p), f));
@@ -377,7 +368,6 @@ int main(void)
 		profev_symbolizer_free(s);
 	}
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	run(cmd);
+	symfix_remove(tmpdir);
 	return CHECK_DONE();
 }

@@ -6,12 +6,8 @@
 #include <unistd.h>
 #include "check.h"
 #include "synth.h"
+#include "tracemem.h"
 #include "profev_trace.h"
-
-struct mem {
-	uint8_t *data;
-	size_t len;
-};
 
 /* What next_event() gives for each event: the reference. */
 struct seen {
@@ -77,28 +73,17 @@ static int fill(struct profev_writer *w)
 	return rc ? rc : profev_writer_close(w);
 }
 
-static struct mem write_trace(void)
+static struct tracemem write_trace(void)
 {
-	struct mem m = { 0 };
-	FILE *tmp = tmpfile();
+	struct tracemem m;
 	struct profev_error err;
 	struct profev_writer_opts opts = { 0, 8 };
-	struct profev_writer *w = profev_writer_new(fileno(tmp), &opts, &err);
-	CHECK(w != NULL);
-	if (!w)
-		return m;
-	CHECK_EQ(fill(w), 0);
-	profev_writer_free(w);
-	long size = lseek(fileno(tmp), 0, SEEK_END);
-	m.data = malloc((size_t)size);
-	m.len = (size_t)size;
-	CHECK_EQ(pread(fileno(tmp), m.data, m.len, 0), size);
-	fclose(tmp);
+	CHECK_EQ(tracemem_write(&m, fill, &opts, &err), 0);
 	return m;
 }
 
 /* Every event through next_event(); returns the count, *rc the end status. */
-static size_t read_reference(const struct mem *m, struct seen *out, size_t cap, int *rc)
+static size_t read_reference(const struct tracemem *m, struct seen *out, size_t cap, int *rc)
 {
 	FILE *f = fmemopen(m->data, m->len, "rb");
 	struct profev_reader *r = profev_reader_new(f, NULL);
@@ -132,7 +117,7 @@ static void check_one(struct profev_reader *r, const struct profev_event *ev, co
 }
 
 /* mix: 0 only next_events(), 1 alternate with next_event(). */
-static void check_batches(const struct mem *m, const struct seen *ref, size_t nref, int ref_rc, int mix)
+static void check_batches(const struct tracemem *m, const struct seen *ref, size_t nref, int ref_rc, int mix)
 {
 	FILE *f = fmemopen(m->data, m->len, "rb");
 	struct profev_reader *r = profev_reader_new(f, NULL);
@@ -187,7 +172,7 @@ static void check_batches(const struct mem *m, const struct seen *ref, size_t nr
 
 static void test_same_as_next_event(void)
 {
-	struct mem m = write_trace();
+	struct tracemem m = write_trace();
 	struct seen ref[128];
 	int ref_rc = 1;
 	size_t nref = read_reference(&m, ref, 128, &ref_rc);
@@ -205,7 +190,7 @@ static void test_same_as_next_event(void)
 
 	/* A cut trace: the same events, then the same error. */
 	for (size_t cut = 16; cut < m.len; cut += 37) {
-		struct mem c = { m.data, cut };
+		struct tracemem c = { m.data, cut };
 		int crc = 1;
 		size_t nc = read_reference(&c, ref, 128, &crc);
 		CHECK(crc < 0);
@@ -217,7 +202,7 @@ static void test_same_as_next_event(void)
 /* Texts only for MESSAGE events of the current chunk. */
 static void test_event_text(void)
 {
-	struct mem m = write_trace();
+	struct tracemem m = write_trace();
 	FILE *f = fmemopen(m.data, m.len, "rb");
 	struct profev_reader *r = profev_reader_new(f, NULL);
 	const struct profev_event *evs;

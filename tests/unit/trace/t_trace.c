@@ -5,42 +5,20 @@
 #include <unistd.h>
 #include "check.h"
 #include "synth.h"
+#include "tracemem.h"
 #include "trace/trace_internal.h"
 #include "profev_trace.h"
 
-struct mem {
-	uint8_t *data;
-	size_t len;
-};
-
 /* Runs fill() on a writer over a temporary file and returns the bytes. */
-static struct mem write_trace(int (*fill)(struct profev_writer *), const struct profev_writer_opts *opts)
+static struct tracemem write_trace(int (*fill)(struct profev_writer *), const struct profev_writer_opts *opts)
 {
-	struct mem m = { 0 };
-	FILE *tmp = tmpfile();
+	struct tracemem m;
 	struct profev_error err;
-	struct profev_writer *w = profev_writer_new(fileno(tmp), opts, &err);
-	CHECK(w != NULL);
-	if (!w)
-		return m;
-	int rc = fill(w);
+	int rc = tracemem_write(&m, fill, opts, &err);
 	CHECK_EQ(rc, 0);
 	if (rc)
-		fprintf(stderr, "writer: %s\n", profev_writer_error(w)->message);
-	profev_writer_free(w);
-	long size = lseek(fileno(tmp), 0, SEEK_END);
-	m.data = malloc((size_t)size);
-	m.len = (size_t)size;
-	CHECK_EQ(pread(fileno(tmp), m.data, m.len, 0), size);
-	fclose(tmp);
+		fprintf(stderr, "writer: %s\n", err.message);
 	return m;
-}
-
-static struct profev_reader *open_mem(const void *data, size_t len, FILE **f, struct profev_error *err)
-{
-	/* fmemopen refuses a zero-length buffer; an empty file is /dev/null. */
-	*f = len ? fmemopen((void *)data, len, "rb") : fopen("/dev/null", "rb");
-	return profev_reader_new(*f, err);
 }
 
 /* Reads all events; returns the count, *rc the final status. */
@@ -48,7 +26,7 @@ static uint64_t read_all(const void *data, size_t len, int *rc, int *open_code)
 {
 	FILE *f;
 	struct profev_error err;
-	struct profev_reader *r = open_mem(data, len, &f, &err);
+	struct profev_reader *r = tracemem_reader(data, len, &f, &err);
 	uint64_t n = 0;
 	*open_code = 0;
 	if (!r) {
@@ -133,10 +111,10 @@ static int fill_all(struct profev_writer *w)
 
 static void test_every_kind(void)
 {
-	struct mem m = write_trace(fill_all, NULL);
+	struct tracemem m = write_trace(fill_all, NULL);
 	FILE *f;
 	struct profev_error err;
-	struct profev_reader *r = open_mem(m.data, m.len, &f, &err);
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
 	CHECK(r != NULL);
 	if (!r)
 		return;
@@ -265,10 +243,10 @@ static int fill_dedup(struct profev_writer *w)
 
 static void test_dedup(void)
 {
-	struct mem m = write_trace(fill_dedup, NULL);
+	struct tracemem m = write_trace(fill_dedup, NULL);
 	FILE *f;
 	struct profev_error err;
-	struct profev_reader *r = open_mem(m.data, m.len, &f, &err);
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
 	struct profev_chunk c;
 	while (r && profev_reader_next_chunk(r, &c) > 0)
 		;
@@ -313,10 +291,10 @@ static void test_many(void)
 {
 	many = malloc(MANY * sizeof(*many));
 	struct profev_writer_opts opts = { .zstd_level = 1, .chunk_events = 3000 };
-	struct mem m = write_trace(fill_many, &opts);
+	struct tracemem m = write_trace(fill_many, &opts);
 	FILE *f;
 	struct profev_error err;
-	struct profev_reader *r = open_mem(m.data, m.len, &f, &err);
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
 	struct profev_event ev;
 	uint32_t i = 0, bad = 0;
 	int rc;
@@ -353,7 +331,7 @@ static int fill_small(struct profev_writer *w)
 
 static void test_cut_everywhere(void)
 {
-	struct mem m = write_trace(fill_small, NULL);
+	struct tracemem m = write_trace(fill_small, NULL);
 	uint64_t last = 0;
 	int rc, open_code;
 	for (size_t len = 0; len <= m.len; len++) {
@@ -380,7 +358,7 @@ static void test_cut_everywhere(void)
 
 static void test_flipped(void)
 {
-	struct mem m = write_trace(fill_small, NULL);
+	struct tracemem m = write_trace(fill_small, NULL);
 	int rc, open_code;
 	for (size_t i = 0; i < m.len; i++) {
 		for (int bit = 0; bit < 8; bit += 3) {
@@ -399,7 +377,7 @@ static void test_flipped(void)
 	/* A flipped body byte of the first events chunk is a checksum error. */
 	FILE *f;
 	struct profev_error err;
-	struct profev_reader *r = open_mem(m.data, m.len, &f, &err);
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
 	struct profev_chunk c;
 	uint64_t at = 0;
 	while (profev_reader_next_chunk(r, &c) > 0)
@@ -411,7 +389,7 @@ static void test_flipped(void)
 	uint64_t n = read_all(m.data, m.len, &rc, &open_code);
 	CHECK_EQ(rc, PROFEV_E_CHECKSUM);
 	CHECK_EQ(n, 0);
-	r = open_mem(m.data, m.len, &f, &err);
+	r = tracemem_reader(m.data, m.len, &f, &err);
 	while (profev_reader_next_chunk(r, &c) > 0)
 		;
 	const struct profev_error *e = profev_reader_error(r);
@@ -448,7 +426,7 @@ static int fill_unknown(struct profev_writer *w)
 
 static void test_unknown_and_versions(void)
 {
-	struct mem m = write_trace(fill_unknown, NULL);
+	struct tracemem m = write_trace(fill_unknown, NULL);
 	int rc, open_code;
 	CHECK_EQ(read_all(m.data, m.len, &rc, &open_code), 2);
 	CHECK_EQ(rc, 0);
@@ -489,13 +467,13 @@ static void test_hostile_sizes(void)
 }
 
 /* copy_chunk continues the copied numbering. */
-static struct mem source;
+static struct tracemem source;
 
 static int fill_copy(struct profev_writer *w)
 {
 	FILE *f;
 	struct profev_error err;
-	struct profev_reader *r = open_mem(source.data, source.len, &f, &err);
+	struct profev_reader *r = tracemem_reader(source.data, source.len, &f, &err);
 	struct profev_chunk c;
 	int rc = 0;
 	while (profev_reader_next_chunk(r, &c) > 0)
@@ -514,10 +492,10 @@ static int fill_copy(struct profev_writer *w)
 static void test_copy(void)
 {
 	source = write_trace(fill_dedup, NULL);
-	struct mem m = write_trace(fill_copy, NULL);
+	struct tracemem m = write_trace(fill_copy, NULL);
 	FILE *f;
 	struct profev_error err;
-	struct profev_reader *r = open_mem(m.data, m.len, &f, &err);
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
 	struct profev_chunk c;
 	int rc;
 	while ((rc = profev_reader_next_chunk(r, &c)) > 0)

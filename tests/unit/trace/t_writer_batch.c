@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "synth.h"
+#include "tracemem.h"
 #include "trace/trace_internal.h"
 #include "profev_trace.h"
 
@@ -103,13 +104,10 @@ static int write_batches(struct profev_writer *w)
 }
 
 /* The whole trace written one way; *len its size. */
-static uint8_t *write_trace(enum way way, size_t *len)
+static enum way writing;
+
+static int fill(struct profev_writer *w)
 {
-	FILE *tmp = tmpfile();
-	struct profev_error err;
-	struct profev_writer_opts opts = { 1, 4096, way == THREADED }; /* chunks end inside runs */
-	struct profev_writer *w = profev_writer_new(fileno(tmp), &opts, &err);
-	CHECK(w != NULL);
 	struct synth s;
 	CHECK_EQ(synth_init(&s, w, 5, 42), 0);
 	struct profev_frame frames[2] = { { 0, PROFEV_FRAMEF_NOMODULE, 0x1234 }, { 0, 0, 0x5678 } };
@@ -117,22 +115,27 @@ static uint8_t *write_trace(enum way way, size_t *len)
 	CHECK(stack_id != 0);
 	make_events(&s);
 	int rc = 0;
-	if (way == ONE_BY_ONE || way == THREADED)
+	if (writing == ONE_BY_ONE || writing == THREADED)
 		for (uint32_t i = 0; i < NEVENTS && !rc; i++)
 			rc = profev_writer_event(w, &events[i]);
-	else if (way == BATCHES)
+	else if (writing == BATCHES)
 		rc = write_batches(w);
 	else
 		rc = write_plain(w);
 	CHECK_EQ(rc, 0);
 	CHECK_EQ(profev_writer_close(w), 0);
-	profev_writer_free(w);
-	long size = lseek(fileno(tmp), 0, SEEK_END);
-	uint8_t *data = malloc((size_t)size);
-	CHECK_EQ(pread(fileno(tmp), data, (size_t)size, 0), size);
-	fclose(tmp);
-	*len = (size_t)size;
-	return data;
+	return 0;
+}
+
+static uint8_t *write_trace(enum way way, size_t *len)
+{
+	struct tracemem m;
+	struct profev_error err;
+	struct profev_writer_opts opts = { 1, 4096, way == THREADED }; /* chunks end inside runs */
+	writing = way;
+	CHECK_EQ(tracemem_write(&m, fill, &opts, &err), 0);
+	*len = m.len;
+	return m.data;
 }
 
 /* The trace reads back as the events written (a MESSAGE's text is ""). */
