@@ -39,13 +39,17 @@ Q := @
 endif
 
 # libprofev: one folder per subsystem (README, "The pieces").
-LIB_DIRS    := common trace rec conv sym show
+LIB_DIRS    := common trace image rec conv sym show
 LIB_SRC     := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # The client runtime lives in the traced program: libc and pthreads only.
 CLIENT_SRC  := $(wildcard lib/client/*.c)
 CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 CLIENT_CFLAGS := -fvisibility=hidden
+# lib/image/: the SIMD paths of the DXT1 encoder are files of their own,
+# built for their ISA; CPUID chooses among them at run time.
+X86         := $(filter x86_64 i386 i486 i586 i686,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine))))
+ISA_CFLAGS   = $(if $(X86),$(if $(findstring _avx2.c,$<),-mavx2,$(if $(findstring _sse41.c,$<),-msse4.1)))
 CMD_SRC     := $(wildcard cmd/*.c)
 CMD_OBJ     := $(CMD_SRC:%.c=$(BUILD)/%.o)
 # tests/unit/ mirrors lib/: tests/unit/trace/t_reader_batch.c tests lib/trace/.
@@ -86,7 +90,7 @@ tools: $(TOOL_BIN) ## build the test tools (trace generator)
 $(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<),$(CLIENT_CFLAGS)) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<),$(CLIENT_CFLAGS)) $(ISA_CFLAGS) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")

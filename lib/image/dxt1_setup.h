@@ -1,0 +1,57 @@
+/* The per-block part of the DXT1 encoder that is not per pixel, inlined
+ * into each path (dxt1.c, dxt1_sse41.c, dxt1_avx2.c) so that all of them
+ * compute it with the same integer steps. */
+#ifndef PROFEV_DXT1_SETUP_H
+#define PROFEV_DXT1_SETUP_H
+
+#include "image/image.h"
+
+/*
+ * Endpoints are the block's bounding box, inset by 1/16 of its extent on
+ * each side (the extremes of a 4-color ramp lie inside the range it
+ * covers), rounded to RGB565. The axis weights are the endpoints'
+ * difference scaled by a power of two so that the largest is 16..31, which
+ * keeps every dot product of a pixel with them inside 16 bits. The
+ * boundaries between the four colors lie at 1/6, 1/2 and 5/6 of the way.
+ */
+static inline __attribute__((always_inline)) int block_setup(const uint8_t mn[3], const uint8_t mx[3],
+							     struct dxt1_setup *s)
+{
+	unsigned q0[3], q1[3], e0[3], e1[3];
+	for (int c = 0; c < 3; c++) {
+		unsigned ins = (unsigned)(mx[c] - mn[c]) >> 4;
+		unsigned hi = mx[c] - ins, lo = mn[c] + ins;
+		if (c == 1) {
+			q0[c] = (hi * 253 + 512) >> 10;
+			q1[c] = (lo * 253 + 512) >> 10;
+			e0[c] = q0[c] << 2 | q0[c] >> 4;
+			e1[c] = q1[c] << 2 | q1[c] >> 4;
+		} else {
+			q0[c] = (hi * 249 + 1024) >> 11;
+			q1[c] = (lo * 249 + 1024) >> 11;
+			e0[c] = q0[c] << 3 | q0[c] >> 2;
+			e1[c] = q1[c] << 3 | q1[c] >> 2;
+		}
+	}
+	uint32_t c0 = q0[0] << 11 | q0[1] << 5 | q0[2];
+	uint32_t c1 = q1[0] << 11 | q1[1] << 5 | q1[2];
+	s->colors = c0 | c1 << 16;
+	if (c0 == c1)
+		return 0;
+	unsigned a0 = e0[0] - e1[0], a1 = e0[1] - e1[1], a2 = e0[2] - e1[2];
+	unsigned m = a0 | a1 | a2; /* same top bit as the largest */
+	unsigned e = 31u - (unsigned)__builtin_clz(m);
+	s->w[0] = (uint8_t)((a0 << 4) >> e);
+	s->w[1] = (uint8_t)((a1 << 4) >> e);
+	s->w[2] = (uint8_t)((a2 << 4) >> e);
+	s->w[3] = 0;
+	int32_t d0 = (int32_t)(s->w[0] * e0[0] + s->w[1] * e0[1] + s->w[2] * e0[2]);
+	int32_t d1 = (int32_t)(s->w[0] * e1[0] + s->w[1] * e1[1] + s->w[2] * e1[2]);
+	uint32_t d = (uint32_t)(d0 - d1);
+	s->t[0] = d1 + (int32_t)((d * 10923u) >> 16);
+	s->t[1] = d1 + (int32_t)((d * 32768u) >> 16);
+	s->t[2] = d1 + (int32_t)((d * 54613u) >> 16);
+	return 1;
+}
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * image.h - frame-image codecs (lib/image/): the DXT1 (BC1) encoder and
+ * decoder and the picture measures the tests and benchmarks use. Not
+ * installed; profev_trace.h declares what readers call.
+ *
+ * The encoder is one integer algorithm written three times: plain C, SSE4.1
+ * and AVX2 (files compiled with -msse4.1 and -mavx2, so everything else
+ * stays baseline x86-64). CPUID picks the path at the first call. Every
+ * path gives the same bytes for the same pixels; tests/unit/image/t_dxt1.c
+ * checks it. The code uses only libc, so pfrec and the client may both
+ * link it.
+ *
+ * A block is 8 bytes: color0 and color1 (RGB565, little-endian) and 16
+ * two-bit indices, pixel (x, y) at bits 2 * (4y + x). The encoder always
+ * writes color0 > color1 (four-color mode), or color0 == color1 with every
+ * index 0 (a flat block).
+ */
+#ifndef PROFEV_IMAGE_H
+#define PROFEV_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define dxt1_encode profev__dxt1_encode
+#define dxt1_encode_isa profev__dxt1_encode_isa
+#define dxt1_isa profev__dxt1_isa
+#define dxt1_isa_name profev__dxt1_isa_name
+#define dxt1_decode profev__dxt1_decode
+#define dxt1_block_setup profev__dxt1_block_setup
+#define dxt1_rows_sse41 profev__dxt1_rows_sse41
+#define dxt1_rows_avx2 profev__dxt1_rows_avx2
+#define image_psnr profev__image_psnr
+
+enum dxt1_path {
+	DXT1_SCALAR = 0,
+	DXT1_SSE41 = 1,
+	DXT1_AVX2 = 2,
+};
+
+/* Bytes of DXT1 for a width x height image (both multiples of 4). */
+static inline size_t dxt1_size(uint32_t width, uint32_t height)
+{
+	return (size_t)(width / 4) * (height / 4) * 8;
+}
+
+/* The best path this CPU runs (CPUID, once). */
+enum dxt1_path dxt1_isa(void);
+const char *dxt1_isa_name(enum dxt1_path p);
+
+/*
+ * Encode width x height RGBA8 pixels (alpha ignored) into dxt1_size() bytes
+ * at out, blocks in rows from the top. Row y of the picture starts at
+ * rgba + y * stride: a negative stride with rgba at the last row reads a
+ * bottom-up image. width and height are multiples of 4 (the caller checks).
+ */
+void dxt1_encode(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+		 uint8_t *out);
+/* The same on a given path; one this CPU lacks falls back to a lower one.
+ * @return the path used. */
+enum dxt1_path dxt1_encode_isa(enum dxt1_path p, const uint8_t *rgba, ptrdiff_t stride,
+			       uint32_t width, uint32_t height, uint8_t *out);
+
+/* Decode DXT1 blocks into RGBA8 (alpha 255), row y at rgba + y * stride. */
+void dxt1_decode(const uint8_t *blocks, uint32_t width, uint32_t height, uint8_t *rgba,
+		 ptrdiff_t stride);
+
+/* PSNR in dB over the R, G and B of two RGBA8 images (99 if equal). */
+double image_psnr(const uint8_t *a, const uint8_t *b, uint32_t width, uint32_t height);
+
+/*
+ * Shared by the paths: the per-block part that is not per pixel. Given the
+ * block's channel minima and maxima (bytes R, G, B), writes the endpoints
+ * word (color0 | color1 << 16) and, for a block that is not flat, the axis
+ * weights w[3] (0..31) and the thresholds t[3]: a pixel whose
+ * w[0]*r + w[1]*g + w[2]*b is >= t[k] lies past the k-th of the three
+ * boundaries between the four palette colors. @return 0 for a flat block.
+ */
+struct dxt1_setup {
+	uint32_t colors;
+	uint8_t w[4];
+	int32_t t[3];
+};
+int dxt1_block_setup(const uint8_t mn[3], const uint8_t mx[3], struct dxt1_setup *s);
+
+/* The SIMD paths: blocks of rows [0, height) (dxt1_encode's arguments). */
+void dxt1_rows_sse41(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+		     uint8_t *out);
+void dxt1_rows_avx2(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+		    uint8_t *out);
+
+#endif
