@@ -191,6 +191,13 @@ int cmd_rec(int argc, char **argv)
 			 (unsigned long long)res.stats.lost);
 	if (rc < 0) {
 		cmd_trace_error(shown, profev_recorder_error(recorder));
+		/* The trace is lost, not the program's own result: say it. */
+		if (res.exit_kind == PROFEV_EXIT_EXITED)
+			cmd_error("'%s' ran to its end unrecorded and exited with status %d",
+				  o.argv[0], res.exit_code);
+		else if (res.exit_kind == PROFEV_EXIT_SIGNALED)
+			cmd_error("'%s' ran on unrecorded and was killed by signal %d (%s)",
+				  o.argv[0], res.exit_code, strsignal(res.exit_code));
 		status = EXIT_TRACE;
 	}
 	profev_recorder_free(recorder);

@@ -46,6 +46,8 @@
 #define flush_start profev__flush_start
 #define flush_stop profev__flush_stop
 #define ring_wait profev__ring_wait
+#define recording_stop profev__recording_stop
+#define recorder_gone profev__recorder_gone
 #define ring_detach profev__ring_detach
 #define pipe_lock profev__pipe_lock
 #define pipe_unlock profev__pipe_unlock
@@ -169,6 +171,8 @@ int flush_start(void);
 void flush_stop(void);                /* final pass, then the thread ends */
 void flush_kick(void);                /* wake the flush thread now */
 void ring_wait(struct ring *r);       /* owner sleeps until the consumer moved on */
+void recording_stop(void);            /* pfrec is gone: record nothing more */
+int recorder_gone(void);              /* the pipe has no reader any more */
 int flush_pass(int from_signal);      /* send everything pending; 0 or -1 */
 int pipe_write_all(int fd, struct iovec *iov, int n);
 void crash_install(void);

@@ -220,21 +220,42 @@ int flush_pass(int from_signal)
 	return rc;
 }
 
-static void send_sync(void)
+static int send_sync(void)
 {
 	struct pfw_sync s;
+	int rc = 0;
 	clock_pair(&s.tick, &s.mono);
 	if (pipe_lock(0) == 0) {
-		send_msg(PFW_SYNC, 0, &s, sizeof s);
+		rc = send_msg(PFW_SYNC, 0, &s, sizeof s);
 		pipe_unlock();
 	}
+	return rc;
 }
 
-/* pfrec is gone: stop producing rather than wait for a reader forever. */
-static void broken(void)
+/* pfrec is gone, or reads no more: stop producing rather than wait for a
+ * reader forever. The program runs on, unrecorded. */
+void recording_stop(void)
 {
-	ATOMIC_STORE(&cl.active, 0);
+	if (!__atomic_exchange_n(&cl.active, 0, __ATOMIC_ACQ_REL))
+		return;
 	categories_disable_all();
+	flush_kick();
+}
+
+/*
+ * The pipe's read end is closed: pfrec died (a SIGKILL closes it too) or
+ * gave up. A write would say so with EPIPE, but a flush thread with nothing
+ * new to send, behind a full ring, writes nothing; poll() tells anyway.
+ */
+int recorder_gone(void)
+{
+	struct pollfd p = { __atomic_load_n(&cl.fd, __ATOMIC_RELAXED), POLLOUT, 0 };
+	if (p.fd < 0)
+		return 0;
+	int saved = errno;
+	int k = poll(&p, 1, 0);
+	errno = saved;
+	return k == 1 && (p.revents & (POLLERR | POLLHUP | POLLNVAL));
 }
 
 static void *flush_main(void *arg)
@@ -244,15 +265,21 @@ static void *flush_main(void *arg)
 	uint64_t next_sync = mono_ns() + 20000000;
 	while (ok) {
 		int stop = __atomic_load_n(&stopping, __ATOMIC_ACQUIRE);
-		if (flush_pass(0) < 0) {
-			broken();
+		if (flush_pass(0) < 0 || recorder_gone()) {
+			recording_stop();
 			ok = 0;
 		}
 		uint64_t now = mono_ns();
 		if (ok && now >= next_sync) {
-			send_sync();
+			if (send_sync() < 0) {
+				recording_stop();
+				ok = 0;
+			}
 			next_sync = now + 250000000;
 		}
+		/* A producer found pfrec gone (ring_wait) and stopped recording. */
+		if (!ATOMIC_LOAD(&cl.active))
+			ok = 0;
 		pthread_mutex_lock(&fl_lock);
 		if (stop || !ok) {
 			pthread_mutex_unlock(&fl_lock);

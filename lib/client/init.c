@@ -247,8 +247,9 @@ static void at_exit(void)
 	flush_stop();
 	ATOMIC_STORE(&cl.active, 0);
 	categories_disable_all();
-	close(cl.fd);
-	cl.fd = -1;
+	/* Threads still running may check the pipe (recorder_gone). */
+	int fd = __atomic_exchange_n(&cl.fd, -1, __ATOMIC_RELAXED);
+	close(fd);
 }
 
 static uint32_t parse_buffer(const char *s)

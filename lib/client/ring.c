@@ -5,6 +5,7 @@
  * uses them).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -286,17 +287,29 @@ static struct ring *ring_register(void)
 /*
  * The owner waits for room: it says so in ctl->waiting and sleeps on
  * ctl->read, which the consumer changes and then wakes it (see
- * pfw_ring_consumed). The timeout covers a consumer that died.
+ * pfw_ring_consumed). The program must never hang because of pfrec: a
+ * consumer that said it reads no more (ctl->stop), or that died (the pipe
+ * has no reader; each sleep is bounded so that this is seen), ends the
+ * recording and the owner runs on.
  */
 void ring_wait(struct ring *r)
 {
-	uint32_t seen = ATOMIC_LOAD(&r->ctl->shared.read);
-	__atomic_store_n(&r->ctl->shared.waiting, 1, __ATOMIC_SEQ_CST);
+	int saved = errno;
+	struct pfw_ring_ctl *c = &r->ctl->shared;
+	uint32_t seen = ATOMIC_LOAD(&c->read);
+	__atomic_store_n(&c->waiting, 1, __ATOMIC_SEQ_CST);
 	flush_kick();
-	if (__atomic_load_n(&r->ctl->shared.read, __ATOMIC_SEQ_CST) == seen && ATOMIC_LOAD(&cl.active)) {
-		struct timespec ts = { 0, 10000000 };
-		syscall(SYS_futex, &r->ctl->shared.read, FUTEX_WAIT, seen, &ts, NULL, 0);
+	if (__atomic_load_n(&c->read, __ATOMIC_SEQ_CST) == seen && ATOMIC_LOAD(&cl.active) &&
+	    !__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST)) {
+		struct timespec ts = { 0, PFW_WAIT_NS };
+		if (syscall(SYS_futex, &c->read, FUTEX_WAIT, seen, &ts, NULL, 0) < 0 &&
+		    errno == ETIMEDOUT && __atomic_load_n(&c->read, __ATOMIC_SEQ_CST) == seen &&
+		    recorder_gone())
+			recording_stop();
 	}
+	if (__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST))
+		recording_stop();
+	errno = saved;
 }
 
 /* Flush thread: every byte of an exited ring was consumed; make it reusable. */

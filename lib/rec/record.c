@@ -1215,6 +1215,26 @@ static int try_reap(struct profev_recorder *r, int block)
 	return 0;
 }
 
+/*
+ * pfrec reads no more (the trace cannot be written, or the stream is
+ * corrupt): tell the client to stop recording rather than let its threads
+ * wait for room in rings nobody reads. Each shared ring says so in its
+ * control page; closing the pipe tells the flush thread (EPIPE) and any
+ * thread that starts later. The program runs on, unrecorded; its status is
+ * still collected.
+ */
+static void release_client(struct profev_recorder *r)
+{
+	for (uint32_t i = 0; i < r->nthr; i++)
+		if (r->thr[i]->ring_map)
+			pfw_ring_stop((struct pfw_ring_ctl *)(void *)r->thr[i]->ring_map);
+	if (r->rfd >= 0)
+		close(r->rfd);
+	r->rfd = -1;
+	if (r->hello && !r->reaped)
+		warn(r, "stopped recording; the program runs on unrecorded");
+}
+
 /* Read what the pipe has; 0 at EOF, 1 if data or nothing yet. */
 static int read_some(struct profev_recorder *r)
 {
@@ -1259,6 +1279,8 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 			if (!read_some(r)) {
 				close(r->rfd);
 				r->rfd = -1;
+			} else if (r->bad) {
+				release_client(r);
 			}
 		}
 		if ((np == 2 && p[1].revents) || r->pidfd < 0)

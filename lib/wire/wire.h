@@ -145,7 +145,25 @@ _Static_assert(sizeof(struct pfw_ring_data) == 8, "formats/wire.md: RING_DATA is
 struct pfw_ring_ctl {
 	uint32_t read;    /* pfrec: records before this offset are consumed */
 	uint32_t waiting; /* client: 1 while a producer sleeps on read (futex) */
+	uint32_t stop;    /* pfrec: 1 once it reads no more (output failed,
+			   * stream corrupt): the client stops recording */
 };
+
+/* How long a producer sleeps for room before it checks that pfrec is still
+ * there (formats/wire.md, "Liveness"). */
+#define PFW_WAIT_NS 10000000
+
+/**
+ * pfrec gives up on this ring: sets stop and wakes a producer that sleeps
+ * for room, which then stops recording instead of waiting for a reader
+ * that will never come.
+ */
+static inline void pfw_ring_stop(struct pfw_ring_ctl *c)
+{
+	__atomic_store_n(&c->stop, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&c->waiting, 0, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &c->read, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
 
 /**
  * The consumer's step: records before pos are consumed. Wakes a producer

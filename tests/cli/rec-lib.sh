@@ -40,3 +40,47 @@ build_reader() {
 fn_at() {
 	llvm-symbolizer --no-inlines --obj="$1" "$(printf '0x%x' $(($2 - 1)))" | head -n 1
 }
+
+# build_burst: ./burst N [PIDFILE] opens and closes N zones on one thread as
+# fast as it can, prints "done N" on stderr and exits 7; with PIDFILE it
+# first writes its pid there.
+build_burst() {
+	build_prog burst <<'C'
+#include <profev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+PROFEV_CATEGORY(app, "application");
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	if (argc > 2) {
+		FILE *f = fopen(argv[2], "w");
+		if (!f)
+			return 99;
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+	for (long i = 0; i < n; i++) {
+		PROFEV_ZONE(app, "tick");
+	}
+	fprintf(stderr, "done %ld\n", n);
+	return 7;
+}
+C
+}
+
+# wait_for FILE TEXT SECONDS: until FILE has TEXT; fails after SECONDS.
+wait_for() {
+	i=0
+	while ! grep -qF -- "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -le $(($3 * 10)) ] || { cat "$1" >&2; fail "no '$2' in '$1' after $3 s"; }
+		sleep 0.1
+	done
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"
+}
