@@ -45,6 +45,7 @@
 #define flush_pass profev__flush_pass
 #define flush_start profev__flush_start
 #define flush_stop profev__flush_stop
+#define flush_forget profev__flush_forget
 #define ring_wait profev__ring_wait
 #define recording_stop profev__recording_stop
 #define recorder_gone profev__recorder_gone
@@ -169,6 +170,7 @@ size_t defs_take(unsigned char **buf, size_t *cap, int wait);
 /* flush.c */
 int flush_start(void);
 void flush_stop(void);                /* final pass, then the thread ends */
+void flush_forget(void);              /* forked child: no flush thread here */
 void flush_kick(void);                /* wake the flush thread now */
 void ring_wait(struct ring *r);       /* owner sleeps until the consumer moved on */
 void recording_stop(void);            /* pfrec is gone: record nothing more */

@@ -343,6 +343,12 @@ void flush_stop(void)
 	running = 0;
 }
 
+/* In a forked child: the parent's flush thread is not ours to join. */
+void flush_forget(void)
+{
+	running = 0;
+}
+
 void flush_kick(void)
 {
 	if (__atomic_load_n(&kicked, __ATOMIC_RELAXED))

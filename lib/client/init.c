@@ -233,6 +233,7 @@ static void in_child(void)
 	ATOMIC_STORE(&cl.active, 0);
 	categories_disable_all();
 	ring_detach();
+	flush_forget();
 	close(cl.fd);
 	cl.fd = -1;
 	if (cl.shm_fd >= 0)
@@ -242,8 +243,11 @@ static void in_child(void)
 
 static void at_exit(void)
 {
-	if (!ATOMIC_LOAD(&cl.active))
+	/* A flush thread that ended when pfrec went away is joined too. */
+	if (!ATOMIC_LOAD(&cl.active)) {
+		flush_stop();
 		return;
+	}
 	flush_stop();
 	ATOMIC_STORE(&cl.active, 0);
 	categories_disable_all();
