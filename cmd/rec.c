@@ -18,14 +18,19 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N] [--pipe] [-q]\n"
-		"             [--] PROGRAM [ARGS...]\n\n"
-		"Run PROGRAM, which links the profev client, and record its trace.\n\n"
+		"             [--sample[=HZ]] [--sched] [--sample-buffer SIZE] [--] PROGRAM [ARGS...]\n\n"
+		"Run PROGRAM, which links the profev client, and record its trace. With\n"
+		"--sample or --sched any program can be recorded, client or not.\n\n"
 		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin)\n"
 		"      --categories LIST  enable or disable categories: 'render,-audio'\n"
 		"      --drop             drop events rather than slow the program down\n"
 		"      --zstd-level N     trace compression level (default 1)\n"
 		"      --buffer SIZE      per-thread client buffer (default 1M)\n"
 		"      --pipe             send the events through the pipe, not shared memory\n"
+		"      --sample[=HZ]      cpu-clock samples with callstacks of every thread,\n"
+		"                         HZ per second of CPU time (default 1000)\n"
+		"      --sched            context switches: off CPU and back, preempted or blocked\n"
+		"      --sample-buffer SIZE  kernel ring per CPU for both (default 1M)\n"
 		"  -q, --quiet            no progress line\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n\n"
@@ -70,7 +75,8 @@ static void on_warn(void *ctx, const char *msg)
 
 int cmd_rec(int argc, char **argv)
 {
-	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_PIPE, OPT_VERSION };
+	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_PIPE, OPT_VERSION,
+	       OPT_SAMPLE, OPT_SCHED, OPT_SAMPLE_BUFFER };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
@@ -78,6 +84,9 @@ int cmd_rec(int argc, char **argv)
 		{ "zstd-level", required_argument, NULL, OPT_ZSTD },
 		{ "buffer", required_argument, NULL, OPT_BUFFER },
 		{ "pipe", no_argument, NULL, OPT_PIPE },
+		{ "sample", optional_argument, NULL, OPT_SAMPLE },
+		{ "sched", no_argument, NULL, OPT_SCHED },
+		{ "sample-buffer", required_argument, NULL, OPT_SAMPLE_BUFFER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -120,6 +129,30 @@ int cmd_rec(int argc, char **argv)
 		case OPT_PIPE:
 			o.pipe_only = 1;
 			break;
+		case OPT_SAMPLE: {
+			o.sample_hz = 1000;
+			if (optarg) {
+				char *end;
+				long v = strtol(optarg, &end, 10);
+				if (*end || end == optarg || v < 1 || v > 100000)
+					return cmd_usage_error("invalid sampling frequency '%s' (1..100000)",
+							       optarg);
+				o.sample_hz = (unsigned)v;
+			}
+			break;
+		}
+		case OPT_SCHED:
+			o.sched = 1;
+			break;
+		case OPT_SAMPLE_BUFFER: {
+			unsigned long long b;
+			if (cmd_parse_size(optarg, &b) < 0 || b < (8u << 10) || b > (256u << 20) ||
+			    (b & (b - 1)))
+				return cmd_usage_error("invalid sample buffer '%s' (a power of two, 8K..256M)",
+						       optarg);
+			o.sample_ring_bytes = (uint32_t)b;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -182,10 +215,17 @@ int cmd_rec(int argc, char **argv)
 	if (res.exit_kind == PROFEV_EXIT_NOSTART) {
 		cmd_error("unable to start '%s': %s", o.argv[0],
 			  res.exit_code == ENOENT ? "command not found" : strerror(res.exit_code));
+	} else if (!res.client && rc == 0 && res.sampled) {
+		cmd_warn("'%s' did not connect to the profev client; the trace holds only %s",
+			 o.argv[0], o.sample_hz && o.sched ? "samples and context switches"
+				    : o.sample_hz ? "samples" : "context switches");
 	} else if (!res.client && rc == 0) {
 		cmd_warn("'%s' did not connect to the profev client (not linked with "
 			 "-lprofev-client?); the trace has no events", o.argv[0]);
 	}
+	if (res.stats.lost_samples)
+		cmd_warn("%llu samples or context switches were lost (the kernel's ring was full; "
+			 "--sample-buffer)", (unsigned long long)res.stats.lost_samples);
 	if (res.stats.lost)
 		cmd_warn("%llu events were dropped (--drop); the trace marks where",
 			 (unsigned long long)res.stats.lost);
@@ -206,7 +246,7 @@ int cmd_rec(int argc, char **argv)
 		cmd_error("'%s': %s", shown, strerror(errno));
 		status = EXIT_TRACE;
 	}
-	if (!quiet && res.client && rc == 0 && isatty(STDERR_FILENO))
+	if (!quiet && (res.client || res.sampled) && rc == 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "%s: %llu events, %u threads, %.1f MiB in '%s'\n", cmd_name,
 			(unsigned long long)res.stats.events, res.stats.threads,
 			(double)res.stats.bytes / (1 << 20), shown);

@@ -33,6 +33,9 @@ struct profev_record_stats {
 	uint64_t lost;        /**< events the client dropped (--drop) */
 	uint64_t elapsed_ns;  /**< since the program started */
 	uint32_t threads;     /**< threads seen */
+	uint64_t samples;     /**< cpu-clock samples taken (--sample) */
+	uint64_t switches;    /**< context switches recorded (--sched) */
+	uint64_t lost_samples; /**< samples and switches the kernel dropped */
 };
 
 struct profev_record_opts {
@@ -48,6 +51,11 @@ struct profev_record_opts {
 	void (*warn)(void *ctx, const char *message); /**< lowercase, no period */
 	void *ctx;
 	int pipe_only;            /**< records through the pipe, not a shared file */
+	unsigned sample_hz;       /**< cpu-clock samples per second of CPU time
+	                               with callstacks, 0 = none */
+	int sched;                /**< record context switches */
+	uint32_t sample_ring_bytes; /**< kernel ring per CPU for samples and
+	                                 switches, a power of two; 0 = 1 MiB */
 };
 
 /** How the recording ended. */
@@ -57,13 +65,17 @@ struct profev_record_result {
 	int status;               /**< as a shell reports it: status, 128+signal,
 	                               127 not found, 126 not executable */
 	int client;               /**< 1 if the program's client connected */
+	int sampled;              /**< 1 if samples or switches were recorded
+	                               (perf_event_open was allowed) */
 	struct profev_record_stats stats;
 };
 
 /**
  * Create the trace on opts->out_fd and start the program.
  * A program that cannot be started is not an error here: the recorder is
- * returned and profev_recorder_run() reports PROFEV_EXIT_NOSTART.
+ * returned and profev_recorder_run() reports PROFEV_EXIT_NOSTART. Nor is
+ * a kernel that refuses samples or switches (perf_event_open): the warning
+ * callback says so in one line and the recording goes on without them.
  * @return a recorder, or NULL with *err filled (bad options, no memory,
  *         pipe or fork failure, trace write failure).
  */

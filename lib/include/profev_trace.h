@@ -103,9 +103,21 @@ enum profev_event_type {
 	PROFEV_EV_LOCK_RELEASED = 19, /**< payload: lock address */
 	PROFEV_EV_FRAME_START = 20, /**< name: frame set; a discontinuous frame begins */
 	PROFEV_EV_FRAME_END = 21,  /**< name: frame set; its frame ends */
-	/* 22, 23 reserved for rich events; 24..29 for samples */
-	PROFEV_EV_TYPE_MAX = 21
+	/* 22, 23 reserved for rich events */
+	PROFEV_EV_SAMPLE = 24,     /**< cpu-clock sample of thread tid: stack: its
+	                                callstack; payload: the CPU number */
+	PROFEV_EV_SWITCH_OUT = 25, /**< thread tid went off CPU; payload: the CPU
+	                                number, plus PROFEV_SWITCH_PREEMPTED */
+	PROFEV_EV_SWITCH_IN = 26,  /**< thread tid came back on CPU; payload: the CPU */
+	PROFEV_EV_SAMPLE_LOST = 27, /**< payload: samples and switches the kernel
+	                                could not hand over (PERF_RECORD_LOST) */
+	/* 28..29: reserved for samples and context switches */
+	PROFEV_EV_TYPE_MAX = 27
 };
+
+/** SWITCH_OUT payload bit: the thread was preempted (still runnable);
+ *  clear when it blocked (waits for something). */
+#define PROFEV_SWITCH_PREEMPTED (1ull << 32)
 
 /** Event flags. */
 enum profev_event_flags {

@@ -22,6 +22,7 @@
 #include "trace/trace_internal.h"
 #include "profev_record.h"
 #include "wire/wire.h"
+#include "rec/perf_sample.h"
 
 #define READ_BUF (1u << 20)
 #define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
@@ -94,6 +95,8 @@ struct profev_recorder {
 
 	struct mod *mods;           /* sorted by lo, no two overlapping */
 	uint32_t nmods;
+
+	struct perf_sampler *sampler; /* --sample, --sched; NULL if refused */
 
 	uint64_t mono_start, events;
 	uint64_t marks;             /* default frame marks so far */
@@ -1013,9 +1016,18 @@ static void decode(struct profev_recorder *r)
 
 /* ---- the program -------------------------------------------------------- */
 
-static void child_exec(const struct profev_record_opts *o, int wfd, int shm_fd, int errfd)
+static void child_exec(const struct profev_record_opts *o, int wfd, int shm_fd, int errfd,
+		       int gofd)
 {
 	char num[16];
+	/* pfrec opens the perf events on this process before it lets it exec:
+	 * they start at exec. */
+	if (gofd >= 0) {
+		char c;
+		while (read(gofd, &c, 1) < 0 && errno == EINTR)
+			;
+		close(gofd);
+	}
 	/* dup() gives a descriptor without close-on-exec: the one the program gets. */
 	int fd = dup(wfd);
 	int shm = shm_fd >= 0 ? dup(shm_fd) : -1;
@@ -1068,6 +1080,34 @@ static int shared_file(void)
 #else
 	return -1;
 #endif
+}
+
+/* ---- the kernel's samples and switches (perf_sample.c) ---------------- */
+
+static int sampler_emit(void *ctx, struct profev_event *ev)
+{
+	return put(ctx, ev);
+}
+
+/* A thread the kernel saw: named with its comm unless the client told us
+ * about it (its name, or none, is the program's choice). */
+static void sampler_thread(void *ctx, uint32_t tid, uint32_t pid, const char *comm)
+{
+	struct profev_recorder *r = ctx;
+	if (!thread_find(r, tid) && profev_writer_thread(r->w, tid, pid, comm) < 0)
+		writer_failed(r);
+}
+
+static void sampler_start(struct profev_recorder *r)
+{
+	struct perf_sample_opts so = { r->o.sample_hz, r->o.sched, r->o.sample_ring_bytes };
+	struct perf_sample_host host = { r->w, sampler_emit, sampler_thread, r };
+	char why[200];
+	r->sampler = perf_sampler_open(r->pid, &so, &host, why, sizeof why);
+	if (!r->sampler)
+		warn(r, "perf_event_open refused: %s; recording without %s", why,
+		     r->o.sample_hz && r->o.sched ? "samples and context switches"
+		     : r->o.sample_hz ? "samples" : "context switches");
 }
 
 static int start_meta(struct profev_recorder *r)
@@ -1129,16 +1169,27 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 	fcntl(data[0], F_SETPIPE_SZ, 1 << 20);
 	if (!o->pipe_only)
 		r->shm_fd = shared_file();
+	int go[2] = { -1, -1 };
+	if ((o->sample_hz || o->sched) && pipe2(go, O_CLOEXEC) < 0)
+		go[0] = go[1] = -1;
 	r->mono_start = now_ns(CLOCK_MONOTONIC);
 	r->pid = fork();
 	if (r->pid == 0) {
 		close(data[0]);
 		close(errp[0]);
-		child_exec(o, data[1], r->shm_fd, errp[1]);
+		if (go[1] >= 0)
+			close(go[1]);
+		child_exec(o, data[1], r->shm_fd, errp[1], go[0]);
 	}
 	int fork_errno = errno;
 	close(data[1]);
 	close(errp[1]);
+	if (go[0] >= 0)
+		close(go[0]);
+	if (r->pid > 0 && (o->sample_hz || o->sched))
+		sampler_start(r);
+	if (go[1] >= 0)
+		close(go[1]); /* the program may exec now */
 	r->rfd = data[0];
 	if (r->pid < 0) {
 		close(errp[0]);
@@ -1199,6 +1250,13 @@ static void fill_stats(struct profev_recorder *r, struct profev_record_stats *s)
 	s->lost = r->lost;
 	s->elapsed_ns = now_ns(CLOCK_MONOTONIC) - r->mono_start;
 	s->threads = r->threads_seen;
+	if (r->sampler) {
+		struct perf_sample_counts c;
+		perf_sampler_counts(r->sampler, &c);
+		s->samples = c.samples;
+		s->switches = c.switches;
+		s->lost_samples = c.lost;
+	}
 }
 
 static int try_reap(struct profev_recorder *r, int block)
@@ -1267,14 +1325,26 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 	uint64_t next_progress = now_ns(CLOCK_MONOTONIC) + r->o.progress_ns;
 	uint64_t exited_at = 0;
 	while (r->rfd >= 0) {
-		struct pollfd p[2] = { { r->rfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 } };
+		struct pollfd p[2 + 256] = { { r->rfd, POLLIN, 0 }, { r->pidfd, POLLIN, 0 } };
 		int np = r->pidfd >= 0 && !r->reaped ? 2 : 1;
 		int timeout = r->o.progress_ns ? (int)(r->o.progress_ns / 1000000) + 1 : 1000;
 		if (r->reaped || r->pidfd < 0)
 			timeout = 20;
-		int k = poll(p, (nfds_t)np, timeout);
+		int nperf = 0;
+		if (r->sampler) {
+			/* The pollfds after the two: the rings, woken when a
+			 * quarter full; the timeout hands held events over. */
+			nperf = perf_sampler_pollfds(r->sampler, p + 2, 256);
+			if (np == 1)
+				p[1].fd = -1;
+			if (timeout > 50)
+				timeout = 50;
+		}
+		int k = poll(p, (nfds_t)(nperf ? 2 + nperf : np), timeout);
 		if (k < 0 && errno != EINTR)
 			break;
+		if (r->sampler && !r->bad && perf_sampler_drain(r->sampler, 0) < 0)
+			writer_failed(r);
 		if (k > 0 && p[0].revents) {
 			if (!read_some(r)) {
 				close(r->rfd);
@@ -1311,6 +1381,8 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 		     r->body_left);
 	rings_drain(r);
 	try_reap(r, 1);
+	if (r->sampler && !r->err.code && perf_sampler_drain(r->sampler, 1) < 0)
+		writer_failed(r);
 
 	struct profev_meta m = { 0 };
 	if (r->nostart_errno) {
@@ -1327,6 +1399,7 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 		res->status = res->exit_code;
 	}
 	res->client = r->hello;
+	res->sampled = r->sampler != NULL;
 	m.exit_kind = res->exit_kind;
 	m.exit_code = res->exit_code;
 	m.end_ns = now_ns(CLOCK_MONOTONIC);
@@ -1350,6 +1423,7 @@ void profev_recorder_free(struct profev_recorder *r)
 	if (!r)
 		return;
 	profev_writer_free(r->w);
+	perf_sampler_free(r->sampler);
 	if (r->rfd >= 0)
 		close(r->rfd);
 	if (r->pidfd >= 0)

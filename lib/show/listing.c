@@ -213,6 +213,17 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 	case PROFEV_EV_LOST:
 		text(o, "%" PRIu64 " events lost", ev->payload);
 		break;
+	case PROFEV_EV_SAMPLE:
+	case PROFEV_EV_SWITCH_IN:
+		text(o, "cpu %" PRIu32, (uint32_t)ev->payload);
+		break;
+	case PROFEV_EV_SWITCH_OUT:
+		text(o, "cpu %" PRIu32 " %s", (uint32_t)ev->payload,
+		     ev->payload & PROFEV_SWITCH_PREEMPTED ? "preempted" : "blocked");
+		break;
+	case PROFEV_EV_SAMPLE_LOST:
+		text(o, "%" PRIu64 " samples or switches lost", ev->payload);
+		break;
 	default:
 		text(o, "type %u payload %" PRIu64, ev->type, ev->payload);
 		break;
@@ -269,6 +280,22 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 		break;
 	case PROFEV_EV_FRAME_IMAGE:
 		json_key_u64(o, "image", ev->payload);
+		break;
+	case PROFEV_EV_SAMPLE:
+	case PROFEV_EV_SWITCH_IN:
+		json_key_u64(o, "cpu", (uint32_t)ev->payload);
+		break;
+	case PROFEV_EV_SWITCH_OUT:
+		json_key_u64(o, "cpu", (uint32_t)ev->payload);
+		if (outbuf_reserve(o, 24) == 0) {
+			if (ev->payload & PROFEV_SWITCH_PREEMPTED)
+				outbuf_lit(o, ",\"preempted\":true");
+			else
+				outbuf_lit(o, ",\"preempted\":false");
+		}
+		break;
+	case PROFEV_EV_SAMPLE_LOST:
+		json_key_u64(o, "count", ev->payload);
 		break;
 	default:
 		json_key_string(o, "name", in->name, strlen(in->name));
