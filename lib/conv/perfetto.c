@@ -395,6 +395,43 @@ static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn
 	pb_end(o, id);
 }
 
+/*
+ * The general TrackEvent packet, for what the fast paths below do not
+ * write: at ts, of type, on the track uuid, named by the interned string
+ * name and in the category cat (0: none), with an InternedData defining
+ * what the part has not seen yet (and the callstack stack_prepare() made
+ * ready). The caller may add fields within extra bytes of room (strings
+ * apart from its own count), then closes it with te_close().
+ */
+struct te_marks {
+	size_t pk, te;
+};
+
+static int te_open(struct conv *c, struct te_marks *m, uint64_t ts, unsigned type, uint64_t track,
+		   uint32_t name, uint32_t cat, size_t extra)
+{
+	struct outbuf *o = &c->out;
+	int newn, newc, rc = intern(c, name, cat, extra, &newn, &newc);
+	if (rc)
+		return rc;
+	m->pk = packet_begin(c, ts, SEQ_NEEDS_INCREMENTAL_STATE);
+	write_interned(c, name, cat, newn, newc);
+	m->te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, type);
+	pb_uint(o, TE_TRACK_UUID, track);
+	if (name)
+		pb_uint(o, TE_NAME_IID, name);
+	if (cat)
+		pb_uint(o, TE_CATEGORY_IIDS, cat);
+	return 0;
+}
+
+static void te_close(struct conv *c, const struct te_marks *m)
+{
+	pb_end(&c->out, m->te);
+	pb_end(&c->out, m->pk);
+}
+
 /* ---- callstacks ---- */
 
 static const struct profev_module *module_of(const struct conv *c, const struct profev_frame *f)
@@ -650,6 +687,16 @@ static void annotation_uint(struct outbuf *o, const char *name, uint64_t v)
 	pb_end(o, a);
 }
 
+/* Needs room for PB_FIELD_MAX * 3 + strlen(name) + 3 * len. */
+static void annotation_string(struct conv *c, const char *name, const char *s, size_t len)
+{
+	struct outbuf *o = &c->out;
+	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+	pb_bytes(o, DA_NAME, name, strlen(name));
+	c->st.replaced_bytes += pb_string_utf8(o, DA_STRING_VALUE, s, len);
+	pb_end(o, a);
+}
+
 static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge);
 
 /*
@@ -798,37 +845,25 @@ static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
 	struct outbuf *o = &c->out;
-	int newn, newc, rc, stack = 0;
+	struct te_marks m;
+	int rc, stack = 0;
 	size_t extra = 0;
 	char title[CONV_FRAME_TITLE];
 	if (t->kind == CONV_FRAMES) {
-		if ((rc = outbuf_reserve(o, PACKET_MAX)))
+		if ((rc = te_open(c, &m, z->shown, TYPE_SLICE_BEGIN, track_uuid(t), 0, 0, 0)))
 			return rc;
-		newn = newc = 0;
-	} else if ((stack = stack_prepare(c, (uint32_t)z->stack, &extra)) < 0) {
-		return stack;
-	} else if ((rc = intern(c, z->name, z->cat, extra, &newn, &newc))) {
-		return rc;
-	}
-	size_t pk = packet_begin(c, z->shown, SEQ_NEEDS_INCREMENTAL_STATE);
-	write_interned(c, z->name, z->cat, newn, newc);
-	size_t te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_SLICE_BEGIN);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
-	if (t->kind == CONV_FRAMES) {
 		pb_bytes(o, TE_NAME, title, conv_frame_title(title, z->frame));
 	} else {
-		if (z->name)
-			pb_uint(o, TE_NAME_IID, z->name);
-		if (z->cat)
-			pb_uint(o, TE_CATEGORY_IIDS, z->cat);
+		if ((stack = stack_prepare(c, (uint32_t)z->stack, &extra)) < 0)
+			return stack;
+		if ((rc = te_open(c, &m, z->shown, TYPE_SLICE_BEGIN, track_uuid(t), z->name, z->cat, extra)))
+			return rc;
 		if (stack)
 			pb_uint(o, TE_CALLSTACK_IID, z->stack);
 	}
 	if (edge == CONV_EDGE_CUT)
 		annotation_bool(o, "continued");
-	pb_end(o, te);
-	pb_end(o, pk);
+	te_close(c, &m);
 	return 0;
 }
 
@@ -849,39 +884,21 @@ static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 		fast_tail(o, p, plen, telen);
 		return 0;
 	}
-	size_t pk = packet_begin(c, ts, SEQ_NEEDS_INCREMENTAL_STATE);
-	size_t te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_SLICE_END);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
-	if (edge == CONV_EDGE_UNCLOSED)
-		annotation_bool(o, "unclosed");
-	else if (edge == CONV_EDGE_CUT)
-		annotation_bool(o, "cut");
-	pb_end(o, te);
-	pb_end(o, pk);
+	struct te_marks m;
+	if ((rc = te_open(c, &m, ts, TYPE_SLICE_END, track_uuid(t), 0, 0, 0)))
+		return rc;
+	annotation_bool(o, edge == CONV_EDGE_UNCLOSED ? "unclosed" : "cut");
+	te_close(c, &m);
 	return 0;
 }
 
 static int pf_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
-	struct outbuf *o = &c->out;
-	int newn, newc;
-	uint32_t cat = (uint32_t)ev->payload;
-	int rc = intern(c, ev->name, cat, 0, &newn, &newc);
-	if (rc)
-		return rc;
-	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
-	write_interned(c, ev->name, cat, newn, newc);
-	size_t te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_INSTANT);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
-	if (ev->name)
-		pb_uint(o, TE_NAME_IID, ev->name);
-	if (cat)
-		pb_uint(o, TE_CATEGORY_IIDS, cat);
-	pb_end(o, te);
-	pb_end(o, pk);
-	return 0;
+	struct te_marks m;
+	int rc = te_open(c, &m, c->now, TYPE_INSTANT, track_uuid(t), ev->name, (uint32_t)ev->payload, 0);
+	if (!rc)
+		te_close(c, &m);
+	return rc;
 }
 
 /* A message: an instant named by its first line, carrying the whole text. */
@@ -889,43 +906,27 @@ static int pf_message(struct conv *c, struct conv_thread *t, const struct profev
 		      const char *text, size_t len)
 {
 	struct outbuf *o = &c->out;
-	int newn, newc;
-	uint32_t cat = (uint32_t)ev->payload;
+	struct te_marks m;
 	size_t title = conv_message_title(text, len, TITLE_MAX);
-	int rc = intern(c, 0, cat, 3 * (len + title) + 4 * PB_FIELD_MAX, &newn, &newc);
+	int rc = te_open(c, &m, c->now, TYPE_INSTANT, track_uuid(t), 0, (uint32_t)ev->payload,
+			 3 * (len + title) + 4 * PB_FIELD_MAX);
 	if (rc)
 		return rc;
-	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
-	write_interned(c, 0, cat, newn, newc);
-	size_t te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_INSTANT);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
 	c->st.replaced_bytes += pb_string_utf8(o, TE_NAME, text, title);
-	if (cat)
-		pb_uint(o, TE_CATEGORY_IIDS, cat);
-	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
-	pb_bytes(o, DA_NAME, "text", 4);
-	c->st.replaced_bytes += pb_string_utf8(o, DA_STRING_VALUE, text, len);
-	pb_end(o, a);
-	pb_end(o, te);
-	pb_end(o, pk);
+	annotation_string(c, "text", text, len);
+	te_close(c, &m);
 	return 0;
 }
 
 static int pf_lost(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
-	struct outbuf *o = &c->out;
-	int rc = outbuf_reserve(o, PACKET_MAX);
+	struct te_marks m;
+	int rc = te_open(c, &m, c->now, TYPE_INSTANT, track_uuid(t), 0, 0, 0);
 	if (rc)
 		return rc;
-	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
-	size_t te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_INSTANT);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
-	pb_bytes(o, TE_NAME, "lost events", 11);
-	annotation_uint(o, "count", ev->payload);
-	pb_end(o, te);
-	pb_end(o, pk);
+	pb_bytes(&c->out, TE_NAME, "lost events", 11);
+	annotation_uint(&c->out, "count", ev->payload);
+	te_close(c, &m);
 	return 0;
 }
 
@@ -1008,15 +1009,11 @@ static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_
 			return rc;
 		named_track(c, UUID_MEMORY(m->pool), "memory: ", pool, 1);
 	}
-	if ((rc = outbuf_reserve(o, PACKET_MAX)))
+	struct te_marks tm;
+	if ((rc = te_open(c, &tm, c->now, TYPE_COUNTER, UUID_MEMORY(m->pool), 0, 0, 0)))
 		return rc;
-	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
-	size_t te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_COUNTER);
-	pb_uint(o, TE_TRACK_UUID, UUID_MEMORY(m->pool));
 	pb_int(o, TE_COUNTER_VALUE, (int64_t)m->live);
-	pb_end(o, te);
-	pb_end(o, pk);
+	te_close(c, &tm);
 	if (!t || ev->type != PROFEV_EV_MEM_ALLOC)
 		return 0;
 
@@ -1027,25 +1024,17 @@ static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_
 		p->allocs_track = 1;
 	}
 	size_t extra = 0;
-	int newn, newc, stack = stack_prepare(c, ev->stack, &extra);
+	int stack = stack_prepare(c, ev->stack, &extra);
 	if (stack < 0)
 		return stack;
-	if ((rc = intern(c, m->pool, 0, extra + 32, &newn, &newc)))
+	if ((rc = te_open(c, &tm, c->now, TYPE_INSTANT, UUID_ALLOCS, m->pool, 0, extra + 32)))
 		return rc;
-	pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
-	write_interned(c, m->pool, 0, newn, newc);
-	te = pb_begin(o, TP_TRACK_EVENT);
-	pb_uint(o, TE_TYPE, TYPE_INSTANT);
-	pb_uint(o, TE_TRACK_UUID, UUID_ALLOCS);
-	if (m->pool)
-		pb_uint(o, TE_NAME_IID, m->pool);
-	else
+	if (!m->pool)
 		pb_bytes(o, TE_NAME, "default", 7);
 	if (stack)
 		pb_uint(o, TE_CALLSTACK_IID, ev->stack);
 	annotation_uint(o, "bytes", m->size);
-	pb_end(o, te);
-	pb_end(o, pk);
+	te_close(c, &tm);
 	return 0;
 }
 
