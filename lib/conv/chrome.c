@@ -1,8 +1,8 @@
 /*
  * Chrome target: Trace Event Format JSON, as chrome://tracing, Perfetto UI
- * and speedscope read it. A zone is one X (complete) event written when it
- * ends, about half the bytes of a B/E pair; PROFEV_CONV_CHROME_BE writes
- * the pairs instead. Timestamps are microseconds from the trace's start
+ * and speedscope read it. A zone is one X (complete) event, about half the
+ * bytes of a B/E pair, unless an X event would not nest exactly (see
+ * "Exact nesting"); PROFEV_CONV_CHROME_BE writes the pairs always. Timestamps are microseconds from the trace's start
  * with the nanoseconds kept as decimals. Frame sets appear as threads of
  * their own, with TIDs above any Linux TID.
  *
@@ -37,6 +37,40 @@ struct zfrag {
 };
 #define FRAG_COPY 64       /* fragments this short are copied as 64 bytes */
 
+/*
+ * Exact nesting. A viewer ends an X event at ts + dur, and one that adds
+ * them as doubles (speedscope does, after subtracting the thread's first
+ * ts) may end it an ulp before or after another time that is the same ns:
+ * a child that ends with its parent (two scope exits in the same ns), a
+ * zone that ends where the next begins. A zone whose end is the time of
+ * another zone's begin or end on its thread is therefore written as a B
+ * and an E event, whose times are the same text as the other's and so the
+ * same double. The two forms cannot mix among zones that begin together:
+ * at one ts trace_processor takes X events (longest first) before B
+ * events, speedscope B events before X ones. So a zone that begins with
+ * its parent is a member of its parent's chain, and a chain (its head, the
+ * outermost, and the members under it) takes one form, decided when the
+ * head has ended and the thread's next zone boundary shows whether that end
+ * coincides: until then the ended zones wait on the thread's deferred
+ * stack, innermost first. B events are written outermost first and E
+ * events innermost first, the order in which equal times must be read.
+ */
+struct zrec {
+	struct conv_zone z;
+	uint64_t end;
+	int edge;
+	int force;  /* its chain must be B and E events */
+};
+
+struct chthr {
+	struct conv_thread *t;
+	struct zrec *d;       /* the deferred stack */
+	uint32_t n, cap;
+	uint32_t awaiting;    /* 1 + base of the ended chain awaiting the next boundary; 0: none */
+	uint32_t just;        /* 1 + index of the zone that ended last, until the next boundary; 0: none */
+	uint64_t last_end;    /* 1 + ts of the thread's last zone end; 0: none in the part */
+};
+
 struct chrome {
 	int first;  /* no event written in this part yet */
 	struct conv_idset stacks; /* callstacks the part's events refer to */
@@ -47,6 +81,8 @@ struct chrome {
 	struct json_us_cache ts; /* the digits of the last "ts" */
 	struct zfrag *frags; /* by zone name id */
 	uint32_t nfrags;
+	struct chthr *thr;   /* by track's creation order */
+	uint32_t nthr;
 };
 
 /* An outbuf over the arena's free room, of at least need bytes. */
@@ -131,6 +167,9 @@ static void ch_fini(struct conv *c)
 	free(ch->names);
 	free(ch->frags);
 	free(ch->arena);
+	for (uint32_t i = 0; i < ch->nthr; i++)
+		free(ch->thr[i].d);
+	free(ch->thr);
 	conv_idset_free(&ch->stacks);
 	free(ch);
 }
@@ -348,11 +387,16 @@ static int stack_frames(struct conv *c, uint32_t id)
 	return 0;
 }
 
+static int thr_flush(struct conv *c, struct chthr *h);
+
 static int ch_part_end(struct conv *c)
 {
 	struct chrome *ch = c->fmt;
-	int rc = outbuf_reserve(&c->out, 32);
-	if (rc)
+	int rc;
+	for (uint32_t i = 0; i < ch->nthr; i++)
+		if ((rc = thr_flush(c, &ch->thr[i])))
+			return rc;
+	if ((rc = outbuf_reserve(&c->out, 32)))
 		return rc;
 	outbuf_lit(&c->out, "\n]");
 	int first = 1;
@@ -433,8 +477,26 @@ static const char *edge_args(int edge)
 
 #define CONTINUED_ARGS ",\"args\":{\"continued\":true}"
 
-/* z->aux in Chrome output: the zone's B event is written; its end is an E. */
+static struct chthr *thr_of(struct conv *c, struct conv_thread *t)
+{
+	struct chrome *ch = c->fmt;
+	if (__builtin_expect(t->seq >= ch->nthr, 0) &&
+	    array_grow((void **)&ch->thr, &ch->nthr, sizeof(*ch->thr), (uint64_t)t->seq + 1))
+		return NULL;
+	struct chthr *h = &ch->thr[t->seq];
+	h->t = t;
+	return h;
+}
+
+/*
+ * z->aux in Chrome output: AUX_B_WRITTEN, its B event is written and its
+ * end is an E; AUX_MEMBER, it began with its parent and takes the form of
+ * its chain (below); else it heads a chain, and holds the size of its
+ * thread's deferred stack when it began, << AUX_BASE_SHIFT.
+ */
 #define AUX_B_WRITTEN 1u
+#define AUX_MEMBER 2u
+#define AUX_BASE_SHIFT 2
 
 /*
  * Zones as B and E events: on request, and always on frame tracks. Frame N
@@ -471,21 +533,6 @@ static int zone_event(struct conv *c, struct conv_thread *t, struct conv_zone *z
 	outbuf_put(&c->out, args, alen);
 	event_end(c);
 	return 0;
-}
-
-/*
- * X events are written when zones end. Zones that begin at a cut (at the
- * window's start, or reopened in the next part of a split) all begin at
- * the same time, and only B events written now keep the outer one first
- * for a viewer that sorts by time.
- */
-static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
-{
-	z->aux = 0;
-	if (!begin_end(c, t) && edge != CONV_EDGE_CUT)
-		return 0;
-	z->aux = AUX_B_WRITTEN;
-	return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
 }
 
 static int frag_make(struct conv *c, uint32_t name, uint32_t cat)
@@ -555,26 +602,128 @@ static inline int zone_x_fast(struct conv *c, struct conv_thread *t, struct conv
 	return 1;
 }
 
+/* A zone of a chain in the X form. */
+static int x_event(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t end)
+{
+	if (__builtin_expect(!z->stack, 1)) {
+		int rc = zone_x_fast(c, t, z, end);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	return zone_event(c, t, z, 'X', z->shown, end, "");
+}
+
+/* Write the chain d[0..n), innermost first, its head last. */
+static int chain_write(struct conv *c, struct conv_thread *t, struct zrec *d, unsigned n)
+{
+	int rc = 0, force = 0;
+	for (unsigned i = 0; i < n; i++)
+		force |= d[i].force;
+	if (__builtin_expect(!force, 1)) {
+		for (unsigned i = 0; i < n && !rc; i++)
+			rc = x_event(c, t, &d[i].z, d[i].end);
+		return rc;
+	}
+	/* Zones that pfconv ended (a cut, a thread that never closed them)
+	 * carry the same args on B and E, so viewers pair them exactly. */
+	for (unsigned i = n; i-- > 0 && !rc;)
+		rc = zone_event(c, t, &d[i].z, 'B', d[i].z.shown, 0, edge_args(d[i].edge));
+	for (unsigned i = 0; i < n && !rc; i++)
+		rc = zone_event(c, t, &d[i].z, 'E', d[i].end, 0, edge_args(d[i].edge));
+	return rc;
+}
+
+/* A zone begins or ends on h's thread at ts: the zone that ended last
+ * coincides with it if ts is its end, and the chain awaiting this boundary
+ * is written. */
+static inline int boundary(struct conv *c, struct chthr *h, uint64_t ts)
+{
+	if (h->just) {
+		if (h->d[h->just - 1].end == ts)
+			h->d[h->just - 1].force = 1;
+		h->just = 0;
+	}
+	if (!h->awaiting)
+		return 0;
+	uint32_t base = h->awaiting - 1;
+	h->awaiting = 0;
+	int rc = chain_write(c, h->t, h->d + base, h->n - base);
+	h->n = base;
+	return rc;
+}
+
+/* Write what h's thread still defers: at the end of a part. */
+static int thr_flush(struct conv *c, struct chthr *h)
+{
+	int rc = 0;
+	if (h->awaiting)
+		rc = boundary(c, h, UINT64_MAX);
+	/* Members whose head did not end (never the case: the read loop ends
+	 * every zone in the part): one B/E chain. */
+	if (!rc && h->n) {
+		for (uint32_t i = 0; i < h->n; i++)
+			h->d[i].force = 1;
+		rc = chain_write(c, h->t, h->d, h->n);
+	}
+	h->n = h->just = h->awaiting = 0;
+	h->last_end = 0;
+	return rc;
+}
+
+static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
+{
+	z->aux = 0;
+	if (begin_end(c, t)) {
+		z->aux = AUX_B_WRITTEN;
+		return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
+	}
+	struct chthr *h = thr_of(c, t);
+	if (!h)
+		return PROFEV_E_NOMEM;
+	int rc = boundary(c, h, z->shown);
+	if (rc)
+		return rc;
+	const struct conv_zone *p = edge == CONV_EDGE_NORMAL && t->depth > 1 && z == &t->stack[t->depth - 1]
+				    ? z - 1 : NULL;
+	/* Zones that begin at a cut (at the window's start, or reopened in
+	 * the next part of a split) all begin at the same time: their B
+	 * events, written now, keep the outer one first, and so do those of
+	 * zones that begin with a parent whose B is written. */
+	if (edge == CONV_EDGE_CUT || (p && p->shown == z->shown && (p->aux & AUX_B_WRITTEN))) {
+		z->aux = AUX_B_WRITTEN;
+		return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
+	}
+	z->aux = p && p->shown == z->shown ? AUX_MEMBER : (uint64_t)h->n << AUX_BASE_SHIFT;
+	return 0;
+}
+
 static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
 		       int edge)
 {
-	int rc;
-	if (__builtin_expect(edge == CONV_EDGE_NORMAL && !z->aux && t->kind == CONV_THREAD &&
-			     !z->stack && !(c->opts->flags & PROFEV_CONV_CHROME_BE), 1)) {
-		if ((rc = zone_x_fast(c, t, z, ts)))
-			return rc < 0 ? rc : 0;
-	}
+	if (begin_end(c, t))
+		return zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
+	struct chthr *h = thr_of(c, t);
+	if (!h)
+		return PROFEV_E_NOMEM;
+	int rc = boundary(c, h, ts);
+	if (rc)
+		return rc;
+	int coincides = h->last_end == ts + 1; /* a child ended with it */
+	h->last_end = ts + 1;
 	if (z->aux & AUX_B_WRITTEN)
 		return zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
-	if (edge != CONV_EDGE_NORMAL) {
-		/* pfconv ends it (a cut, a thread that never closed it), at the
-		 * time it ends the zones around it: X events' rounded ends could
-		 * disorder them, equal E times cannot. B and E carry the same
-		 * args, so viewers pair them exactly. */
-		rc = zone_event(c, t, z, 'B', z->shown, 0, edge_args(edge));
-		return rc ? rc : zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
-	}
-	return zone_event(c, t, z, 'X', z->shown, ts, "");
+	if (__builtin_expect(h->n == h->cap, 0) &&
+	    array_grow((void **)&h->d, &h->cap, sizeof(*h->d), (uint64_t)h->n + 1))
+		return PROFEV_E_NOMEM;
+	struct zrec *r = &h->d[h->n++];
+	r->z = *z;
+	r->end = ts;
+	r->edge = edge;
+	r->force = coincides || edge != CONV_EDGE_NORMAL;
+	h->just = h->n;
+	if (!(z->aux & AUX_MEMBER))
+		h->awaiting = (uint32_t)(z->aux >> AUX_BASE_SHIFT) + 1;
+	return 0;
 }
 
 static int instant_head(struct conv *c, struct conv_thread *t, size_t room, const char *name,

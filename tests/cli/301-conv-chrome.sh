@@ -49,3 +49,29 @@ PY
 # Process and thread names as metadata events.
 contains game.json '{"ph":"M","ts":0,"pid":1000,"tid":0,"name":"process_name","args":{"name":"game"}}'
 contains game.json '{"ph":"M","ts":0,"pid":1000,"tid":1000,"name":"thread_name","args":{"name":"main"}}'
+
+# Exact nesting (mktrace ties: zones that begin and end at each other's
+# times): a zone that ends at another zone boundary's time is a B/E pair,
+# and so is every zone of its chain (those that begin with it or with its
+# parent), the B events outermost first; the others stay X events. The
+# checker itself rejects an X event that ends at another boundary's time.
+"$MKTRACE" ties ties.bin || fail "mktrace ties"
+expect_exit 0 pfconv -q to chrome ties.bin
+$CHECK chrome ties.json > /dev/null || fail "invalid chrome output for ties.bin"
+python3 - <<'PY' || fail "ties.json: wrong forms"
+import json
+ev = [e for e in json.load(open("ties.json"))["traceEvents"] if e["ph"] in "BEX"]
+x = sorted(e["name"] for e in ev if e["ph"] == "X")
+b = [e["name"] for e in ev if e["ph"] == "B"]
+assert x == ["R", "S", "T", "U"], x
+assert sorted(b) == sorted("PCGDQVW"), b
+assert b.index("P") < b.index("C") < b.index("G") and b.index("V") < b.index("W"), b
+e = [e["name"] for e in ev if e["ph"] == "E"]
+assert e.index("G") < e.index("C") < e.index("P") and e.index("W") < e.index("V"), e
+PY
+cat > tie.json <<'EOF2'
+{"traceEvents":[{"ph":"X","ts":1,"dur":2.002,"pid":1,"tid":1,"name":"parent"},
+{"ph":"X","ts":1.001,"dur":2.001,"pid":1,"tid":1,"name":"child"}]}
+EOF2
+! $CHECK chrome tie.json 2> check.err || fail "conv-check accepts an X event ending at its parent's end"
+contains check.err "X event 'parent' on thread (1, 1) ends at 3.002, the time of another zone boundary"

@@ -36,6 +36,9 @@ expect_exit 134 pfrec -q -o crash.bin ./crash
 unset ASAN_OPTIONS
 expect_exit 0 pfconv to chrome -q crash.bin -o crash.json
 contains crash.json '"unclosed":true'
+# Zones that begin and end at each other's times, in every way.
+"$MKTRACE" ties ties.bin || fail "mktrace ties"
+expect_exit 0 pfconv to chrome -q ties.bin -o ties.json
 
 # The names pfdump shows for the trace: every zone and every thread.
 expect_exit 0 pfdump --jsonl game.bin
@@ -55,11 +58,16 @@ env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
 	node "$VIEWERS/open.mjs" --chromium "$CHROMIUM" "$@" game.json game-be.json game.folded > viewers.txt 2>&1 &&
 	env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
 	node "$VIEWERS/open.mjs" --chromium "$CHROMIUM" \
-	--name 'outer {"unclosed":true}' --name 'level {"unclosed":true}' crash.json >> viewers.txt 2>&1
+	--name 'outer {"unclosed":true}' --name 'level {"unclosed":true}' crash.json >> viewers.txt 2>&1 &&
+	env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
+	node "$VIEWERS/open.mjs" --chromium "$CHROMIUM" --name P --name C --name G --name D --name Q \
+	--name R --name S --name T --name U --name 'V {"unclosed":true}' --name 'W {"unclosed":true}' \
+	ties.json >> viewers.txt 2>&1
 status=$?
 cat viewers.txt
 [ "$status" -eq 0 ] || fail "the viewers did not open pfconv's output (exit $status)"
 contains viewers.txt "speedscope: 'game.json': importing as trace event format profile"
 contains viewers.txt "speedscope: 'game-be.json': importing as trace event format profile"
 contains viewers.txt "speedscope: 'game.folded': importing as collapsed stack format"
+contains viewers.txt "speedscope: 'ties.json': importing as trace event format profile"
 contains viewers.txt "all viewers opened every file"

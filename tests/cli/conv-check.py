@@ -12,7 +12,11 @@ perfetto: decoded with protoc against formats/perfetto (a failure or an
   track; memory counters on size counter tracks.
 chrome: parsed by Python's strict json (no NaN); B/E matched per thread in
   order; X events properly nested per thread; every "sf" names a
-  stackFrames entry whose parent chain ends at a root.
+  stackFrames entry whose parent chain ends at a root. Nesting that
+  viewers computing in doubles read exactly: no X event ends at the time
+  of another zone boundary on its thread (its end, ts + dur, is a sum a
+  viewer may round either way), and no X event begins at the time of a B
+  event on its thread (viewers order the two forms differently there).
 
 Memory: "live" holds each pool's last live-bytes value, "allocs" and
 "alloc_bytes" the allocations with their sizes (Perfetto); "stacks_used"
@@ -296,6 +300,10 @@ def check_chrome(path, counts):
         return ";".join(reversed(names))
     open_b = collections.defaultdict(list)
     spans = collections.defaultdict(list)
+    # per thread: times of every zone boundary, of X ends, of B events
+    bounds = collections.defaultdict(collections.Counter)
+    x_ends = collections.defaultdict(list)
+    b_times = collections.defaultdict(set)
     for i, e in enumerate(events):
         where = "%s: event %d" % (path, i)
         ph = e.get("ph")
@@ -308,6 +316,8 @@ def check_chrome(path, counts):
         args = e.get("args", {})
         if ph == "B":
             open_b[key].append(e["ts"])
+            bounds[key][e["ts"]] += 1
+            b_times[key].add(e["ts"])
         elif ph == "E":
             if not open_b[key]:
                 fail(where + ": E without B on thread %s" % (key,))
@@ -315,10 +325,15 @@ def check_chrome(path, counts):
             if e["ts"] < b:
                 fail(where + ": E before its B")
             spans[key].append((b, e["ts"] - b))
+            bounds[key][e["ts"]] += 1
         elif ph == "X":
             if e["dur"] < 0:
                 fail(where + ": negative dur")
             spans[key].append((e["ts"], e["dur"]))
+            bounds[key][e["ts"]] += 1
+            if e["dur"]:
+                bounds[key][e["ts"] + e["dur"]] += 1
+                x_ends[key].append((e["ts"], e["ts"] + e["dur"], e.get("name")))
         if ph in ("B", "X"):
             counts["frames" if frames else "zones"] += 1
         if ph in ("E", "X"):
@@ -346,6 +361,14 @@ def check_chrome(path, counts):
     for key, st in open_b.items():
         if st:
             fail("%s: thread %s left with %d B events without E" % (path, key, len(st)))
+    for key, ends in x_ends.items():
+        for ts, end, name in ends:
+            if bounds[key][end] > 1:
+                fail("%s: X event '%s' on thread %s ends at %s, the time of another zone boundary"
+                     % (path, name, key, end))
+            if ts in b_times[key]:
+                fail("%s: X event '%s' on thread %s begins at %s, the time of a B event"
+                     % (path, name, key, ts))
     # Nesting: sorted by start, then longest first, each span must end
     # inside the spans still open around it.
     for key, sp in spans.items():

@@ -5,6 +5,8 @@
  *   mktrace unknown OUT                  allkinds with a chunk of an unknown
  *                                        kind (a newer writer's) in the middle
  *   mktrace nested OUT                   one thread, known nesting, for exact checks
+ *   mktrace ties OUT                     one thread whose zones begin and end at
+ *                                        each other's times, in every way
  *
  * OUT may be "-" for stdout. */
 #include <errno.h>
@@ -150,10 +152,55 @@ static int nested(int fd)
 	return rc ? 1 : 0;
 }
 
+/*
+ * main, times in ns from 1 ms:
+ *   P(0..100) { C(0..40) { G(0..40) } D(40..100) }   ends with a child's, a
+ *                                                    chain of three, a sibling
+ *                                                    beginning at an end
+ *   Q(200..300) { R(210..250) }  S(300..350)         nothing shared but Q's end
+ *   T(400..500) { U(400..450) }                      a shared begin only
+ *   V(600..) { W(600..) }                            left open, as if crashed
+ */
+static int ties(int fd)
+{
+	struct profev_error err;
+	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
+	if (!w)
+		return die("writer", &err);
+	int rc = profev_writer_thread(w, 7, 7, "main");
+	uint32_t cat = profev_writer_cstring(w, "test");
+	static const char names[] = "PCGDQRSTUVW";
+	uint32_t id[sizeof(names) - 1];
+	for (size_t i = 0; i < sizeof(names) - 1; i++) {
+		char n[2] = { names[i], 0 };
+		id[i] = profev_writer_cstring(w, n);
+	}
+	enum { B = PROFEV_EV_ZONE_BEGIN, E = PROFEV_EV_ZONE_END };
+	static const struct { uint8_t type; char name; uint64_t ts; } seq[] = {
+		{ B, 'P', 0 }, { B, 'C', 0 }, { B, 'G', 0 }, { E, 'G', 40 }, { E, 'C', 40 },
+		{ B, 'D', 40 }, { E, 'D', 100 }, { E, 'P', 100 },
+		{ B, 'Q', 200 }, { B, 'R', 210 }, { E, 'R', 250 }, { E, 'Q', 300 }, { B, 'S', 300 }, { E, 'S', 350 },
+		{ B, 'T', 400 }, { B, 'U', 400 }, { E, 'U', 450 }, { E, 'T', 500 },
+		{ B, 'V', 600 }, { B, 'W', 600 },
+	};
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		uint32_t name = id[strchr(names, seq[i].name) - names];
+		struct profev_event e = synth_event(seq[i].type, 1000000 + seq[i].ts, 7, name, cat);
+		rc |= profev_writer_event(w, &e);
+	}
+	struct profev_event last = synth_event(PROFEV_EV_INSTANT, 1000700, 7, profev_writer_cstring(w, "last"), cat);
+	rc |= profev_writer_event(w, &last);
+	rc |= profev_writer_close(w);
+	if (rc)
+		die("ties", profev_writer_error(w));
+	profev_writer_free(w);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace game|allkinds|unknown|nested OUT [EVENTS] [THREADS]\n");
+		fprintf(stderr, "usage: mktrace game|allkinds|unknown|nested|ties OUT [EVENTS] [THREADS]\n");
 		return 2;
 	}
 	int fd = strcmp(argv[2], "-") == 0 ? 1 : open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -171,6 +218,8 @@ int main(int argc, char **argv)
 		rc = allkinds(fd, 1);
 	} else if (strcmp(argv[1], "nested") == 0) {
 		rc = nested(fd);
+	} else if (strcmp(argv[1], "ties") == 0) {
+		rc = ties(fd);
 	} else {
 		fprintf(stderr, "mktrace: unknown kind '%s'\n", argv[1]);
 		rc = 2;
