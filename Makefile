@@ -75,7 +75,7 @@ CLIENT_SO   := $(BUILD)/libprofev-client.so.0
 CLIENT_LIBS := $(if $(CLIENT_SRC),$(CLIENT_A) $(CLIENT_SO))
 
 .SECONDARY:
-.PHONY: all lib commands examples tools test unit bench deps demo tsan-test install uninstall clean help
+.PHONY: all lib commands examples tools test unit bench fuzz fuzz-build deps demo tsan-test install uninstall clean help
 
 all: lib commands examples ## build libraries, commands and examples (default)
 
@@ -173,6 +173,43 @@ tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, 
 
 bench: all tools $(BENCH_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)
+
+# Fuzzing (tests/fuzz/): one libFuzzer target per decoder entry point, built
+# with clang into build-fuzz/ with ASan and UBSan; each runs FUZZ_SECONDS on
+# its seed corpus (tests/fuzz/corpus/) and fails on a crash.
+FUZZ_BUILD   := build-fuzz
+FUZZ_TARGETS ?= reader dump conv_perfetto conv_chrome conv_folded symbolize symtrace record
+FUZZ_SECONDS ?= 10
+FUZZ_CC      ?= clang
+FUZZ_BIN     := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%) $(BUILD)/fuzz/feed $(BUILD)/fuzz/fixsum
+
+fuzz: ## build the fuzz targets (clang, libFuzzer) and run each FUZZ_SECONDS (10) on its corpus; FUZZ_TARGETS picks some
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN=fuzzer-no-link,address,undefined \
+	  FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz-build
+	$(Q)sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-build: $(FUZZ_BIN)
+
+$(BUILD)/fuzz/conv_%: tests/fuzz/fuzz_conv.c tests/fuzz/fuzz.h $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< ($*)")
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -DFUZZ_FORMAT=PROFEV_CONV_$(shell echo $* | tr a-z A-Z) \
+	  -o $@ $< $(STATIC_LIB) $(LDFLAGS_ALL) $(LIBS)
+
+$(BUILD)/fuzz/feed: tests/fuzz/feed.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -O2 -o $@ $<
+
+$(BUILD)/fuzz/fixsum: tests/fuzz/fixsum.c tests/fuzz/fuzz.h $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(STATIC_LIB) $(LDFLAGS_ALL) $(LIBS)
+
+$(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(STATIC_LIB) $(LDFLAGS_ALL) $(LIBS)
 
 $(BUILD)/profev.pc: Makefile
 	@mkdir -p $(dir $@)

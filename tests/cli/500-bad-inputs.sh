@@ -1,0 +1,57 @@
+# The regression inputs of tests/golden/bad/ (inputs the fuzz targets of
+# tests/fuzz/ found crashing something):
+#   - each trace (*.bin) goes through every command that reads traces:
+#     pfdump, pfdump --stats and --leaks, pfconv to each target, pfsym. Each
+#     must exit 1 (a bad or cut trace) or 2 (unreadable), never die of a
+#     signal, and name the file in its message;
+#   - each client stream (wire/*.bin: a u32 length n, n bytes for the shared
+#     memory file, then the pipe stream; see tests/fuzz/feed.c) is played to
+#     pfrec by a shell standing in for the program: pfrec must pass the
+#     program's status through and write a trace that reads back whole.
+# Inputs listed in tests/golden/bad/known crash a command by a defect being
+# fixed elsewhere (issue 11): they are named and skipped until their line goes.
+. "$PROFEV_ROOT/tests/cli/lib.sh"
+BAD="$GOLDEN/bad"
+known() { sed -n "s|^$1[[:space:]]\{1,\}||p" "$BAD/known"; }
+ran=0
+for f in "$BAD"/*.bin; do
+	[ -f "$f" ] || continue
+	name=${f##*/}
+	why=$(known "$name")
+	if [ -n "$why" ]; then
+		echo "known, not run yet: $name ($why)"
+		continue
+	fi
+	for cmd in "pfdump" "pfdump --stats" "pfdump --leaks" "pfconv to perfetto -o out.pftrace" \
+		"pfconv to chrome -o out.json" "pfconv to folded -o out.folded" "pfsym -q -o out.bin"; do
+		# shellcheck disable=SC2086 # the command's words
+		$cmd "$f" >out.txt 2>err.txt
+		got=$?
+		case $got in
+		1 | 2) ;;
+		*) cat err.txt >&2; fail "'$cmd $name' exited $got, expected 1 or 2" ;;
+		esac
+		grep -qF -- "'$f'" err.txt || { cat err.txt >&2; fail "'$cmd $name': the message does not name '$f'"; }
+		ran=$((ran + 1))
+	done
+done
+# The stand-in client: the shared file's bytes where the rings are (the
+# file made big enough for any ring a message can name), then the stream.
+play='n=$(od -An -tu4 -N4 "$0" | tr -d " ")
+[ -n "$PROFEV_SHM" ] && truncate -s 1M "/proc/self/fd/$PROFEV_SHM" &&
+	tail -c +5 "$0" | head -c "$n" >&"$PROFEV_SHM"
+tail -c +$((5 + n)) "$0" >&"$PROFEV_FD"
+exit 3'
+for f in "$BAD"/wire/*.bin; do
+	[ -f "$f" ] || continue
+	name=wire/${f##*/}
+	why=$(known "$name")
+	if [ -n "$why" ]; then
+		echo "known, not run yet: $name ($why)"
+		continue
+	fi
+	expect_exit 3 pfrec -q -o trace.bin sh -c "$play" "$f"
+	expect_exit 0 pfdump --stats trace.bin
+	ran=$((ran + 1))
+done
+echo "$ran runs of the regression inputs: each ended as it should"

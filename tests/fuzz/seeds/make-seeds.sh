@@ -1,0 +1,72 @@
+#!/bin/sh
+# Remakes the seed corpora of tests/fuzz/corpus/ (committed; run by hand
+# from the top of the sources after `make all tools`, when a format changes):
+#   sh tests/fuzz/seeds/make-seeds.sh [BUILD]
+#   elf/    the symbolizer's: a C library with DWARF 5 and inline chains, a
+#           C++ one with DWARF 4 and mangled names (no libc, a few KB each)
+#   trace/  traces: a pfrec recording of client.c (every client record), the
+#           golden allkinds and nested traces, a small game, and sym.bin whose
+#           modules are the elf/ files (for pfsym's rewrite)
+#   conv/   one option byte (see fuzz_conv.c), then a trace
+#   wire/   what client.c writes to pfrec: through the pipe alone, and with
+#           its rings in the shared memory file (the u32 length and the
+#           file's bytes, then the stream; see feed.c)
+set -eu
+B=${1:-build}
+S=tests/fuzz/seeds
+C=tests/fuzz/corpus
+CC=${CC:-cc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$C/elf" "$C/trace" "$C/conv" "$C/wire"
+
+F="-O2 -shared -fPIC -nostdlib -Wl,--build-id -Wl,-z,noseparate-code -Wl,-z,max-page-size=0x1000"
+gcc -g -gdwarf-5 $F -o "$C/elf/c.so" "$S/elf.c"
+g++ -g -gdwarf-4 $F -fno-exceptions -fno-asynchronous-unwind-tables -o "$C/elf/cxx.so" "$S/elf.cc"
+for f in "$C"/elf/*.so; do objcopy -R .comment -R .note.gnu.property "$f"; done
+
+$CC -O1 -g -Ilib/include -o "$tmp/client" "$S/client.c" "$B/libprofev-client.a" -pthread
+"$B/pfrec" -q -o "$C/trace/client.bin" "$tmp/client"
+"$B/tools/mktrace" allkinds "$C/trace/allkinds.bin"
+"$B/tools/mktrace" nested "$C/trace/nested.bin"
+"$B/tools/mktrace" game "$C/trace/game.bin" 200 2
+$CC -O1 -Ilib/include -o "$tmp/mksym" "$S/mksym.c" "$B/libprofev.a" \
+	$(pkg-config --libs libzstd libxxhash libelf) -ldwarf -lz -lm -pthread
+"$tmp/mksym" "$C/trace/sym.bin" "$C/elf/c.so" "$C/elf/cxx.so"
+
+# window, filter, split and flag bits over the small traces
+for t in client allkinds nested; do
+	for o in 000 003 005 021 046 074 142 271; do
+		{ printf "\\$o"; cat "$C/trace/$t.bin"; } > "$C/conv/$t-$o.bin"
+	done
+done
+
+python3 - "$tmp/client" "$C/wire" <<'PY'
+import os, subprocess, sys
+client, out = sys.argv[1], sys.argv[2]
+def capture(shared):
+    r, w = os.pipe()
+    env = dict(os.environ, PROFEV_FD=str(w), PROFEV_BUFFER='16K')
+    fds = [w]
+    if shared:
+        shm = os.memfd_create('profev-rings', 0)
+        env['PROFEV_SHM'] = str(shm)
+        fds.append(shm)
+    p = subprocess.Popen([client], env=env, pass_fds=fds)
+    os.close(w)
+    stream = b''
+    while True:
+        b = os.read(r, 1 << 16)
+        if not b:
+            break
+        stream += b
+    p.wait()
+    mem = b''
+    if shared:
+        mem = os.pread(shm, os.fstat(shm).st_size, 0).rstrip(b'\0')
+        mem += b'\0' * (-len(mem) % 16)
+    return len(mem).to_bytes(4, 'little') + mem + stream
+open(os.path.join(out, 'pipe.bin'), 'wb').write(capture(False))
+open(os.path.join(out, 'rings.bin'), 'wb').write(capture(True))
+PY
+ls -l "$C"/*/
