@@ -16,6 +16,11 @@
 
 static char feed[PATH_MAX], input[64];
 
+static void remove_input(void)
+{
+	unlink(input);
+}
+
 static void quiet(void *ctx, const char *message)
 {
 	(void)ctx;
@@ -33,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		self[n] = 0;
 		snprintf(feed, sizeof(feed), "%s/feed", dirname(self));
 		snprintf(input, sizeof(input), "/tmp/profev-fuzz-wire.%d", (int)getpid());
+		atexit(remove_input);
 		if ((out = memfd_create("profev-fuzz-record", 0)) < 0)
 			abort();
 	}

@@ -16,6 +16,11 @@
 
 static char path[64];
 
+static void remove_file(void)
+{
+	unlink(path);
+}
+
 /* Executable sections' address ranges, read with libelf from the bytes. */
 static unsigned code_ranges(const uint8_t *d, size_t n, uint64_t (*r)[2], unsigned max)
 {
@@ -39,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!path[0]) {
 		elf_version(EV_CURRENT);
 		snprintf(path, sizeof(path), "/tmp/profev-fuzz-elf.%d", (int)getpid());
+		atexit(remove_file);
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
