@@ -140,7 +140,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
                 libiberty-dev libc6-dbg python3 protobuf-compiler llvm elfutils binutils groff-base valgrind \
-                chromium
+                chromium libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps: ## install the missing Debian build and test dependencies (apt-get)
