@@ -1,6 +1,6 @@
 # A stripped program's trace symbolized with its debug file found by
 # build-id under --debug-dir; in place, to a file and through a pipe; a
-# second run keeps what is there. (t_symtrace compares every frame with
+# second run keeps what is there. (t_rewrite compares every frame with
 # llvm-symbolizer; this checks the command around it.)
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 sh "$PROFEV_ROOT/tests/sym/build.sh" fx >build.log 2>&1 || { cat build.log; fail "fixtures"; }

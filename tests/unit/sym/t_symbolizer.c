@@ -1,10 +1,11 @@
 /*
- * lib/sym/symbolize.c against llvm-symbolizer --inlines --demangle: every
- * frame (function, file, line, column, inline chain) of every address
- * looked up must be the same, on the fixtures of tests/sym (DWARF 5
- * program, DWARF 4 C++ library, separate debug file), for addresses spread
- * over all their code plus the return addresses the program captured.
- * Also: demangling, and errors for missing and non-ELF files.
+ * lib/sym/symbolizer.c, with the pieces under it, against llvm-symbolizer
+ * --inlines --demangle: every frame (function, file, line, column, inline
+ * chain) of every address looked up must be the same, on the fixtures of
+ * tests/sym (DWARF 5 program, DWARF 4 C++ library, separate debug file),
+ * for addresses spread over all their code plus the return addresses the
+ * program captured.
+ * Also: errors for missing and non-ELF files (demangling: t_demangle.c).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -16,7 +17,7 @@
 #include "profev_sym.h"
 #include "symfix.h"
 
-static char tmpdir[] = "/tmp/t_symbolize.XXXXXX";
+static char tmpdir[] = "/tmp/t_symbolizer.XXXXXX";
 
 
 /* Executable sections' address ranges of an ELF file. */
@@ -160,31 +161,6 @@ static void check_module(const char *path, const char *syms, const char *ref, un
 	free(a);
 }
 
-static void check_demangle(void)
-{
-	struct { const char *in, *out; } t[] = {
-		{ "main", "main" },
-		{ "_Z3foov", "foo()" },
-		{ "_Z3foov.cold", "foo() (.cold)" },
-		{ "_Z3fooi.constprop.0.isra.0", "foo(int) (.constprop.0.isra.0)" },
-		{ "_ZN7fixture3BoxIiE5twiceEPFvvE", "fixture::Box<int>::twice(void (*)())" },
-		{ "_Z1fIN1AIiEEEvT_", "void f<A<int> >(A<int>)" },
-		{ "_Z1fI1AIS0_IiEEEvv", "void f<A<A<int> > >()" },
-		{ "_Z2tfIZ3useiEUliE_EiT_", "int tf<use(int)::'lambda'(int)>(use(int)::'lambda'(int))" },
-		{ "_ZZ3useiENKUliE0_clEi", "use(int)::'lambda0'(int)::operator()(int) const" },
-		{ "_Z3foov.cold.1", "foo() (.cold.1)" },
-		{ "_ZltIiEbRK1AIT_ES4_", "bool operator<<int>(A<int> const&, A<int> const&)" },
-		{ "_ZlsIcEiRi1BIT_E", "int operator<<<char>(int&, B<char>)" },
-		{ "_Znot_mangled", "_Znot_mangled" },
-		{ "work_rare.cold", "work_rare.cold" },
-	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char *d = profev_demangle(t[i].in);
-		CHECK_STR(d, t[i].out);
-		free(d);
-	}
-}
-
 /* Section file offset and size by name, 0 if absent. */
 static size_t section(const char *path, const char *name, size_t *size)
 {
@@ -303,7 +279,6 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	check_demangle();
 	check_errors();
 	check_system_libc();
 

@@ -1,0 +1,389 @@
+/*
+ * sym/dwarf_form.c - DWARF 2-5 abbreviation tables, attribute forms, the
+ * attributes of one DIE, and range lists, decoded straight from the
+ * section bytes (constants from libdwarf's dwarf.h).
+ *
+ * Why not libdwarf itself: libdwarf (20210528, Debian 12) was tried first.
+ * It allocates per DIE, attribute and line row, which made pfsym three
+ * times slower than llvm-symbolizer, and it double-frees on a damaged
+ * .debug_rnglists (t_symbolize's damage test), so a bad debug file would
+ * crash pfsym. The decoder here reads every form, bounds-checks every read
+ * and gives up on a unit it cannot read.
+ */
+#include "sym/sym_internal.h"
+
+/* Size of a form's value when it does not depend on the data, else -1. */
+static int form_size(unsigned form, const struct unitctx *u)
+{
+	switch (form) {
+	case DW_FORM_addr: return (int)u->addrsize;
+	case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1:
+	case DW_FORM_addrx1: return 1;
+	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2: return 2;
+	case DW_FORM_strx3: case DW_FORM_addrx3: return 3;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4: return 4;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: return 8;
+	case DW_FORM_data16: return 16;
+	case DW_FORM_flag_present: case DW_FORM_implicit_const: return 0;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
+	case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt: case DW_FORM_strp_sup:
+		return (int)u->offsize;
+	case DW_FORM_ref_addr: return u->version <= 2 ? (int)u->addrsize : (int)u->offsize;
+	default: return -1;
+	}
+}
+
+static int parse_abbrevs(struct abbrevs *a, const struct sect *sec, uint64_t off,
+			 const struct unitctx *u)
+{
+	a->n = 0;
+	a->nspecs = 0;
+	if (off >= sec->n)
+		return -1;
+	struct cur c = cur_at(sec, off, sec->n);
+	for (;;) {
+		uint64_t code = rd_uleb(&c);
+		if (code == 0 || c.bad)
+			break;
+		if (code > 1000000)
+			return -1;
+		if (grow((void **)&a->v, &a->cap, code + 1, sizeof(*a->v)))
+			return -1;
+		for (size_t i = a->n; i <= code; i++)
+			memset(&a->v[i], 0, sizeof(a->v[i]));
+		if (a->n <= code)
+			a->n = code + 1;
+		struct abbrev *ab = &a->v[code];
+		ab->tag = (uint16_t)rd_uleb(&c);
+		ab->children = (uint8_t)rd_u(&c, 1);
+		ab->first = (uint32_t)a->nspecs;
+		ab->fixed = 0;
+		for (;;) {
+			uint64_t at = rd_uleb(&c), form = rd_uleb(&c);
+			int64_t imp = 0;
+			if (form == DW_FORM_implicit_const)
+				imp = rd_sleb(&c);
+			if ((at == 0 && form == 0) || c.bad)
+				break;
+			if (grow((void **)&a->specs, &a->capspecs, a->nspecs + 1, sizeof(*a->specs)))
+				return -1;
+			a->specs[a->nspecs++] = (struct spec){ (uint16_t)at, (uint16_t)form, imp };
+			int sz = form_size((unsigned)form, u);
+			if (sz < 0 || ab->fixed < 0)
+				ab->fixed = -1;
+			else
+				ab->fixed += sz;
+		}
+		ab->n = (uint32_t)(a->nspecs - ab->first);
+	}
+	return 0;
+}
+
+/* Fixed sizes depend on the unit's offset and address sizes and version,
+ * so a table is reparsed for a unit of another shape (rare). */
+int abbrevs_use(struct abbrevs *a, const struct sect *sec, uint64_t off, const struct unitctx *u)
+{
+	unsigned shape = u->version << 8 | u->offsize << 4 | u->addrsize;
+	if (a->off == off + 1 && a->shape == shape)
+		return 0;
+	a->off = 0;
+	if (parse_abbrevs(a, sec, off, u))
+		return -1;
+	a->off = off + 1;
+	a->shape = shape;
+	return 0;
+}
+
+void abbrevs_release(struct abbrevs *a)
+{
+	free(a->v);
+	free(a->specs);
+	memset(a, 0, sizeof(*a));
+}
+
+void form_read(struct cur *c, unsigned form, int64_t implicit, const struct unitctx *u,
+	       struct val *v)
+{
+	v->form = form;
+	v->s = NULL;
+	switch (form) {
+	case DW_FORM_addr: v->u = rd_u(c, u->addrsize); break;
+	case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1:
+	case DW_FORM_addrx1: v->u = rd_u(c, 1); break;
+	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2:
+		v->u = rd_u(c, 2); break;
+	case DW_FORM_strx3: case DW_FORM_addrx3: v->u = rd_u(c, 3); break;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4:
+		v->u = rd_u(c, 4); break;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: v->u = rd_u(c, 8); break;
+	case DW_FORM_data16: skip(c, 16); v->u = 0; break;
+	case DW_FORM_sdata: v->u = (uint64_t)rd_sleb(c); break;
+	case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
+	case DW_FORM_GNU_addr_index: case DW_FORM_GNU_str_index: case DW_FORM_loclistx:
+	case DW_FORM_rnglistx:
+		v->u = rd_uleb(c); break;
+	case DW_FORM_flag_present: v->u = 1; break;
+	case DW_FORM_implicit_const: v->u = (uint64_t)implicit; break;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
+	case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt: case DW_FORM_strp_sup:
+		v->u = rd_u(c, u->offsize); break;
+	case DW_FORM_ref_addr: v->u = rd_u(c, u->version <= 2 ? u->addrsize : u->offsize); break;
+	case DW_FORM_string: v->s = rd_cstr(c); v->u = 0; break;
+	case DW_FORM_block1: skip(c, rd_u(c, 1)); v->u = 0; break;
+	case DW_FORM_block2: skip(c, rd_u(c, 2)); v->u = 0; break;
+	case DW_FORM_block4: skip(c, rd_u(c, 4)); v->u = 0; break;
+	case DW_FORM_block: case DW_FORM_exprloc: skip(c, rd_uleb(c)); v->u = 0; break;
+	case DW_FORM_indirect: {
+		unsigned f = (unsigned)rd_uleb(c);
+		if (f == DW_FORM_indirect) {
+			c->bad = 1;
+			return;
+		}
+		form_read(c, f, implicit, u, v);
+		break;
+	}
+	default:
+		c->bad = 1; /* unknown form: the rest of the unit cannot be read */
+		break;
+	}
+}
+
+int form_is_addrx(unsigned form)
+{
+	return form == DW_FORM_addrx || form == DW_FORM_GNU_addr_index ||
+	       (form >= DW_FORM_addrx1 && form <= DW_FORM_addrx4);
+}
+
+static int is_strx(unsigned form)
+{
+	return form == DW_FORM_strx || form == DW_FORM_GNU_str_index ||
+	       (form >= DW_FORM_strx1 && form <= DW_FORM_strx4);
+}
+
+/* Entry i of a table of n-byte entries at base in sec; 0 with *ok = 0
+ * when it lies outside. */
+static uint64_t table_entry(const struct sect *sec, uint64_t base, uint64_t i, unsigned n, int *ok)
+{
+	uint64_t off = base + i * n;
+	*ok = off + n <= sec->n && off >= base;
+	if (!*ok)
+		return 0;
+	struct cur c = cur_at(sec, off, sec->n);
+	return rd_u(&c, n);
+}
+
+uint64_t form_addr(const struct dwsects *d, const struct unitctx *u, const struct val *v)
+{
+	if (!form_is_addrx(v->form))
+		return v->u;
+	int ok;
+	return table_entry(&d->addr, u->addr_base, v->u, u->addrsize, &ok);
+}
+
+const char *form_str(const struct dwsects *d, const struct unitctx *u, const struct val *v)
+{
+	uint64_t off = v->u;
+	const struct sect *sec = &d->str;
+	switch (v->form) {
+	case DW_FORM_string:
+		return v->s;
+	case DW_FORM_line_strp:
+		sec = &d->line_str;
+		break;
+	case DW_FORM_strp:
+		break;
+	default: {
+		if (!is_strx(v->form))
+			return NULL;
+		int ok;
+		off = table_entry(&d->str_offsets, u->str_offsets_base, v->u, u->offsize, &ok);
+		if (!ok)
+			return NULL;
+	}
+	}
+	if (off >= sec->n || !memchr(sec->p + off, 0, sec->n - off))
+		return NULL;
+	return (const char *)sec->p + off;
+}
+
+void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+	      const struct unitctx *u)
+{
+	if (a->fixed >= 0) {
+		skip(c, (uint64_t)a->fixed);
+		return;
+	}
+	for (uint32_t k = 0; k < a->n; k++) {
+		struct val v;
+		form_read(c, ab->specs[a->first + k].form, 0, u, &v);
+	}
+}
+
+void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+	       const struct unitctx *u, uint64_t unit_off, struct die *d)
+{
+	d->has = 0;
+	d->nrefs = 0;
+	d->call_file = d->call_line = d->call_col = d->stmt_list = 0;
+	d->addr_base = d->rnglists_base = d->str_offsets_base = 0;
+	for (uint32_t k = 0; k < a->n; k++) {
+		const struct spec *sp = &ab->specs[a->first + k];
+		struct val v;
+		if (c->bad)
+			break;
+		form_read(c, sp->form, sp->implicit, u, &v);
+		switch (sp->attr) {
+		case DW_AT_low_pc: d->low = v; d->has |= DIE_HAS_LOW; break;
+		case DW_AT_high_pc: d->high = v; d->has |= DIE_HAS_HIGH; break;
+		case DW_AT_ranges: d->ranges = v; d->has |= DIE_HAS_RANGES; break;
+		case DW_AT_call_file: d->call_file = v.u; break;
+		case DW_AT_call_line: d->call_line = v.u; break;
+		case DW_AT_call_column: d->call_col = v.u; break;
+		case DW_AT_comp_dir: d->comp_dir = v; d->has |= DIE_HAS_COMP_DIR; break;
+		case DW_AT_stmt_list: d->stmt_list = v.u; d->has |= DIE_HAS_STMT; break;
+		case DW_AT_addr_base: d->addr_base = v.u; break;
+		case DW_AT_rnglists_base: d->rnglists_base = v.u; break;
+		case DW_AT_str_offsets_base: d->str_offsets_base = v.u; break;
+		case DW_AT_name:
+			if (!(d->has & DIE_HAS_NAME))
+				d->name = v, d->has |= DIE_HAS_NAME;
+			break;
+		case DW_AT_linkage_name:
+			if (!(d->has & DIE_HAS_LINKAGE))
+				d->linkage = v, d->has |= DIE_HAS_LINKAGE;
+			break;
+		case DW_AT_MIPS_linkage_name:
+			if (!(d->has & DIE_HAS_MIPS_LINKAGE))
+				d->mips_linkage = v, d->has |= DIE_HAS_MIPS_LINKAGE;
+			break;
+		case DW_AT_abstract_origin: case DW_AT_specification: {
+			int r = sp->attr == DW_AT_specification;
+			d->nrefs++;
+			if (v.form == DW_FORM_GNU_ref_alt || v.form == DW_FORM_ref_sig8) {
+				d->nrefs = 99; /* another file: not followed */
+				break;
+			}
+			d->last_ref = v.form == DW_FORM_ref_addr ? v.u : unit_off + v.u;
+			if (v.form == DW_FORM_ref_addr || v.form == DW_FORM_ref1 ||
+			    v.form == DW_FORM_ref2 || v.form == DW_FORM_ref4 ||
+			    v.form == DW_FORM_ref8 || v.form == DW_FORM_ref_udata) {
+				d->ref[r] = d->last_ref;
+				d->has |= r ? DIE_HAS_SPEC : DIE_HAS_ORIGIN;
+			}
+			break;
+		}
+		default: break;
+		}
+	}
+}
+
+int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi)
+{
+	if (grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+		return -1;
+	r->v[r->n++] = (struct range){ lo, hi };
+	return 0;
+}
+
+/* A DWARF 5 range list (.debug_rnglists) at off. */
+static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64_t off,
+			struct ranges *r)
+{
+	uint64_t base = u->base;
+	if (off >= d->rnglists.n)
+		return 0;
+	struct cur c = cur_at(&d->rnglists, off, d->rnglists.n);
+	while (!c.bad) {
+		unsigned kind = (unsigned)rd_u(&c, 1);
+		uint64_t a, b;
+		struct val x = { DW_FORM_addrx, 0, NULL };
+		switch (kind) {
+		case DW_RLE_end_of_list:
+			return 0;
+		case DW_RLE_base_addressx:
+			x.u = rd_uleb(&c);
+			base = form_addr(d, u, &x);
+			continue;
+		case DW_RLE_startx_endx:
+			x.u = rd_uleb(&c);
+			a = form_addr(d, u, &x);
+			x.u = rd_uleb(&c);
+			b = form_addr(d, u, &x);
+			break;
+		case DW_RLE_startx_length:
+			x.u = rd_uleb(&c);
+			a = form_addr(d, u, &x);
+			b = a + rd_uleb(&c);
+			break;
+		case DW_RLE_offset_pair:
+			a = base + rd_uleb(&c);
+			b = base + rd_uleb(&c);
+			break;
+		case DW_RLE_base_address:
+			base = rd_u(&c, u->addrsize);
+			continue;
+		case DW_RLE_start_end:
+			a = rd_u(&c, u->addrsize);
+			b = rd_u(&c, u->addrsize);
+			break;
+		case DW_RLE_start_length:
+			a = rd_u(&c, u->addrsize);
+			b = a + rd_uleb(&c);
+			break;
+		default:
+			return 0;
+		}
+		if (ranges_push(r, a, b))
+			return -1;
+	}
+	return 0;
+}
+
+/* DW_AT_ranges: DWARF 5 range lists or DWARF 2-4 .debug_ranges. */
+static int read_ranges(const struct dwsects *d, const struct unitctx *u, const struct val *v,
+		       struct ranges *r)
+{
+	if (u->version >= 5) {
+		uint64_t off = v->u;
+		if (v->form == DW_FORM_rnglistx) {
+			int ok;
+			off = table_entry(&d->rnglists, u->rnglists_base, v->u, u->offsize, &ok);
+			if (!ok)
+				return 0;
+			off += u->rnglists_base;
+		}
+		return read_rnglist(d, u, off, r);
+	}
+	if (v->u >= d->ranges.n)
+		return 0;
+	uint64_t base = u->base;
+	struct cur c = cur_at(&d->ranges, v->u, d->ranges.n);
+	uint64_t maxaddr = u->addrsize == 4 ? 0xffffffffull : ~0ull;
+	while (!c.bad) {
+		uint64_t a = rd_u(&c, u->addrsize), b = rd_u(&c, u->addrsize);
+		if (c.bad || (a == 0 && b == 0))
+			break;
+		if (a == maxaddr) {
+			base = b;
+			continue;
+		}
+		if (ranges_push(r, base + a, base + b))
+			return -1;
+	}
+	return 0;
+}
+
+int die_ranges(const struct dwsects *dw, const struct unitctx *u, const struct die *d,
+	       struct ranges *r)
+{
+	r->n = 0;
+	if ((d->has & (DIE_HAS_LOW | DIE_HAS_HIGH)) == (DIE_HAS_LOW | DIE_HAS_HIGH)) {
+		uint64_t lo = form_addr(dw, u, &d->low);
+		int is_addr = d->high.form == DW_FORM_addr || form_is_addrx(d->high.form);
+		uint64_t hi = is_addr ? form_addr(dw, u, &d->high) : lo + d->high.u;
+		return ranges_push(r, lo, hi);
+	}
+	if (d->has & DIE_HAS_RANGES)
+		return read_ranges(dw, u, &d->ranges, r);
+	return 0;
+}

@@ -1,0 +1,515 @@
+/*
+ * sym/dwarf_info.c - the .debug_info walk: unit headers and root DIEs
+ * (where each unit's code is), each unit's subprograms and inlined
+ * subroutines with their ranges (the inline chains), and subroutine names
+ * through abstract_origin and specification.
+ *
+ * As LLVM 14: the compile unit is found from the CU DIE's ranges; the
+ * inline chain comes from a map built like DWARFUnit's AddrDieMap, every
+ * subprogram and inlined_subroutine range inserted in DIE preorder, a later
+ * (inner) range splitting the one it falls into.
+ */
+#include "sym/sym_internal.h"
+
+/* ---------------------------------------------------------------- */
+/* Address map (LLVM's AddrDieMap)                                   */
+/* ---------------------------------------------------------------- */
+
+/*
+ * The map under construction is a splay tree: DIEs come in preorder, so
+ * each insertion lands next to the previous one, and a splay tree makes
+ * such nearby accesses cheap (a treap here cost half the run time).
+ */
+static int32_t splay(struct tnode *T, int32_t t, uint64_t key)
+{
+	if (t < 0)
+		return t;
+	int32_t lroot = -1, rroot = -1;
+	int32_t *lhook = &lroot, *rhook = &rroot;
+	for (;;) {
+		if (key < T[t].key) {
+			int32_t c = T[t].l;
+			if (c < 0)
+				break;
+			if (key < T[c].key) {
+				T[t].l = T[c].r;
+				T[c].r = t;
+				t = c;
+				if (T[t].l < 0)
+					break;
+			}
+			*rhook = t;
+			rhook = &T[t].l;
+			t = T[t].l;
+		} else if (key > T[t].key) {
+			int32_t c = T[t].r;
+			if (c < 0)
+				break;
+			if (key > T[c].key) {
+				T[t].r = T[c].l;
+				T[c].l = t;
+				t = c;
+				if (T[t].r < 0)
+					break;
+			}
+			*lhook = t;
+			lhook = &T[t].r;
+			t = T[t].r;
+		} else {
+			break;
+		}
+	}
+	*lhook = T[t].l;
+	*rhook = T[t].r;
+	T[t].l = lroot;
+	T[t].r = rroot;
+	return t;
+}
+
+/* map[key] = (hi, sub); -1 when out of memory. */
+static int tset(struct profev_symbolizer *s, int32_t *root, uint64_t key, uint64_t hi, int32_t sub)
+{
+	int32_t t = splay(s->tn, *root, key);
+	if (t >= 0 && s->tn[t].key == key) {
+		s->tn[t].hi = hi;
+		s->tn[t].sub = sub;
+		*root = t;
+		return 0;
+	}
+	if (grow((void **)&s->tn, &s->captn, s->ntn + 1, sizeof(*s->tn)))
+		return -1;
+	int32_t n = (int32_t)s->ntn++;
+	struct tnode *T = s->tn;
+	T[n] = (struct tnode){ key, hi, sub, -1, -1 };
+	if (t >= 0) {
+		if (key < T[t].key) {
+			T[n].l = T[t].l;
+			T[n].r = t;
+			T[t].l = -1;
+		} else {
+			T[n].r = T[t].r;
+			T[n].l = t;
+			T[t].r = -1;
+		}
+	}
+	*root = n;
+	return 0;
+}
+
+/* Greatest key <= key, -1 if none. */
+static int32_t tfloor(struct profev_symbolizer *s, int32_t *root, uint64_t key)
+{
+	int32_t t = splay(s->tn, *root, key);
+	*root = t;
+	if (t < 0 || s->tn[t].key <= key)
+		return t;
+	/* the root is the successor: the floor is the left subtree's maximum */
+	int32_t l = splay(s->tn, s->tn[t].l, key);
+	s->tn[t].l = l;
+	return l;
+}
+
+static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, uint64_t hi,
+		      int32_t sub)
+{
+	if (lo == hi)
+		return 0;
+	int32_t b = tfloor(s, root, lo);
+	if (b >= 0 && lo < s->tn[b].hi) {
+		uint64_t bhi = s->tn[b].hi;
+		int32_t bsub = s->tn[b].sub;
+		if (hi < bhi && tset(s, root, hi, bhi, bsub))
+			return -1;
+		/* splaying moves links, never a node's slot: b is still b */
+		if (lo > s->tn[b].key)
+			s->tn[b].hi = lo;
+	}
+	return tset(s, root, lo, hi, sub);
+}
+
+static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
+{
+	if (root < 0)
+		return 0;
+	cu->map = malloc(s->ntn * sizeof(*cu->map));
+	int32_t *stack = malloc((s->ntn + 1) * sizeof(*stack));
+	if (!cu->map || !stack) {
+		free(stack);
+		return -1;
+	}
+	size_t sp = 0;
+	int32_t t = root;
+	while (t >= 0 || sp) {
+		while (t >= 0) {
+			stack[sp++] = t;
+			t = s->tn[t].l;
+		}
+		t = stack[--sp];
+		cu->map[cu->nmap++] = (struct dmap){ s->tn[t].key, s->tn[t].hi, s->tn[t].sub };
+		t = s->tn[t].r;
+	}
+	free(stack);
+	return 0;
+}
+
+int32_t info_find_sub(const struct cu *cu, uint64_t addr)
+{
+	size_t k = UPPER_BOUND(cu->nmap, addr, cu->map[i].lo);
+	if (k == 0 || addr >= cu->map[k - 1].hi)
+		return -1;
+	return cu->map[k - 1].sub;
+}
+
+/* ---------------------------------------------------------------- */
+/* Units                                                             */
+/* ---------------------------------------------------------------- */
+
+static int cmp_curange(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+/* The unit header at off: *u, *abbr and the offsets of its root DIE and
+ * end. @return 0 for a compile or partial unit to read, 1 for one to pass
+ * over, -1 when no further unit can be read. */
+static int unit_header(const struct sect *info, uint64_t off, struct unitctx *u, uint64_t *abbr,
+		       struct cur *c)
+{
+	*c = cur_at(info, off, info->n);
+	memset(u, 0, sizeof(*u));
+	if (rd_unit_length(c, &u->offsize))
+		return -1;
+	u->version = (unsigned)rd_u(c, 2);
+	unsigned type = DW_UT_compile;
+	if (u->version >= 5) {
+		type = (unsigned)rd_u(c, 1);
+		u->addrsize = (unsigned)rd_u(c, 1);
+		*abbr = rd_u(c, u->offsize);
+		if (type == DW_UT_skeleton || type == DW_UT_split_compile)
+			skip(c, 8);
+		else if (type == DW_UT_type || type == DW_UT_split_type)
+			skip(c, 8 + u->offsize);
+	} else {
+		*abbr = rd_u(c, u->offsize);
+		u->addrsize = (unsigned)rd_u(c, 1);
+	}
+	if (c->bad || u->version < 2 || u->version > 5 || (u->addrsize != 4 && u->addrsize != 8) ||
+	    (type != DW_UT_compile && type != DW_UT_partial))
+		return 1;
+	return 0;
+}
+
+static int add_curanges(struct profev_symbolizer *s, const struct ranges *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->v[i].lo >= r->v[i].hi)
+			continue;
+		if (grow((void **)&s->curanges, &s->capcuranges, s->ncuranges + 1,
+			 sizeof(*s->curanges)))
+			return -1;
+		s->curanges[s->ncuranges++] = (struct curange){ r->v[i].lo, r->v[i].hi,
+								(uint32_t)s->ncus };
+	}
+	return 0;
+}
+
+/* The unit headers and root DIEs: where each unit's code is. */
+int info_load_units(struct profev_symbolizer *s)
+{
+	const struct dwsects *d = &s->dw;
+	struct ranges r = { 0 };
+	uint64_t off = 0;
+	while (off + 11 <= d->info.n) {
+		struct unitctx u;
+		uint64_t abbr = 0;
+		struct cur c;
+		int h = unit_header(&d->info, off, &u, &abbr, &c);
+		if (h < 0)
+			break;
+		uint64_t unit_off = off;
+		off = (uint64_t)(c.end - d->info.p);
+		if (h > 0 || abbrevs_use(&s->ab, &d->abbrev, abbr, &u))
+			continue;
+		uint64_t die_off = (uint64_t)(c.p - d->info.p);
+		const struct abbrev *a;
+		struct die die;
+		if (die_begin(&c, &s->ab, &a) != 1)
+			continue;
+		die_attrs(&c, &s->ab, a, &u, unit_off, &die);
+		if (c.bad)
+			continue;
+		u.addr_base = die.addr_base;
+		u.rnglists_base = die.rnglists_base;
+		u.str_offsets_base = die.str_offsets_base;
+		if (grow((void **)&s->cus, &s->capcus, s->ncus + 1, sizeof(*s->cus)))
+			goto nomem;
+		struct cu *cu = &s->cus[s->ncus];
+		memset(cu, 0, sizeof(*cu));
+		if (die.has & DIE_HAS_LOW)
+			u.base = form_addr(d, &u, &die.low);
+		cu->u = u;
+		cu->die_off = die_off;
+		cu->unit_off = unit_off;
+		cu->abbrev_off = abbr;
+		cu->first_child = (uint64_t)(c.p - d->info.p);
+		cu->unit_end = off;
+		cu->root_children = a->children;
+		cu->has_stmt = (die.has & DIE_HAS_STMT) != 0;
+		cu->stmt_off = die.stmt_list;
+		cu->comp_dir = die.has & DIE_HAS_COMP_DIR ? form_str(d, &u, &die.comp_dir) : NULL;
+		if (die_ranges(d, &u, &die, &r) || add_curanges(s, &r))
+			goto nomem;
+		s->ncus++;
+	}
+	free(r.v);
+	if (s->ncuranges > 1)
+		qsort(s->curanges, s->ncuranges, sizeof(*s->curanges), cmp_curange);
+	return 0;
+nomem:
+	free(r.v);
+	return sym_fail(s, PROFEV_E_NOMEM, "out of memory");
+}
+
+struct cu *info_find_cu(struct profev_symbolizer *s, uint64_t addr)
+{
+	size_t lo = UPPER_BOUND(s->ncuranges, addr, s->curanges[i].lo);
+	/* ranges rarely overlap (code at 0 from discarded sections); take the
+	 * nearest one below that contains the address */
+	for (size_t k = lo; k > 0 && lo - k < 4; k--)
+		if (addr < s->curanges[k - 1].hi)
+			return &s->cus[s->curanges[k - 1].cu];
+	return NULL;
+}
+
+/* The unit holding .debug_info offset off, NULL if none. */
+static struct cu *cu_of(struct profev_symbolizer *s, uint64_t off)
+{
+	size_t k = UPPER_BOUND(s->ncus, off, s->cus[i].unit_off);
+	if (k == 0 || off >= s->cus[k - 1].unit_end)
+		return NULL;
+	return &s->cus[k - 1];
+}
+
+/* ---------------------------------------------------------------- */
+/* Subroutines                                                       */
+/* ---------------------------------------------------------------- */
+
+static struct sub *add_sub(struct cu *cu, uint64_t off, int32_t parent, const struct abbrev *a,
+			   const struct die *die)
+{
+	if (grow((void **)&cu->subs, &cu->capsubs, cu->nsubs + 1, sizeof(*cu->subs)))
+		return NULL;
+	struct sub *sb = &cu->subs[cu->nsubs++];
+	memset(sb, 0, sizeof(*sb));
+	sb->off = off;
+	sb->parent = parent;
+	sb->subprogram = a->tag == DW_TAG_subprogram;
+	sb->call_file = (uint32_t)die->call_file;
+	sb->call_line = (uint32_t)die->call_line;
+	sb->call_col = (uint32_t)die->call_col;
+	if (!(die->has & (DIE_HAS_NAME | DIE_HAS_LINKAGE | DIE_HAS_MIPS_LINKAGE)) &&
+	    die->nrefs == 1) {
+		sb->via_origin = 1;
+		sb->origin = die->last_ref;
+	}
+	return sb;
+}
+
+/* Every subprogram and inlined_subroutine of the unit into the map. */
+int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
+{
+	const struct dwsects *d = &s->dw;
+	struct abbrevs *ab = &s->ab;
+	if (abbrevs_use(ab, &d->abbrev, cu->abbrev_off, &cu->u))
+		return 0;
+	struct cur c = cur_at(&d->info, cu->first_child, cu->unit_end);
+	int32_t root = -1;
+	size_t depth = 0;
+	struct ranges r = { 0 };
+	s->ntn = 0;
+	int rc = 0;
+	if (!cu->root_children)
+		c.p = c.end;
+	/* at most one subroutine per two bytes of the unit; reserved, then
+	 * trimmed (see dwarf_line.c's rows) */
+	cu->capsubs = (size_t)(c.end - c.p) / 2 + 1;
+	cu->subs = malloc(cu->capsubs * sizeof(*cu->subs));
+	if (!cu->subs)
+		return -1;
+	while (c.p < c.end && !c.bad) {
+		uint64_t off = (uint64_t)(c.p - d->info.p);
+		const struct abbrev *a;
+		int k = die_begin(&c, ab, &a);
+		if (k == 0) {
+			if (depth == 0)
+				break;
+			depth--;
+			continue;
+		}
+		if (k < 0)
+			break; /* malformed: keep what was read */
+		int32_t parent = depth ? s->stack[depth - 1] : -1, me = parent;
+		if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine) {
+			struct die die;
+			die_attrs(&c, ab, a, &cu->u, cu->unit_off, &die);
+			if (!add_sub(cu, off, parent, a, &die)) {
+				rc = -1;
+				break;
+			}
+			me = (int32_t)cu->nsubs - 1;
+			rc = die_ranges(d, &cu->u, &die, &r);
+			for (size_t i = 0; i < r.n && !rc; i++)
+				rc = map_insert(s, &root, r.v[i].lo, r.v[i].hi, me);
+			if (rc)
+				break;
+		} else {
+			die_skip(&c, ab, a, &cu->u);
+		}
+		if (a->children) {
+			if (grow((void **)&s->stack, &s->capstack, depth + 1, sizeof(*s->stack))) {
+				rc = -1;
+				break;
+			}
+			s->stack[depth++] = me;
+		}
+	}
+	free(r.v);
+	struct sub *fit = realloc(cu->subs, (cu->nsubs ? cu->nsubs : 1) * sizeof(*cu->subs));
+	if (fit) {
+		cu->subs = fit;
+		cu->capsubs = cu->nsubs ? cu->nsubs : 1;
+	}
+	if (rc == 0)
+		rc = map_flatten(s, cu, root);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* Names                                                             */
+/* ---------------------------------------------------------------- */
+
+/*
+ * getSubroutineName(LinkageName) of the DIE at off: DWARFDie::
+ * findRecursively of the linkage names (MIPS' first) on the DIE, else on
+ * the DIEs its abstract_origin and specification lead to (specification
+ * first), else the same for DW_AT_name. Both searches take the same path,
+ * so one walk serves them: it stops at the first linkage name and keeps
+ * the first plain name on the way.
+ */
+static const char *die_name_raw(struct profev_symbolizer *s, uint64_t off)
+{
+	uint64_t work[16], seen[16];
+	int nwork = 0, nseen = 0;
+	const char *name = NULL;
+	work[nwork++] = off;
+	seen[nseen++] = off;
+	while (nwork) {
+		uint64_t at = work[--nwork];
+		struct cu *cu = cu_of(s, at);
+		if (!cu || abbrevs_use(&s->ab, &s->dw.abbrev, cu->abbrev_off, &cu->u))
+			continue;
+		struct cur c = cur_at(&s->dw.info, at, cu->unit_end);
+		const struct abbrev *a;
+		struct die die;
+		if (die_begin(&c, &s->ab, &a) != 1)
+			continue;
+		die_attrs(&c, &s->ab, a, &cu->u, cu->unit_off, &die);
+		const char *link = NULL;
+		if (die.has & DIE_HAS_MIPS_LINKAGE)
+			link = form_str(&s->dw, &cu->u, &die.mips_linkage);
+		if (!link && (die.has & DIE_HAS_LINKAGE))
+			link = form_str(&s->dw, &cu->u, &die.linkage);
+		if (link)
+			return link;
+		if (!name && (die.has & DIE_HAS_NAME))
+			name = form_str(&s->dw, &cu->u, &die.name);
+		for (int r = 0; r < 2; r++) {
+			if (!(die.has & (r ? DIE_HAS_SPEC : DIE_HAS_ORIGIN)))
+				continue;
+			int dup = 0;
+			for (int j = 0; j < nseen; j++)
+				dup |= seen[j] == die.ref[r];
+			if (!dup && nseen < 16 && nwork < 16) {
+				seen[nseen++] = die.ref[r];
+				work[nwork++] = die.ref[r];
+			}
+		}
+	}
+	return name;
+}
+
+static const char *die_name(struct profev_symbolizer *s, uint64_t off)
+{
+	const char *raw = die_name_raw(s, off);
+	return raw ? sym_demangled(s, raw) : NULL;
+}
+
+/*
+ * Most subroutine DIEs carry no name of their own, only a reference to the
+ * abstract instance every inlined copy shares; their names are cached by
+ * that reference, so each function's name is looked up once.
+ */
+const char *info_sub_name(struct profev_symbolizer *s, struct sub *sb)
+{
+	if (sb->named)
+		return sb->name;
+	sb->named = 1;
+	if (!sb->via_origin) {
+		sb->name = die_name(s, sb->off);
+		return sb->name;
+	}
+	if ((s->nnames + 1) * 2 > s->capnames) {
+		size_t cap = s->capnames ? s->capnames * 2 : 4096;
+		struct namecache *v = calloc(cap, sizeof(*v));
+		if (!v) {
+			sb->name = die_name(s, sb->origin);
+			return sb->name;
+		}
+		for (size_t i = 0; i < s->capnames; i++) {
+			if (!s->names[i].used)
+				continue;
+			size_t h = (s->names[i].off * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
+			while (v[h].used)
+				h = (h + 1) & (cap - 1);
+			v[h] = s->names[i];
+		}
+		free(s->names);
+		s->names = v;
+		s->capnames = cap;
+	}
+	size_t h = (sb->origin * 0x9e3779b97f4a7c15ull) >> 20 & (s->capnames - 1);
+	while (s->names[h].used && s->names[h].off != sb->origin)
+		h = (h + 1) & (s->capnames - 1);
+	if (!s->names[h].used) {
+		s->names[h].used = 1;
+		s->names[h].off = sb->origin;
+		s->names[h].name = die_name(s, sb->origin);
+		s->nnames++;
+	}
+	sb->name = s->names[h].name;
+	return sb->name;
+}
+
+void info_release(struct profev_symbolizer *s)
+{
+	for (size_t i = 0; i < s->ncus; i++) {
+		lines_release(&s->cus[i].lines);
+		free(s->cus[i].subs);
+		free(s->cus[i].map);
+	}
+	free(s->cus);
+	free(s->curanges);
+	free(s->tn);
+	free(s->stack);
+	free(s->names);
+	abbrevs_release(&s->ab);
+	s->cus = NULL;
+	s->curanges = NULL;
+	s->tn = NULL;
+	s->stack = NULL;
+	s->names = NULL;
+	s->ncus = s->ncuranges = s->ntn = s->nnames = 0;
+}

@@ -1,0 +1,470 @@
+/*
+ * sym_internal.h - what the pieces of the symbolizer share (lib/sym only).
+ *
+ *   dwarf_form.c   abbreviations, attribute forms, DIE attributes, ranges
+ *   dwarf_info.c   the .debug_info walk: units, subroutines, inline chains
+ *   dwarf_line.c   .debug_line programs: file tables, rows, sequences
+ *   elf_symtab.c   ELF symbol tables
+ *   demangle.c     Itanium names spelled as LLVM spells them
+ *   symbolizer.c   opening a file, loading its sections, lookups
+ *
+ * DWARF is decoded straight from the section bytes (see dwarf_form.c for
+ * why not libdwarf); every read is bounds-checked through struct cur, which
+ * turns any overrun into c->bad and reads nothing further. The answers copy
+ * llvm-symbolizer's (LLVM 14) rules, named where each rule is applied.
+ */
+#ifndef PROFEV_SYM_INTERNAL_H
+#define PROFEV_SYM_INTERNAL_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dwarf.h>
+#include "profev_sym.h"
+
+/* ---------------------------------------------------------------- */
+/* Memory                                                            */
+/* ---------------------------------------------------------------- */
+
+/* Bump allocator for strings that live as long as the symbolizer. */
+struct arena {
+	char *cur;
+	size_t left;
+	void **blocks;
+	size_t nblocks, capblocks;
+};
+
+char *arena_alloc(struct arena *a, size_t n);
+char *arena_strdup(struct arena *a, const char *s);
+void arena_free(struct arena *a);
+
+/* *p holds *cap elements of elem bytes; make room for need. -1: no memory. */
+static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/*
+ * The index of the first element of v[0..n) whose KEY is above key
+ * (std::upper_bound), where KEY(i) gives element i's key: every sorted
+ * table of the symbolizer is searched this way, as LLVM searches its own.
+ */
+#define UPPER_BOUND(n_, key_, KEY)                                  \
+	({                                                          \
+		size_t ub_lo = 0, ub_n = (n_);                      \
+		while (ub_n > 0) {                                  \
+			size_t ub_half = ub_n / 2, i = ub_lo + ub_half; \
+			if ((key_) < (KEY)) {                       \
+				ub_n = ub_half;                     \
+			} else {                                    \
+				ub_lo = i + 1;                      \
+				ub_n -= ub_half + 1;                \
+			}                                           \
+		}                                                   \
+		ub_lo;                                              \
+	})
+
+/* ---------------------------------------------------------------- */
+/* Reading bytes                                                     */
+/* ---------------------------------------------------------------- */
+
+struct cur {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+struct sect {
+	const uint8_t *p;
+	size_t n;
+};
+
+static inline struct cur cur_at(const struct sect *s, uint64_t off, uint64_t end)
+{
+	struct cur c = { s->p + off, s->p + end, 0 };
+	return c;
+}
+
+static inline uint64_t rd_u(struct cur *c, unsigned n)
+{
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		c->p = c->end;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static inline uint64_t rd_uleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	while (c->p < c->end) {
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = 1;
+	return v;
+}
+
+static inline int64_t rd_sleb(struct cur *c)
+{
+	int64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b = 0;
+	while (c->p < c->end) {
+		b = *c->p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= (int64_t)(~(uint64_t)0 << shift);
+			return v;
+		}
+	}
+	c->bad = 1;
+	return v;
+}
+
+static inline const char *rd_cstr(struct cur *c)
+{
+	const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+	if (!z) {
+		c->bad = 1;
+		c->p = c->end;
+		return NULL;
+	}
+	const char *s = (const char *)c->p;
+	c->p = z + 1;
+	return s;
+}
+
+static inline void skip(struct cur *c, uint64_t n)
+{
+	if ((uint64_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		c->p = c->end;
+	} else {
+		c->p += n;
+	}
+}
+
+/*
+ * A unit's initial length (32- or 64-bit DWARF): sets *offsize and narrows
+ * c->end to the unit. @return 0, -1 if the length does not fit.
+ */
+static inline int rd_unit_length(struct cur *c, unsigned *offsize)
+{
+	*offsize = 4;
+	uint64_t len = rd_u(c, 4);
+	if (len == 0xffffffffu) {
+		len = rd_u(c, 8);
+		*offsize = 8;
+	}
+	if (c->bad || len > (uint64_t)(c->end - c->p))
+		return -1;
+	c->end = c->p + len;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Abbreviations and forms (dwarf_form.c)                            */
+/* ---------------------------------------------------------------- */
+
+struct dwsects {
+	struct sect info, abbrev, line, line_str, str, rnglists, ranges, addr, str_offsets;
+};
+
+/* What a unit header and its root DIE say, for reading its DIEs. */
+struct unitctx {
+	unsigned version, offsize, addrsize;
+	uint64_t addr_base, rnglists_base, str_offsets_base, base;
+};
+
+struct abbrev {
+	uint16_t tag;
+	uint8_t children;
+	uint32_t first, n;      /* specs[first .. first + n) */
+	int32_t fixed;          /* bytes of all attributes if fixed, else -1 */
+};
+
+struct spec {
+	uint16_t attr, form;
+	int64_t implicit;
+};
+
+/* One abbreviation table, the one at .debug_abbrev offset off - 1. */
+struct abbrevs {
+	struct abbrev *v;       /* by code */
+	size_t n, cap;
+	struct spec *specs;
+	size_t nspecs, capspecs;
+	uint64_t off;           /* offset + 1 of the table held, 0 = none */
+	unsigned shape;         /* version, offset and address size it is for */
+};
+
+/* Make a hold the table at off. @return 0, -1 if it cannot be read. */
+int abbrevs_use(struct abbrevs *a, const struct sect *sec, uint64_t off, const struct unitctx *u);
+void abbrevs_release(struct abbrevs *a);
+
+/* One attribute value: numbers and offsets in u, strings in s. */
+struct val {
+	unsigned form;
+	uint64_t u;
+	const char *s;
+};
+
+void form_read(struct cur *c, unsigned form, int64_t implicit, const struct unitctx *u,
+	       struct val *v);
+int form_is_addrx(unsigned form);
+/* The address a DW_FORM_addr or addrx value stands for, 0 if out of range. */
+uint64_t form_addr(const struct dwsects *d, const struct unitctx *u, const struct val *v);
+/* The string a string form stands for, NULL if none or out of range. */
+const char *form_str(const struct dwsects *d, const struct unitctx *u, const struct val *v);
+
+/* The attributes of a DIE that the symbolizer uses, valid when their
+ * DIE_HAS_ bit is set (a name's first occurrence, the others' last). */
+struct die {
+	unsigned has;
+	struct val low, high, ranges, comp_dir, name, linkage, mips_linkage;
+	uint64_t call_file, call_line, call_col, stmt_list;
+	uint64_t addr_base, rnglists_base, str_offsets_base;
+	/* abstract_origin [0] and specification [1] as .debug_info offsets,
+	 * DIE_HAS_ORIGIN / DIE_HAS_SPEC when given by a reference form */
+	uint64_t ref[2];
+	uint64_t last_ref;   /* the last of them, whatever its form */
+	unsigned nrefs;      /* how many; 99 when one is in another file */
+};
+
+enum {
+	DIE_HAS_LOW = 1, DIE_HAS_HIGH = 2, DIE_HAS_RANGES = 4, DIE_HAS_COMP_DIR = 8,
+	DIE_HAS_STMT = 16, DIE_HAS_NAME = 32, DIE_HAS_LINKAGE = 64, DIE_HAS_MIPS_LINKAGE = 128,
+	DIE_HAS_ORIGIN = 256, DIE_HAS_SPEC = 512,
+};
+
+/*
+ * A DIE starts with its abbreviation code. @return 1 with *a set, 0 at the
+ * end of a sibling list (code 0), -1 for a code the table does not have.
+ */
+static inline int die_begin(struct cur *c, const struct abbrevs *ab, const struct abbrev **a)
+{
+	uint64_t code = rd_uleb(c);
+	if (code == 0)
+		return 0;
+	if (code >= ab->n || !ab->v[code].tag)
+		return -1;
+	*a = &ab->v[code];
+	return 1;
+}
+
+/* Past the attributes of a DIE whose values are not needed. */
+void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+	      const struct unitctx *u);
+
+/* The attributes of a DIE of the unit at unit_off into *d. */
+void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+	       const struct unitctx *u, uint64_t unit_off, struct die *d);
+
+struct range {
+	uint64_t lo, hi;
+};
+
+struct ranges {
+	struct range *v;
+	size_t n, cap;
+};
+
+int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi);
+/* DWARFDie::getAddressRanges: low/high first, else DW_AT_ranges (relative
+ * to u->base), into r, emptied first. @return 0, -1 when out of memory. */
+int die_ranges(const struct dwsects *dw, const struct unitctx *u, const struct die *d,
+	       struct ranges *r);
+
+/* ---------------------------------------------------------------- */
+/* Units, lines, subroutines                                         */
+/* ---------------------------------------------------------------- */
+
+/* As LLVM's DWARFDebugLine::Row, whose file and column are 16 bits. */
+struct row {
+	uint64_t addr;
+	uint32_t line;
+	uint16_t file, col;
+};
+
+struct seq {
+	uint64_t lo, hi;
+	uint32_t first, last; /* rows [first, last), the end row is last - 1 */
+};
+
+struct sub {
+	uint64_t off;         /* .debug_info offset of the DIE */
+	int32_t parent;       /* nearest enclosing subroutine, -1 at top */
+	uint32_t call_file, call_line, call_col;
+	uint8_t subprogram;   /* else inlined_subroutine */
+	uint8_t named;        /* name below computed */
+	uint8_t via_origin;   /* named only through one abstract_origin or
+	                         specification: origin, shared by many */
+	uint64_t origin;      /* .debug_info offset of that DIE */
+	const char *name;     /* demangled, NULL if none */
+};
+
+/* One entry of the flattened address map: [lo, hi) -> sub. */
+struct dmap {
+	uint64_t lo, hi;
+	int32_t sub;
+};
+
+/* Splay tree node of the map under construction. */
+struct tnode {
+	uint64_t key, hi;
+	int32_t sub;
+	int32_t l, r;
+};
+
+/* A unit's line table (dwarf_line.c). */
+struct lines {
+	int has_lines;
+	unsigned version;
+	const char **files;   /* resolved paths by index - file_base, NULL = not yet */
+	uint8_t *file_done;
+	int64_t file_base, nfiles;
+	const char **fnames;  /* raw file entry name and directory */
+	uint64_t *fdirs;
+	const char **dirs;
+	int64_t ndirs;
+	struct row *rows;
+	size_t nrows;
+	struct seq *seqs;
+	size_t nseqs;
+};
+
+struct cu {
+	struct unitctx u;
+	uint64_t unit_off;    /* unit header, base of CU-relative references */
+	uint64_t die_off;     /* root DIE, in .debug_info */
+	uint64_t abbrev_off, first_child, unit_end, stmt_off;
+	int root_children, has_stmt;
+	const char *comp_dir;
+	int loaded;           /* 0 not yet, 1 loaded, -1 failed */
+	struct lines lines;
+	struct sub *subs;
+	size_t nsubs, capsubs;
+	struct dmap *map;
+	size_t nmap;
+};
+
+struct curange {
+	uint64_t lo, hi;
+	uint32_t cu;
+};
+
+struct elfsym {
+	uint64_t addr, size;
+	const char *name;
+	uint32_t local_idx;   /* symbol index if STB_LOCAL, else 0 */
+	const char *demangled;
+};
+
+struct filesym {
+	uint32_t idx;
+	const char *name;
+};
+
+/* One ELF symbol table, sorted as LLVM's SymbolizableObjectFile sorts it. */
+struct symtab {
+	struct elfsym *syms;
+	size_t nsyms;
+	struct filesym *filesyms;
+	size_t nfilesyms;
+};
+
+struct namecache {
+	uint64_t off;
+	const char *name;
+	int used;
+};
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+struct profev_symbolizer {
+	struct profev_error err;
+	struct arena arena;
+	void *demangler_handle;
+	cxa_demangle_fn demangler;
+	/* ELF */
+	int fd, sfd;
+	Elf *elf, *selfp;   /* the debug file; the symbols file if another */
+	struct symtab symtab;
+	/* DWARF */
+	struct dwsects dw;
+	struct abbrevs ab;
+	int32_t *stack;
+	size_t capstack;
+	struct namecache *names;   /* by abstract origin, see sub_name() */
+	size_t nnames, capnames;
+	struct cu *cus;
+	size_t ncus, capcus;
+	struct curange *curanges;
+	size_t ncuranges, capcuranges;
+	/* map construction scratch */
+	struct tnode *tn;
+	size_t ntn, captn;
+	/* lookup result */
+	struct profev_symframe *out;
+	size_t capout;
+	int32_t *chain;
+	size_t capchain;
+};
+
+/* symbolizer.c */
+int sym_fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *sym_demangled(struct profev_symbolizer *s, const char *name);
+
+/* demangle.c */
+void *demangler_open(cxa_demangle_fn *fn);
+char *demangle_with(cxa_demangle_fn cxa, const char *name);
+
+/* elf_symtab.c */
+int symtab_load(struct symtab *t, Elf *elf, struct profev_error *err);
+struct elfsym *symtab_find(struct symtab *t, uint64_t addr);
+const char *symtab_file_symbol(const struct symtab *t, uint32_t idx);
+void symtab_release(struct symtab *t);
+
+/* dwarf_line.c: the unit's line program at off of .debug_line. -1: no memory */
+int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *u, uint64_t off);
+const struct row *lines_find_row(const struct lines *l, uint64_t addr);
+/* DWARFDebugLine::Prologue::getFileNameByIndex, AbsoluteFilePath */
+const char *lines_file_name(struct lines *l, struct arena *arena, const char *comp_dir,
+			    uint64_t index);
+void lines_release(struct lines *l);
+
+/* dwarf_info.c */
+int info_load_units(struct profev_symbolizer *s);
+struct cu *info_find_cu(struct profev_symbolizer *s, uint64_t addr);
+int info_load_dies(struct profev_symbolizer *s, struct cu *cu);
+int32_t info_find_sub(const struct cu *cu, uint64_t addr);
+const char *info_sub_name(struct profev_symbolizer *s, struct sub *sb);
+void info_release(struct profev_symbolizer *s);
+
+#endif

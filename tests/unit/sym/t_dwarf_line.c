@@ -1,0 +1,94 @@
+/*
+ * lib/sym/dwarf_line.c on a hand-assembled DWARF 4 line program: the
+ * directory and file tables, standard, extended and special opcodes, two
+ * sequences out of address order, the row each address gets (none past a
+ * sequence's end or between sequences), paths joined with the unit's
+ * directory, and a header cut short.
+ */
+#include "check.h"
+#include "sym/sym_internal.h"
+
+static const uint8_t prog[] = {
+	0, 0, 0, 0,                       /* unit_length, set below */
+	4, 0,                             /* version */
+	0, 0, 0, 0,                       /* header_length, set below */
+	1, 1, 1, (uint8_t)-5, 14, 13,     /* min_inst, max_ops, is_stmt, base, range, opcode_base */
+	0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1,
+	'i', 'n', 'c', 0, 0,              /* include_directories */
+	'a', '.', 'c', 0, 1, 0, 0,        /* file 1 in dir 1 */
+	'/', 'a', 'b', 's', '/', 'b', '.', 'h', 0, 0, 0, 0,
+	0,
+	/* the program */
+	0, 9, DW_LNE_set_address, 0x00, 0x10, 0, 0, 0, 0, 0, 0,
+	DW_LNS_advance_line, 9, DW_LNS_copy,                       /* 0x1000 line 10 */
+	DW_LNS_advance_pc, 4, DW_LNS_set_column, 3, DW_LNS_advance_line, 2,
+	DW_LNS_copy,                                               /* 0x1004 line 12:3 */
+	DW_LNS_set_file, 2, 75,                                    /* 0x1008 line 13 */
+	DW_LNS_advance_pc, 8, 0, 1, DW_LNE_end_sequence,           /* end 0x1010 */
+	0, 9, DW_LNE_set_address, 0x00, 0x08, 0, 0, 0, 0, 0, 0,
+	DW_LNS_copy,                                               /* 0x800 line 1 */
+	DW_LNS_advance_pc, 0x10, 0, 1, DW_LNE_end_sequence,        /* end 0x810 */
+};
+
+/* the header after header_length: 6 fields, 12 opcode lengths, the
+ * directory table (5 bytes) and the file table (7 + 12 + 1) */
+#define HEADER_LEN 43
+
+static void load(struct lines *l, uint8_t *b, size_t n)
+{
+	b[0] = (uint8_t)(n - 4);
+	b[6] = HEADER_LEN;
+	struct dwsects d = { .line = { b, n } };
+	struct unitctx u = { .version = 4, .offsize = 4, .addrsize = 8 };
+	memset(l, 0, sizeof(*l));
+	CHECK_EQ(lines_load(l, &d, &u, 0), 0);
+}
+
+int main(void)
+{
+	uint8_t b[sizeof(prog)];
+	memcpy(b, prog, sizeof(b));
+	struct lines l;
+	load(&l, b, sizeof(b));
+	CHECK_EQ(prog[10 + HEADER_LEN + 2], DW_LNE_set_address);
+	CHECK(l.has_lines);
+	CHECK_EQ(l.nfiles, 2);
+	CHECK_EQ(l.ndirs, 1);
+	CHECK_EQ(l.nseqs, 2);
+	CHECK_EQ(l.seqs[0].lo, 0x800); /* sorted by end address */
+
+	const struct row *r = lines_find_row(&l, 0x1006);
+	CHECK(r && r->addr == 0x1004 && r->line == 12 && r->col == 3 && r->file == 1);
+	r = lines_find_row(&l, 0x100f);
+	CHECK(r && r->line == 13 && r->file == 2);
+	r = lines_find_row(&l, 0x1000);
+	CHECK(r && r->line == 10);
+	r = lines_find_row(&l, 0x805);
+	CHECK(r && r->line == 1);
+	CHECK(lines_find_row(&l, 0x1010) == NULL);
+	CHECK(lines_find_row(&l, 0x900) == NULL);
+	CHECK(lines_find_row(&l, 0x10) == NULL);
+
+	struct arena arena = { 0 };
+	CHECK_STR(lines_file_name(&l, &arena, "/src", 1), "/src/inc/a.c");
+	CHECK_STR(lines_file_name(&l, &arena, "/src", 1), "/src/inc/a.c");
+	CHECK_STR(lines_file_name(&l, &arena, "/src", 2), "/abs/b.h");
+	CHECK(lines_file_name(&l, &arena, "/src", 0) == NULL);  /* DWARF 4 counts from 1 */
+	CHECK(lines_file_name(&l, &arena, "/src", 3) == NULL);
+	lines_release(&l);
+
+	/* cut inside the header: no lines, no crash */
+	for (size_t n = 5; n < 60; n += 3) {
+		memcpy(b, prog, sizeof(b));
+		struct dwsects d = { .line = { b, n } };
+		struct unitctx u = { .version = 4, .offsize = 4, .addrsize = 8 };
+		b[0] = (uint8_t)(sizeof(b) - 4);
+		b[6] = HEADER_LEN;
+		memset(&l, 0, sizeof(l));
+		CHECK_EQ(lines_load(&l, &d, &u, 0), 0);
+		CHECK(!l.has_lines);
+		lines_release(&l);
+	}
+	arena_free(&arena);
+	return CHECK_DONE();
+}
