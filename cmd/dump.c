@@ -12,7 +12,7 @@ static const char usage_text[] =
 	"  -j, --jsonl      one JSON object per event (for jq and scripts)\n"
 	"  -s, --stats      totals per type and thread, bytes per event, top zones\n"
 	"  -l, --leaks      memory still allocated at the end, by callstack\n"
-	"  -n, --top N      zones in the --stats table (default 20)\n"
+	"  -n, --top N      zones and sampled functions in the --stats tables (default 20)\n"
 	"  -h, --help       show this help\n"
 	"      --version    show the version\n"
 	"\n"

@@ -54,6 +54,35 @@ struct profev_leak {
 	uint64_t blocks, bytes;
 };
 
+/** A function's share of the samples (pfrec --sample). */
+struct profev_func_stat {
+	char *name;           /**< function once pfsym has run, else module+0xoffset */
+	uint64_t self;        /**< samples taken in it (innermost frame) */
+	uint64_t total;       /**< samples with it anywhere on the stack */
+};
+
+#define PROFEV_OFFCPU_TOP 5
+
+/** One stretch a thread spent off CPU (pfrec --sched). */
+struct profev_offcpu {
+	uint64_t ts;          /**< when it went off CPU */
+	uint64_t ns;          /**< for how long */
+	uint32_t zone;        /**< string id of its innermost zone then, 0 = none */
+	int zone_known;       /**< 0: the trace no longer said (zone is 0) */
+	int preempted;        /**< 1 preempted (runnable), 0 blocked */
+};
+
+/** Samples and CPU time of one thread. */
+struct profev_sched_stat {
+	uint32_t tid;
+	uint64_t samples;
+	uint64_t switches;    /**< times it went off CPU */
+	uint64_t preempted;   /**< of those, preempted rather than blocked */
+	uint64_t on_ns, off_ns; /**< between its first and last switch */
+	struct profev_offcpu longest[PROFEV_OFFCPU_TOP]; /**< longest first */
+	uint32_t nlongest;
+};
+
 struct profev_stats {
 	uint64_t events;
 	uint64_t by_type[PROFEV_EV_TYPE_MAX + 1];
@@ -73,6 +102,12 @@ struct profev_stats {
 	uint32_t npools;
 	struct profev_leak *leaks;   /**< sorted by bytes, largest first */
 	uint32_t nleaks;
+	uint64_t samples;            /**< SAMPLE events */
+	uint64_t lost_samples;       /**< sum of SAMPLE_LOST events' counts */
+	struct profev_func_stat *funcs; /**< sorted by self, largest first */
+	uint32_t nfuncs;
+	struct profev_sched_stat *sched; /**< threads with samples or switches */
+	uint32_t nsched;
 	int complete;                /**< the trace had its end chunk */
 };
 

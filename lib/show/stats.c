@@ -5,6 +5,7 @@
 #include "trace/trace_internal.h"
 #include "profev_dump.h"
 #include "show/zone_track.h"
+#include "show/sample_stats.h"
 
 struct live_block {
 	uint64_t addr; /* 0 = empty slot */
@@ -15,6 +16,8 @@ struct live_block {
 struct collect {
 	struct profev_stats *s;
 	struct zone_track *zones;
+	struct sample_stats *samples;
+	const struct profev_reader *r;
 	uint32_t threads_cap, pools_cap;
 	struct profev_zone_stat *by_name; /* indexed by name id */
 	uint32_t by_name_cap;
@@ -127,6 +130,8 @@ static int zone_end(struct collect *c, const struct profev_event *ev)
 		return -1;
 	struct profev_zone_stat *z = &c->by_name[name];
 	uint64_t d = ev->ts >= begin ? ev->ts - begin : 0;
+	if (sample_stats_zone(c->samples, ev->tid, name, begin, ev->ts))
+		return -1;
 	if (!z->count || d < z->min_ns)
 		z->min_ns = d;
 	if (d > z->max_ns)
@@ -204,7 +209,11 @@ static int event(struct collect *c, const struct profev_event *ev)
 		t->first_ts = ev->ts;
 	}
 	t->events++;
-	t->last_ts = ev->ts;
+	/* Samples and switches reach the file in their own order. */
+	if (ev->ts > t->last_ts)
+		t->last_ts = ev->ts;
+	if (ev->ts < t->first_ts)
+		t->first_ts = ev->ts;
 	if (!s->events || ev->ts < s->first_ts)
 		s->first_ts = ev->ts;
 	if (ev->ts > s->last_ts)
@@ -214,9 +223,13 @@ static int event(struct collect *c, const struct profev_event *ev)
 	switch (ev->type) {
 	case PROFEV_EV_ZONE_BEGIN:
 		t->zones++;
-		return zone_track_begin(c->zones, ev->tid, ev->name, ev->ts);
+		if (zone_track_begin(c->zones, ev->tid, ev->name, ev->ts))
+			return -1;
+		break;
 	case PROFEV_EV_ZONE_END:
-		return zone_end(c, ev);
+		if (zone_end(c, ev))
+			return -1;
+		break;
 	case PROFEV_EV_LOST:
 		s->lost_events += ev->payload;
 		return 0;
@@ -224,7 +237,7 @@ static int event(struct collect *c, const struct profev_event *ev)
 	case PROFEV_EV_MEM_FREE:
 		return memory(c, ev);
 	}
-	return 0;
+	return sample_stats_event(c->samples, c->r, c->zones, ev);
 }
 
 int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
@@ -235,9 +248,12 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 	*out = NULL;
 	c.s = calloc(1, sizeof(*c.s));
 	c.zones = zone_track_new();
-	if (!c.s || !c.zones) {
+	c.samples = sample_stats_new();
+	c.r = r;
+	if (!c.s || !c.zones || !c.samples) {
 		free(c.s);
 		zone_track_free(c.zones);
+		sample_stats_free(c.samples);
 		return PROFEV_E_NOMEM;
 	}
 	while ((rc = profev_reader_next_chunk(r, &ch)) > 0) {
@@ -268,6 +284,9 @@ done:
 	c.s->zones = c.by_name;
 	if (leaks(&c) && rc >= 0)
 		rc = PROFEV_E_NOMEM;
+	if (sample_stats_finish(c.samples, c.zones, c.s) && rc >= 0)
+		rc = PROFEV_E_NOMEM;
+	sample_stats_free(c.samples);
 	zone_track_free(c.zones);
 	free(c.live);
 	*out = c.s;
@@ -300,6 +319,74 @@ static void ended(const struct profev_meta *m, int complete, FILE *out)
 		return;
 	}
 	fprintf(out, "%s\n", complete ? "not recorded" : "unknown: the trace is cut");
+}
+
+static int by_total_samples(const void *a, const void *b)
+{
+	const struct profev_func_stat *x = *(const struct profev_func_stat *const *)a;
+	const struct profev_func_stat *y = *(const struct profev_func_stat *const *)b;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void funcs_write(const struct profev_stats *s, const struct profev_func_stat *const *by,
+			unsigned top, FILE *out)
+{
+	fprintf(out, "  %10s %7s %10s %7s  %s\n", "self", "", "total", "", "function");
+	for (uint32_t i = 0; i < s->nfuncs && i < top; i++)
+		fprintf(out, "  %10" PRIu64 " %6.2f%% %10" PRIu64 " %6.2f%%  %s\n", by[i]->self,
+			100.0 * (double)by[i]->self / (double)s->samples, by[i]->total,
+			100.0 * (double)by[i]->total / (double)s->samples, by[i]->name);
+}
+
+static void samples_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
+			  unsigned top)
+{
+	char a[32], b[32];
+	if (!s->nsched)
+		return;
+	fprintf(out, "\nsamples and CPU time by thread (%" PRIu64 " samples, %" PRIu64 " lost):\n", s->samples,
+		s->lost_samples);
+	fprintf(out, "  %-8s %-24s %10s %12s %12s %10s %10s\n", "tid", "name", "samples", "on CPU",
+		"off CPU", "switches", "preempted");
+	for (uint32_t i = 0; i < s->nsched; i++) {
+		const struct profev_sched_stat *t = &s->sched[i];
+		duration(a, sizeof(a), t->on_ns);
+		duration(b, sizeof(b), t->off_ns);
+		fprintf(out, "  %-8u %-24.24s %10" PRIu64 " %12s %12s %10" PRIu64 " %10" PRIu64 "\n", t->tid,
+			profev_reader_thread_name(r, t->tid), t->samples, t->switches ? a : "-",
+			t->switches ? b : "-", t->switches, t->preempted);
+	}
+	const struct profev_func_stat **by = s->nfuncs && s->samples ? malloc(s->nfuncs * sizeof(*by)) : NULL;
+	if (by) {
+		for (uint32_t i = 0; i < s->nfuncs; i++)
+			by[i] = &s->funcs[i];
+		fprintf(out, "\ntop functions by self samples:\n");
+		funcs_write(s, by, top, out);
+		qsort(by, s->nfuncs, sizeof(*by), by_total_samples);
+		fprintf(out, "\ntop functions by total samples:\n");
+		funcs_write(s, by, top, out);
+		free(by);
+	}
+	int any = 0;
+	for (uint32_t i = 0; i < s->nsched; i++) {
+		const struct profev_sched_stat *t = &s->sched[i];
+		for (uint32_t k = 0; k < t->nlongest; k++) {
+			const struct profev_offcpu *o = &t->longest[k];
+			if (!any++)
+				fprintf(out, "\nlongest stretches off CPU:\n  %-8s %-24s %14s %12s %-9s  %s\n", "tid",
+					"name", "at", "off for", "why", "in zone");
+			duration(a, sizeof(a), o->ns);
+			uint64_t at = o->ts >= s->first_ts ? o->ts - s->first_ts : 0;
+			fprintf(out, "  %-8u %-24.24s %4" PRIu64 ".%09" PRIu64 " %12s %-9s  %s\n", t->tid,
+				profev_reader_thread_name(r, t->tid), at / 1000000000u, at % 1000000000u, a,
+				o->preempted ? "preempted" : "blocked",
+				!o->zone_known ? "?" : o->zone ? profev_reader_string(r, o->zone) : "-");
+		}
+	}
 }
 
 void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
@@ -369,6 +456,7 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 				profev_reader_string(r, z->name), z->count, a, b, c, d);
 		}
 	}
+	samples_write(s, r, out, top_zones);
 	if (s->npools) {
 		fprintf(out, "\nmemory by pool:\n  %-16s %10s %10s %14s %14s %14s\n", "pool", "allocs", "frees",
 			"allocated", "peak live", "live at end");
@@ -389,5 +477,6 @@ void profev_stats_free(struct profev_stats *s)
 	free(s->zones);
 	free(s->pools);
 	free(s->leaks);
+	sample_stats_release(s);
 	free(s);
 }

@@ -111,3 +111,20 @@ uint32_t zone_track_depth(struct zone_track *z, uint32_t tid)
 	uint32_t s = *slot(z, tid);
 	return s ? z->threads[s - 1].depth : 0;
 }
+
+int zone_track_innermost_at(struct zone_track *z, uint32_t tid, uint64_t ts, uint32_t *name,
+			    uint64_t *begin_ts)
+{
+	uint32_t s = *slot(z, tid);
+	if (!s)
+		return 0;
+	const struct thread *t = &z->threads[s - 1];
+	for (uint32_t d = t->depth; d-- > 0;) {
+		if (t->stack[d].ts <= ts) {
+			*name = t->stack[d].name;
+			*begin_ts = t->stack[d].ts;
+			return 1;
+		}
+	}
+	return 0;
+}

@@ -18,6 +18,10 @@ int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t
 int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts);
 /* Zones still open on all threads. */
 uint64_t zone_track_open(const struct zone_track *z);
+/* The innermost of tid's open zones that began at ts or before: 1 with its
+ * name and begin time, 0 if none. */
+int zone_track_innermost_at(struct zone_track *z, uint32_t tid, uint64_t ts, uint32_t *name,
+			    uint64_t *begin_ts);
 /* Depth of tid's open-zone stack. */
 uint32_t zone_track_depth(struct zone_track *z, uint32_t tid);
 #endif

@@ -276,9 +276,84 @@ static void test_zone_track(void)
 	zone_track_free(NULL);
 }
 
+/* Samples and switches, written ahead of the zones of their thread as
+ * pfrec may: the zone a thread was in when it went off CPU is found once
+ * the zones have caught up. */
+static void test_samples(void)
+{
+	struct fx x = fx_new();
+	struct profev_module m = { "/bin/prog", NULL, 0, 0x400000, 0x1000 };
+	CHECK_EQ(profev_writer_module(x.w, &m), 0);
+	struct profev_frame a[2] = { { 0, 0, 0x10 }, { 0, PROFEV_FRAMEF_RETURN, 0x50 } };
+	struct profev_frame b[2] = { { 0, 0, 0x20 }, { 0, PROFEV_FRAMEF_RETURN, 0x50 } };
+	uint32_t sa = profev_writer_stack(x.w, a, 2), sb = profev_writer_stack(x.w, b, 2);
+	struct profev_symframe leaf = { "leaf_a", "a.c", 3, 0 }, main_fn = { "main", "a.c", 9, 0 };
+	CHECK_EQ(profev_writer_symbol(x.w, 0, 0x10, &leaf, 1), 0);
+	CHECK_EQ(profev_writer_symbol(x.w, 0, 0x50, &main_fn, 1), 0);
+	uint32_t z = profev_writer_cstring(x.w, "Z");
+	static const struct { uint8_t type; uint64_t ts; uint64_t payload; int stack; } seq[] = {
+		{ PROFEV_EV_SAMPLE, 1500, 0, 1 }, { PROFEV_EV_SWITCH_OUT, 2000, 1, 0 },
+		{ PROFEV_EV_SWITCH_IN, 2500, 0, 0 }, { PROFEV_EV_SAMPLE, 2600, 0, 1 },
+		{ PROFEV_EV_SWITCH_OUT, 3000, 1 | PROFEV_SWITCH_PREEMPTED, 0 },
+		{ PROFEV_EV_SWITCH_IN, 3100, 1, 0 }, { PROFEV_EV_SAMPLE, 3200, 1, 1 },
+		{ PROFEV_EV_SAMPLE, 3300, 1, 2 }, { PROFEV_EV_SWITCH_OUT, 6000, 1, 0 },
+		{ PROFEV_EV_SWITCH_IN, 6010, 1, 0 }, { PROFEV_EV_SAMPLE_LOST, 6020, 7, 0 },
+	};
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		struct profev_event e = synth_event(seq[i].type, seq[i].ts, 5, 0, seq[i].payload);
+		e.stack = seq[i].stack == 1 ? sa : seq[i].stack == 2 ? sb : 0;
+		fx_event(&x, e);
+	}
+	fx_event(&x, synth_event(PROFEV_EV_ZONE_BEGIN, 1000, 5, z, 0));
+	fx_event(&x, synth_event(PROFEV_EV_ZONE_END, 5000, 5, z, 0));
+	struct profev_reader *r = fx_read(&x);
+	struct profev_stats *s;
+	CHECK_EQ(profev_stats_collect(r, &s), 0);
+	CHECK_EQ(s->samples, 4);
+	CHECK_EQ(s->lost_samples, 7);
+	CHECK_EQ(s->nsched, 1);
+	const struct profev_sched_stat *t = &s->sched[0];
+	CHECK_EQ(t->tid, 5);
+	CHECK_EQ(t->samples, 4);
+	CHECK_EQ(t->switches, 3);
+	CHECK_EQ(t->preempted, 1);
+	CHECK_EQ(t->off_ns, 500 + 100 + 10);
+	CHECK_EQ(t->on_ns, 500 + 2900);
+	CHECK_EQ(t->nlongest, 3);
+	CHECK_EQ(t->longest[0].ts, 2000);
+	CHECK_EQ(t->longest[0].ns, 500);
+	CHECK_EQ(t->longest[0].preempted, 0);
+	CHECK_STR(profev_reader_string(r, t->longest[0].zone), "Z");
+	CHECK_EQ(t->longest[0].zone_known, 1);
+	CHECK_EQ(t->longest[1].ns, 100);
+	CHECK_EQ(t->longest[1].preempted, 1);
+	CHECK_STR(profev_reader_string(r, t->longest[1].zone), "Z");
+	CHECK_EQ(t->longest[2].ns, 10);
+	CHECK_EQ(t->longest[2].zone, 0);
+	CHECK_EQ(t->longest[2].zone_known, 1);
+	CHECK_EQ(s->nfuncs, 3);
+	CHECK_STR(s->funcs[0].name, "leaf_a");
+	CHECK_EQ(s->funcs[0].self, 3);
+	CHECK_EQ(s->funcs[0].total, 3);
+	CHECK_STR(s->funcs[1].name, "prog+0x20");
+	CHECK_EQ(s->funcs[1].self, 1);
+	CHECK_STR(s->funcs[2].name, "main");
+	CHECK_EQ(s->funcs[2].self, 0);
+	CHECK_EQ(s->funcs[2].total, 4);
+	struct text out;
+	profev_stats_write(s, r, text_open(&out), 20);
+	const char *txt = text_close(&out);
+	CHECK(strstr(txt, "longest stretches off CPU") != NULL);
+	CHECK(strstr(txt, "top functions by total samples") != NULL);
+	free(out.s);
+	profev_stats_free(s);
+	fx_free(&x);
+}
+
 int main(void)
 {
 	test_stats();
+	test_samples();
 	test_dump();
 	test_leaks();
 	test_dump_secure();
