@@ -83,6 +83,22 @@ struct profev_sched_stat {
 	uint32_t nlongest;
 };
 
+/** One lock's contention (PROFEV_LOCK_WAIT/ACQUIRED/RELEASED), with the
+ *  events put in time order across threads. */
+struct profev_lock_stat {
+	uint64_t addr;        /**< the lock's address in the program */
+	uint32_t name;        /**< string id from its waits, 0 = none */
+	uint64_t acquisitions;
+	uint64_t contended;   /**< acquisitions whose wait began while another
+	                           thread held the lock or that another thread's
+	                           acquisition overtook */
+	uint64_t wait_total_ns, wait_max_ns; /**< from each wait to its acquisition */
+	uint64_t hold_max_ns; /**< longest from an acquisition to its release */
+	uint32_t *waiters;    /**< tids with contended acquisitions, in order of
+	                           their first one */
+	uint32_t nwaiters;
+};
+
 struct profev_stats {
 	uint64_t events;
 	uint64_t by_type[PROFEV_EV_TYPE_MAX + 1];
@@ -108,6 +124,11 @@ struct profev_stats {
 	uint32_t nfuncs;
 	struct profev_sched_stat *sched; /**< threads with samples or switches */
 	uint32_t nsched;
+	struct profev_lock_stat *locks; /**< sorted by total wait, largest first */
+	uint32_t nlocks;
+	uint64_t args, flows;        /**< ARG events; FLOW_OUT and FLOW_IN events */
+	uint64_t dropped_args;       /**< metadata dropped_args: arguments and flow
+	                                  marks made with no zone open */
 	int complete;                /**< the trace had its end chunk */
 };
 

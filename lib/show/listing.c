@@ -2,9 +2,33 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include "common/common.h"
 #include "common/json_write.h"
 #include "profev_dump.h"
 #include "show/zone_track.h"
+
+/* JSONL: the arguments and flow marks of each thread's open zones, kept
+ * until the zone ends, whose line lists them. */
+struct pending {
+	struct profev_event *ev;
+	uint32_t n, cap;
+	uint32_t *mark;       /* per open zone: n when it began */
+	uint32_t depth, mark_cap;
+};
+
+/* Lock names by address, from their waits, for the events that have none. */
+struct lock_name {
+	uint64_t addr;        /* 0 = empty */
+	uint32_t name;
+	uint32_t holder;      /* tid that acquired it last, 0 = none */
+	uint64_t since;       /* and when */
+};
+
+/* A thread's wait in progress, for the acquisition's wait time. */
+struct waiting {
+	uint64_t addr, ts;
+};
 
 struct dump {
 	struct profev_reader *r;
@@ -13,6 +37,11 @@ struct dump {
 	enum profev_dump_format format;
 	uint64_t origin;
 	int have_origin;
+	struct pending *pend;  /* by zone_track thread index */
+	struct waiting *waits; /* by zone_track thread index */
+	uint32_t npend;
+	struct lock_name *locks;
+	uint64_t lock_mask, nlocks;
 };
 
 static int sink_file(void *ctx, const void *data, size_t len)
@@ -79,6 +108,232 @@ static void json_key_u64(struct outbuf *o, const char *key, uint64_t v)
 	json_string(o, key, strlen(key));
 	outbuf_byte(o, ':');
 	json_u64(o, v);
+}
+
+static const char *const arg_kinds[] = { "int", "uint", "double", "bool", "ptr", "str" };
+
+static const char *arg_kind_name(unsigned kind)
+{
+	return kind < sizeof(arg_kinds) / sizeof(arg_kinds[0]) ? arg_kinds[kind] : "unknown";
+}
+
+/* An argument's value as text: key=value. */
+static void text_arg(struct dump *d, const struct profev_event *ev)
+{
+	struct outbuf *o = &d->o;
+	const char *key = profev_reader_string(d->r, ev->name);
+	text_name(o, key, strlen(key));
+	text(o, "=");
+	switch (profev_event_arg_kind(ev)) {
+	case PROFEV_AK_INT: text(o, "%" PRId64, (int64_t)ev->payload); break;
+	case PROFEV_AK_UINT: text(o, "%" PRIu64, ev->payload); break;
+	case PROFEV_AK_DOUBLE: {
+		/* The shortest form that reads back to the same bits. */
+		double v = profev_event_double(ev);
+		char b[40];
+		snprintf(b, sizeof b, "%.15g", v);
+		if (strtod(b, NULL) != v)
+			snprintf(b, sizeof b, "%.17g", v);
+		text(o, "%s", b);
+		break;
+	}
+	case PROFEV_AK_BOOL: text(o, "%s", ev->payload ? "true" : "false"); break;
+	case PROFEV_AK_PTR: text(o, "0x%" PRIx64, ev->payload); break;
+	case PROFEV_AK_STR: {
+		const char *v = ev->payload <= UINT32_MAX ? profev_reader_string(d->r, (uint32_t)ev->payload) : "";
+		text(o, "\"");
+		text_name(o, v, strlen(v));
+		text(o, "\"%s", ev->flags & PROFEV_EVF_TRUNCATED ? " (truncated)" : "");
+		break;
+	}
+	default: text(o, "%" PRIu64 " (unknown kind)", ev->payload); break;
+	}
+}
+
+/* An argument's value as JSON (after its key). */
+static void json_arg_value(struct dump *d, const struct profev_event *ev)
+{
+	struct outbuf *o = &d->o;
+	if (outbuf_reserve(o, 2 + JSON_NUMBER_MAX))
+		return;
+	switch (profev_event_arg_kind(ev)) {
+	case PROFEV_AK_INT:
+		if ((int64_t)ev->payload < 0) {
+			outbuf_byte(o, '-');
+			json_u64(o, (uint64_t)0 - ev->payload);
+		} else {
+			json_u64(o, ev->payload);
+		}
+		break;
+	case PROFEV_AK_DOUBLE: json_double(o, profev_event_double(ev)); break;
+	case PROFEV_AK_BOOL:
+		if (ev->payload)
+			outbuf_lit(o, "true");
+		else
+			outbuf_lit(o, "false");
+		break;
+	case PROFEV_AK_PTR: {
+		char hex[24];
+		int n = snprintf(hex, sizeof hex, "0x%" PRIx64, ev->payload);
+		json_string(o, hex, (size_t)n);
+		break;
+	}
+	case PROFEV_AK_STR: {
+		const char *v = ev->payload <= UINT32_MAX ? profev_reader_string(d->r, (uint32_t)ev->payload) : "";
+		size_t n = strlen(v);
+		if (outbuf_reserve(o, JSON_STRING_MAX(n)) == 0)
+			json_string(o, v, n);
+		break;
+	}
+	default: json_u64(o, ev->payload); break;
+	}
+}
+
+/* ,"src":{"function":..,"file":..,"line":..} when the name is a call site's. */
+static void json_src(struct dump *d, uint32_t name)
+{
+	const struct profev_srcloc *l = profev_reader_srcloc(d->r, name);
+	if (!l || outbuf_reserve(&d->o, 16))
+		return;
+	const char *fn = profev_reader_string(d->r, l->function);
+	const char *file = profev_reader_string(d->r, l->file);
+	outbuf_lit(&d->o, ",\"src\":{\"line\":");
+	json_u64(&d->o, l->line);
+	json_key_string(&d->o, "function", fn, strlen(fn));
+	json_key_string(&d->o, "file", file, strlen(file));
+	if (outbuf_reserve(&d->o, 2) == 0)
+		outbuf_byte(&d->o, '}');
+}
+
+static void text_src(struct dump *d, uint32_t name)
+{
+	const struct profev_srcloc *l = profev_reader_srcloc(d->r, name);
+	if (!l)
+		return;
+	const char *file = profev_reader_string(d->r, l->file);
+	text(&d->o, "  @ ");
+	text_name(&d->o, file, strlen(file));
+	text(&d->o, ":%u", l->line);
+}
+
+static struct lock_name *lock_slot(struct dump *d, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9E3779B97F4A7C15ull >> 20) & d->lock_mask;
+	while (d->locks[i].addr && d->locks[i].addr != addr)
+		i = (i + 1) & d->lock_mask;
+	return &d->locks[i];
+}
+
+/* The lock at addr, added if new; NULL on no memory or for address 0. */
+static struct lock_name *lock_get(struct dump *d, uint64_t addr)
+{
+	if (!addr)
+		return NULL;
+	if ((d->nlocks + 1) * 2 > d->lock_mask) {
+		uint64_t old = d->locks ? d->lock_mask + 1 : 0;
+		struct lock_name *prev = d->locks;
+		uint64_t mask = d->locks ? d->lock_mask * 2 + 1 : 63;
+		if (!(d->locks = calloc(mask + 1, sizeof(*d->locks)))) {
+			d->locks = prev;
+			return NULL;
+		}
+		d->lock_mask = mask;
+		for (uint64_t i = 0; i < old; i++)
+			if (prev[i].addr)
+				*lock_slot(d, prev[i].addr) = prev[i];
+		free(prev);
+	}
+	struct lock_name *l = lock_slot(d, addr);
+	if (!l->addr) {
+		*l = (struct lock_name){ addr, 0, 0, 0 };
+		d->nlocks++;
+	}
+	return l;
+}
+
+/* Per-thread state for a thread index of the zone tracker; NULL on no memory. */
+static int thread_state(struct dump *d, uint32_t tid, struct pending **p, struct waiting **w)
+{
+	int64_t i = zone_track_thread(d->zones, tid);
+	if (i < 0)
+		return -1;
+	if ((uint64_t)i >= d->npend) {
+		uint32_t n = d->npend ? d->npend : 16;
+		while (n <= (uint64_t)i)
+			n *= 2;
+		struct pending *np = realloc(d->pend, n * sizeof(*np));
+		if (!np)
+			return -1;
+		d->pend = np;
+		struct waiting *nw = realloc(d->waits, n * sizeof(*nw));
+		if (!nw)
+			return -1;
+		d->waits = nw;
+		memset(np + d->npend, 0, (n - d->npend) * sizeof(*np));
+		memset(nw + d->npend, 0, (n - d->npend) * sizeof(*nw));
+		d->npend = n;
+	}
+	*p = &d->pend[i];
+	*w = &d->waits[i];
+	return 0;
+}
+
+static int pending_begin(struct pending *p)
+{
+	if (array_grow((void **)&p->mark, &p->mark_cap, sizeof(*p->mark), (uint64_t)p->depth + 1))
+		return -1;
+	p->mark[p->depth++] = p->n;
+	return 0;
+}
+
+static int pending_add(struct pending *p, const struct profev_event *ev)
+{
+	if (!p->depth)
+		return 0;
+	if (array_grow((void **)&p->ev, &p->cap, sizeof(*p->ev), (uint64_t)p->n + 1))
+		return -1;
+	p->ev[p->n++] = *ev;
+	return 0;
+}
+
+/* The zone's arguments and flows on its end's JSON line, then forgotten. */
+static void pending_end(struct dump *d, struct pending *p)
+{
+	if (!p->depth)
+		return;
+	uint32_t from = p->mark[--p->depth];
+	struct outbuf *o = &d->o;
+	static const uint8_t kinds[] = { PROFEV_EV_ARG, PROFEV_EV_FLOW_OUT, PROFEV_EV_FLOW_IN };
+	static const char *const keys[] = { ",\"args\":{", ",\"flow_out\":[", ",\"flow_in\":[" };
+	for (int k = 0; k < 3 && d->format == PROFEV_DUMP_JSONL; k++) {
+		int first = 1;
+		for (uint32_t i = from; i < p->n; i++) {
+			const struct profev_event *ev = &p->ev[i];
+			if (ev->type != kinds[k])
+				continue;
+			if (outbuf_reserve(o, 16 + JSON_NUMBER_MAX))
+				break;
+			if (first)
+				outbuf_put(o, keys[k], strlen(keys[k]));
+			else
+				outbuf_byte(o, ',');
+			first = 0;
+			if (k) {
+				json_u64(o, ev->payload);
+				continue;
+			}
+			const char *key = profev_reader_string(d->r, ev->name);
+			size_t n = strlen(key);
+			if (outbuf_reserve(o, JSON_STRING_MAX(n) + 2))
+				break;
+			json_string(o, key, n);
+			outbuf_byte(o, ':');
+			json_arg_value(d, ev);
+		}
+		if (!first && outbuf_reserve(o, 2) == 0)
+			outbuf_byte(o, k ? ']' : '}');
+	}
+	p->n = from;
 }
 
 static void show_stack(struct dump *d, uint32_t id)
@@ -150,6 +405,17 @@ static void show_stack(struct dump *d, uint32_t id)
 		outbuf_byte(&d->o, ']');
 }
 
+/* The name of the lock an event is about ("" if no wait named it yet). */
+static const char *lock_name_of(struct dump *d, const struct profev_event *ev)
+{
+	uint32_t name = ev->name;
+	if (!name && ev->payload && d->locks) {
+		const struct lock_name *l = lock_slot(d, ev->payload);
+		name = l->addr ? l->name : 0;
+	}
+	return profev_reader_string(d->r, name);
+}
+
 static void show_text(struct dump *d, const struct profev_event *ev, const struct profev_event_info *in,
 		      uint64_t rel, int has_duration, uint64_t duration)
 {
@@ -172,6 +438,8 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 			text(o, "  %" PRIu64 ".%03" PRIu64 " us", duration / 1000, duration % 1000);
 		if (ev->flags & PROFEV_EVF_UNCLOSED)
 			text(o, "  (never closed)");
+		if (ev->type != PROFEV_EV_ZONE_END)
+			text_src(d, ev->name);
 		break;
 	case PROFEV_EV_COUNTER:
 		text_name(o, in->name, strlen(in->name));
@@ -179,6 +447,7 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 			text(o, " = %.15g", profev_event_double(ev));
 		else
 			text(o, " = %" PRIu64, ev->payload);
+		text_src(d, ev->name);
 		break;
 	case PROFEV_EV_MESSAGE:
 		if (in->category[0]) {
@@ -187,6 +456,44 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 			text(o, "] ");
 		}
 		text_name(o, in->text, in->text_len);
+		text_src(d, ev->name);
+		break;
+	case PROFEV_EV_ARG:
+		text_arg(d, ev);
+		break;
+	case PROFEV_EV_FLOW_OUT:
+	case PROFEV_EV_FLOW_IN:
+		text(o, "flow %" PRIu64 " (0x%" PRIx64 ")", ev->payload, ev->payload);
+		break;
+	case PROFEV_EV_ASYNC_BEGIN:
+	case PROFEV_EV_ASYNC_END: {
+		const struct profev_srcloc *l = profev_reader_srcloc(d->r, ev->name);
+		text_name(o, in->name, strlen(in->name));
+		if (l && l->category) {
+			const char *c = profev_reader_string(d->r, l->category);
+			text(o, " [");
+			text_name(o, c, strlen(c));
+			text(o, "]");
+		}
+		text(o, " id %" PRIu64, ev->payload);
+		text_src(d, ev->name);
+		break;
+	}
+	case PROFEV_EV_LOCK_WAIT:
+	case PROFEV_EV_LOCK_ACQUIRED:
+	case PROFEV_EV_LOCK_RELEASED: {
+		const char *name = lock_name_of(d, ev);
+		text_name(o, name, strlen(name));
+		text(o, " 0x%" PRIx64, ev->payload);
+		if (has_duration)
+			text(o, "  %s %" PRIu64 ".%03" PRIu64 " us",
+			     ev->type == PROFEV_EV_LOCK_ACQUIRED ? "waited" : "held", duration / 1000,
+			     duration % 1000);
+		break;
+	}
+	case PROFEV_EV_FRAME_START:
+	case PROFEV_EV_FRAME_END:
+		text_name(o, in->name, strlen(in->name));
 		break;
 	case PROFEV_EV_THREAD_NAME:
 		text_name(o, in->name, strlen(in->name));
@@ -234,7 +541,7 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 }
 
 static void show_json(struct dump *d, const struct profev_event *ev, const struct profev_event_info *in,
-		      uint64_t rel, int has_duration, uint64_t duration)
+		      uint64_t rel, int has_duration, uint64_t duration, struct pending *pend)
 {
 	struct outbuf *o = &d->o;
 	const char *type = profev_event_type_name(ev->type);
@@ -255,6 +562,7 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 		else
 			json_key_string(o, "text", in->text, in->text_len);
 		json_key_string(o, "category", in->category, strlen(in->category));
+		json_src(d, ev->name);
 		break;
 	case PROFEV_EV_COUNTER:
 		json_key_string(o, "name", in->name, strlen(in->name));
@@ -265,7 +573,44 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 			else
 				json_u64(o, ev->payload);
 		}
+		json_src(d, ev->name);
 		break;
+	case PROFEV_EV_ARG: {
+		const char *kind = arg_kind_name(profev_event_arg_kind(ev));
+		json_key_string(o, "key", in->name, strlen(in->name));
+		json_key_string(o, "kind", kind, strlen(kind));
+		if (outbuf_reserve(o, 16) == 0)
+			outbuf_lit(o, ",\"value\":");
+		json_arg_value(d, ev);
+		if ((ev->flags & PROFEV_EVF_TRUNCATED) && outbuf_reserve(o, 20) == 0)
+			outbuf_lit(o, ",\"truncated\":true");
+		break;
+	}
+	case PROFEV_EV_FLOW_OUT:
+	case PROFEV_EV_FLOW_IN:
+		json_key_u64(o, "flow_id", ev->payload);
+		break;
+	case PROFEV_EV_ASYNC_BEGIN:
+	case PROFEV_EV_ASYNC_END: {
+		const struct profev_srcloc *l = profev_reader_srcloc(d->r, ev->name);
+		const char *c = l ? profev_reader_string(d->r, l->category) : "";
+		json_key_string(o, "name", in->name, strlen(in->name));
+		json_key_string(o, "category", c, strlen(c));
+		json_key_u64(o, "id", ev->payload);
+		json_src(d, ev->name);
+		break;
+	}
+	case PROFEV_EV_LOCK_WAIT:
+	case PROFEV_EV_LOCK_ACQUIRED:
+	case PROFEV_EV_LOCK_RELEASED: {
+		const char *name = lock_name_of(d, ev);
+		json_key_string(o, "lock", name, strlen(name));
+		json_key_u64(o, "addr", ev->payload);
+		if (has_duration)
+			json_key_u64(o, ev->type == PROFEV_EV_LOCK_ACQUIRED ? "wait_ns" : "hold_ns", duration);
+		has_duration = 0;
+		break;
+	}
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
 		json_key_u64(o, "addr", ev->addr);
@@ -307,12 +652,87 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 		json_key_u64(o, "frame", ev->frame);
 	if (has_duration)
 		json_key_u64(o, "duration_ns", duration);
+	if (ev->type == PROFEV_EV_ZONE_END && pend)
+		pending_end(d, pend);
 	if (ev->stack) {
 		json_key_u64(o, "stack_id", ev->stack);
 		show_stack(d, ev->stack);
 	}
 	if (outbuf_reserve(o, 3) == 0)
 		outbuf_lit(o, "}\n");
+}
+
+/*
+ * What the listing keeps across events: JSONL's pending arguments and
+ * flows (pend is set for a zone end to list them), lock names and each
+ * thread's wait, for an acquisition's wait time and a release's hold time
+ * (same thread, so file order is enough). 0 or -1 on no memory.
+ */
+static int rich_event(struct dump *d, const struct profev_event *ev, struct pending **pend,
+		      int *has_duration, uint64_t *duration)
+{
+	struct pending *p;
+	struct waiting *w;
+	if (thread_state(d, ev->tid, &p, &w))
+		return -1;
+	switch (ev->type) {
+	case PROFEV_EV_ZONE_BEGIN:
+		return pending_begin(p);
+	case PROFEV_EV_ZONE_END:
+		*pend = p;
+		return 0;
+	case PROFEV_EV_ARG:
+	case PROFEV_EV_FLOW_OUT:
+	case PROFEV_EV_FLOW_IN:
+		return d->format == PROFEV_DUMP_JSONL ? pending_add(p, ev) : 0;
+	case PROFEV_EV_LOCK_WAIT: {
+		struct lock_name *l = lock_get(d, ev->payload);
+		if (!l && ev->payload)
+			return -1;
+		if (l && !l->name)
+			l->name = ev->name;
+		*w = (struct waiting){ ev->payload, ev->ts };
+		return 0;
+	}
+	case PROFEV_EV_LOCK_ACQUIRED: {
+		struct lock_name *l = lock_get(d, ev->payload);
+		if (!l && ev->payload)
+			return -1;
+		if (w->addr == ev->payload && w->addr) {
+			*has_duration = 1;
+			*duration = ev->ts - w->ts;
+		}
+		w->addr = 0;
+		if (l) {
+			l->holder = ev->tid;
+			l->since = ev->ts;
+		}
+		return 0;
+	}
+	case PROFEV_EV_LOCK_RELEASED: {
+		struct lock_name *l = lock_get(d, ev->payload);
+		if (!l && ev->payload)
+			return -1;
+		if (l && l->holder == ev->tid) {
+			*has_duration = 1;
+			*duration = ev->ts - l->since;
+			l->holder = 0;
+		}
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static void dump_free(struct dump *d)
+{
+	for (uint32_t i = 0; i < d->npend; i++) {
+		free(d->pend[i].ev);
+		free(d->pend[i].mark);
+	}
+	free(d->pend);
+	free(d->waits);
+	free(d->locks);
 }
 
 int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_format format)
@@ -347,8 +767,17 @@ int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_form
 				in.name = profev_reader_string(r, name);
 			}
 		}
+		struct pending *pend = NULL;
+		if ((ev.type >= PROFEV_EV_ARG && ev.type <= PROFEV_EV_LOCK_RELEASED) ||
+		    (format == PROFEV_DUMP_JSONL &&
+		     (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END))) {
+			if (rich_event(&d, &ev, &pend, &has_duration, &duration)) {
+				rc = PROFEV_E_NOMEM;
+				break;
+			}
+		}
 		if (format == PROFEV_DUMP_JSONL)
-			show_json(&d, &ev, &in, rel, has_duration, duration);
+			show_json(&d, &ev, &in, rel, has_duration, duration, pend);
 		else
 			show_text(&d, &ev, &in, rel, has_duration, duration);
 		if (d.o.err) {
@@ -359,6 +788,7 @@ int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_form
 	int frc = outbuf_flush(&d.o);
 	outbuf_free(&d.o);
 	zone_track_free(d.zones);
+	dump_free(&d);
 	if (rc < 0)
 		return rc;
 	return frc;

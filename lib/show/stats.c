@@ -13,8 +13,19 @@ struct live_block {
 	uint32_t pool, stack;
 };
 
+/* A lock event, kept to be put in time order at the end: threads' events
+ * interleave by batch in a trace, so file order is no time order. */
+struct lock_ev {
+	uint64_t ts, addr;
+	uint32_t tid, name;
+	uint32_t seq;    /* file order, to keep each thread's order on equal ts */
+	uint8_t type;
+};
+
 struct collect {
 	struct profev_stats *s;
+	struct lock_ev *lockev;
+	uint32_t nlockev, lockev_cap;
 	struct zone_track *zones;
 	struct sample_stats *samples;
 	const struct profev_reader *r;
@@ -126,6 +137,10 @@ static int zone_end(struct collect *c, const struct profev_event *ev)
 		c->s->unmatched_ends++;
 		return 0;
 	}
+	/* Call sites have names of their own: count them under the shared one. */
+	const struct profev_srcloc *loc = profev_reader_srcloc(c->r, name);
+	if (loc && loc->name)
+		name = loc->name;
 	if (array_grow((void **)&c->by_name, &c->by_name_cap, sizeof(*c->by_name), (uint64_t)name + 1))
 		return -1;
 	struct profev_zone_stat *z = &c->by_name[name];
@@ -188,6 +203,139 @@ static int leaks(struct collect *c)
 	return 0;
 }
 
+static int by_time(const void *a, const void *b)
+{
+	const struct lock_ev *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int by_wait(const void *a, const void *b)
+{
+	const struct profev_lock_stat *x = a, *y = b;
+	if (x->wait_total_ns != y->wait_total_ns)
+		return x->wait_total_ns < y->wait_total_ns ? 1 : -1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct lock_state {
+	uint32_t holder;       /* tid, 0 = free */
+	uint64_t since;
+};
+
+struct wait_state {
+	uint32_t tid;
+	uint64_t addr, ts;     /* addr 0: not waiting */
+	int contended;
+};
+
+static struct profev_lock_stat *lock_stat(struct profev_stats *s, struct lock_state **st, uint32_t *cap,
+					  uint64_t addr)
+{
+	for (uint32_t i = 0; i < s->nlocks; i++)
+		if (s->locks[i].addr == addr)
+			return &s->locks[i];
+	if (array_grow((void **)&s->locks, cap, sizeof(*s->locks), (uint64_t)s->nlocks + 1))
+		return NULL;
+	struct lock_state *n = realloc(*st, (size_t)*cap * sizeof(**st));
+	if (!n)
+		return NULL;
+	*st = n;
+	memset(&n[s->nlocks], 0, sizeof(*n));
+	struct profev_lock_stat *l = &s->locks[s->nlocks++];
+	memset(l, 0, sizeof(*l));
+	l->addr = addr;
+	return l;
+}
+
+static int add_waiter(struct profev_lock_stat *l, uint32_t tid)
+{
+	for (uint32_t i = 0; i < l->nwaiters; i++)
+		if (l->waiters[i] == tid)
+			return 0;
+	uint32_t *w = realloc(l->waiters, (l->nwaiters + 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	l->waiters = w;
+	w[l->nwaiters++] = tid;
+	return 0;
+}
+
+/*
+ * The lock table: the lock events in time order, each lock's holder and
+ * each thread's wait followed through them. A wait is contended when
+ * another thread held the lock as it began, or acquired it while it went
+ * on. Locks are few, so they are found by a linear search.
+ */
+static int lock_table(struct collect *c)
+{
+	struct profev_stats *s = c->s;
+	struct lock_state *st = NULL;
+	struct wait_state *ws = NULL;
+	uint32_t cap = 0, nws = 0, wcap = 0;
+	int rc = -1;
+	qsort(c->lockev, c->nlockev, sizeof(*c->lockev), by_time);
+	for (uint32_t i = 0; i < c->nlockev; i++) {
+		const struct lock_ev *e = &c->lockev[i];
+		struct profev_lock_stat *l = lock_stat(s, &st, &cap, e->addr);
+		if (!l)
+			goto out;
+		struct lock_state *ls = &st[l - s->locks];
+		struct wait_state *w = NULL;
+		for (uint32_t k = 0; k < nws; k++)
+			if (ws[k].tid == e->tid)
+				w = &ws[k];
+		if (!w) {
+			if (array_grow((void **)&ws, &wcap, sizeof(*ws), (uint64_t)nws + 1))
+				goto out;
+			w = &ws[nws++];
+			*w = (struct wait_state){ e->tid, 0, 0, 0 };
+		}
+		switch (e->type) {
+		case PROFEV_EV_LOCK_WAIT:
+			if (!l->name)
+				l->name = e->name;
+			*w = (struct wait_state){ e->tid, e->addr, e->ts, ls->holder && ls->holder != e->tid };
+			break;
+		case PROFEV_EV_LOCK_ACQUIRED:
+			l->acquisitions++;
+			if (w->addr == e->addr) {
+				uint64_t d = e->ts - w->ts;
+				l->wait_total_ns += d;
+				if (d > l->wait_max_ns)
+					l->wait_max_ns = d;
+				if (w->contended) {
+					l->contended++;
+					if (add_waiter(l, e->tid))
+						goto out;
+				}
+			}
+			w->addr = 0;
+			for (uint32_t k = 0; k < nws; k++) /* overtaken while waiting */
+				if (ws[k].addr == e->addr && ws[k].tid != e->tid)
+					ws[k].contended = 1;
+			*ls = (struct lock_state){ e->tid, e->ts };
+			break;
+		case PROFEV_EV_LOCK_RELEASED:
+			if (ls->holder == e->tid) {
+				uint64_t d = e->ts - ls->since;
+				if (d > l->hold_max_ns)
+					l->hold_max_ns = d;
+				ls->holder = 0;
+			}
+			break;
+		}
+	}
+	if (s->nlocks > 1)
+		qsort(s->locks, s->nlocks, sizeof(*s->locks), by_wait);
+	rc = 0;
+out:
+	free(st);
+	free(ws);
+	return rc;
+}
+
 static int by_total(const void *a, const void *b)
 {
 	const struct profev_zone_stat *x = a, *y = b;
@@ -236,13 +384,31 @@ static int event(struct collect *c, const struct profev_event *ev)
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
 		return memory(c, ev);
+	case PROFEV_EV_ARG:
+		s->args++;
+		return 0;
+	case PROFEV_EV_FLOW_OUT:
+	case PROFEV_EV_FLOW_IN:
+		s->flows++;
+		return 0;
+	case PROFEV_EV_LOCK_WAIT:
+	case PROFEV_EV_LOCK_ACQUIRED:
+	case PROFEV_EV_LOCK_RELEASED:
+		if (!ev->payload || c->nlockev == UINT32_MAX)
+			return 0;
+		if (array_grow((void **)&c->lockev, &c->lockev_cap, sizeof(*c->lockev), (uint64_t)c->nlockev + 1))
+			return -1;
+		c->lockev[c->nlockev] = (struct lock_ev){ ev->ts, ev->payload, ev->tid, ev->name, c->nlockev,
+							  ev->type };
+		c->nlockev++;
+		return 0;
 	}
 	return sample_stats_event(c->samples, c->r, c->zones, ev);
 }
 
 int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 {
-	struct collect c = { 0 };
+	struct collect c = { .r = r };
 	struct profev_chunk ch;
 	int rc;
 	*out = NULL;
@@ -287,6 +453,10 @@ done:
 	if (sample_stats_finish(c.samples, c.zones, c.s) && rc >= 0)
 		rc = PROFEV_E_NOMEM;
 	sample_stats_free(c.samples);
+	if (lock_table(&c) && rc >= 0)
+		rc = PROFEV_E_NOMEM;
+	c.s->dropped_args = profev_reader_meta(r)->dropped_args;
+	free(c.lockev);
 	zone_track_free(c.zones);
 	free(c.live);
 	*out = c.s;
@@ -389,6 +559,34 @@ static void samples_write(const struct profev_stats *s, const struct profev_read
 	}
 }
 
+static void lock_rows(const struct profev_stats *s, const struct profev_reader *r, FILE *out)
+{
+	char a[32], b[32], c[32];
+	fprintf(out, "\nlocks by total wait:\n  %-20s %10s %10s %12s %12s %12s  %s\n", "name", "acquired",
+		"contended", "total wait", "longest wait", "longest hold", "threads that waited");
+	for (uint32_t i = 0; i < s->nlocks; i++) {
+		const struct profev_lock_stat *l = &s->locks[i];
+		char name[40];
+		if (l->name)
+			snprintf(name, sizeof name, "%.20s", profev_reader_string(r, l->name));
+		else
+			snprintf(name, sizeof name, "0x%" PRIx64, l->addr);
+		duration(a, sizeof(a), l->wait_total_ns);
+		duration(b, sizeof(b), l->wait_max_ns);
+		duration(c, sizeof(c), l->hold_max_ns);
+		fprintf(out, "  %-20.20s %10" PRIu64 " %10" PRIu64 " %12s %12s %12s ", name, l->acquisitions,
+			l->contended, a, b, c);
+		for (uint32_t k = 0; k < l->nwaiters; k++) {
+			const char *tn = profev_reader_thread_name(r, l->waiters[k]);
+			if (tn[0])
+				fprintf(out, " %u (%s)", l->waiters[k], tn);
+			else
+				fprintf(out, " %u", l->waiters[k]);
+		}
+		fprintf(out, "%s\n", l->nwaiters ? "" : " -");
+	}
+}
+
 void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
 			unsigned top_zones)
 {
@@ -426,6 +624,9 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 			s->unknown_chunks);
 	uint64_t lost = s->lost_events > m->lost_events ? s->lost_events : m->lost_events;
 	fprintf(out, "lost events:  %" PRIu64 "\n", lost);
+	if (s->args || s->dropped_args)
+		fprintf(out, "arguments:    %" PRIu64 " recorded, %" PRIu64 " dropped (no zone open)\n", s->args,
+			s->dropped_args);
 	if (s->unmatched_ends || s->unclosed_zones)
 		fprintf(out, "zones:        %" PRIu64 " ends without a begin, %" PRIu64 " never closed\n",
 			s->unmatched_ends, s->unclosed_zones);
@@ -433,7 +634,7 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 	fprintf(out, "\nevents by type:\n");
 	for (unsigned t = 0; t <= PROFEV_EV_TYPE_MAX; t++)
 		if (s->by_type[t])
-			fprintf(out, "  %-12s %12" PRIu64 "\n", t ? profev_event_type_name(t) : "unknown", s->by_type[t]);
+			fprintf(out, "  %-14s %10" PRIu64 "\n", t ? profev_event_type_name(t) : "unknown", s->by_type[t]);
 
 	fprintf(out, "\nthreads:\n  %-8s %-24s %12s %12s %12s\n", "tid", "name", "events", "zones", "active");
 	for (uint32_t i = 0; i < s->nthreads; i++) {
@@ -467,12 +668,17 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 				p->alloc_bytes, p->peak_bytes, p->live_bytes);
 		}
 	}
+	if (s->nlocks)
+		lock_rows(s, r, out);
 }
 
 void profev_stats_free(struct profev_stats *s)
 {
 	if (!s)
 		return;
+	for (uint32_t i = 0; i < s->nlocks; i++)
+		free(s->locks[i].waiters);
+	free(s->locks);
 	free(s->threads);
 	free(s->zones);
 	free(s->pools);
