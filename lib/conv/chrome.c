@@ -60,6 +60,7 @@ struct zrec {
 	uint64_t end;
 	int edge;
 	int force;  /* its chain must be B and E events */
+	char *args; /* its ,"args":{...} (malloc'ed), NULL: none but the edge's */
 };
 
 struct chthr {
@@ -83,6 +84,10 @@ struct chrome {
 	uint32_t nfrags;
 	struct chthr *thr;   /* by track's creation order */
 	uint32_t nthr;
+	char *args;          /* a zone's ,"args":{...} being made */
+	size_t args_cap;
+	uint64_t *flows;     /* flow ids started, 0 = empty slot */
+	uint64_t fmask, nflows;
 };
 
 /* An outbuf over the arena's free room, of at least need bytes. */
@@ -167,9 +172,14 @@ static void ch_fini(struct conv *c)
 	free(ch->names);
 	free(ch->frags);
 	free(ch->arena);
-	for (uint32_t i = 0; i < ch->nthr; i++)
+	for (uint32_t i = 0; i < ch->nthr; i++) {
+		for (uint32_t k = 0; k < ch->thr[i].n; k++)
+			free(ch->thr[i].d[k].args);
 		free(ch->thr[i].d);
+	}
 	free(ch->thr);
+	free(ch->args);
+	free(ch->flows);
 	conv_idset_free(&ch->stacks);
 	free(ch);
 }
@@ -613,6 +623,12 @@ static int x_event(struct conv *c, struct conv_thread *t, struct conv_zone *z, u
 	return zone_event(c, t, z, 'X', z->shown, end, "");
 }
 
+/* A deferred zone's args (its own and its edge's). */
+static const char *zrec_args(const struct zrec *r)
+{
+	return r->args ? r->args : edge_args(r->edge);
+}
+
 /* Write the chain d[0..n), innermost first, its head last. */
 static int chain_write(struct conv *c, struct conv_thread *t, struct zrec *d, unsigned n)
 {
@@ -621,15 +637,21 @@ static int chain_write(struct conv *c, struct conv_thread *t, struct zrec *d, un
 		force |= d[i].force;
 	if (__builtin_expect(!force, 1)) {
 		for (unsigned i = 0; i < n && !rc; i++)
-			rc = x_event(c, t, &d[i].z, d[i].end);
-		return rc;
+			rc = d[i].args ? zone_event(c, t, &d[i].z, 'X', d[i].z.shown, d[i].end, d[i].args)
+				       : x_event(c, t, &d[i].z, d[i].end);
+	} else {
+		/* Zones that pfconv ended (a cut, a thread that never closed
+		 * them) carry the same args on B and E, so viewers pair them
+		 * exactly. */
+		for (unsigned i = n; i-- > 0 && !rc;)
+			rc = zone_event(c, t, &d[i].z, 'B', d[i].z.shown, 0, zrec_args(&d[i]));
+		for (unsigned i = 0; i < n && !rc; i++)
+			rc = zone_event(c, t, &d[i].z, 'E', d[i].end, 0, zrec_args(&d[i]));
 	}
-	/* Zones that pfconv ended (a cut, a thread that never closed them)
-	 * carry the same args on B and E, so viewers pair them exactly. */
-	for (unsigned i = n; i-- > 0 && !rc;)
-		rc = zone_event(c, t, &d[i].z, 'B', d[i].z.shown, 0, edge_args(d[i].edge));
-	for (unsigned i = 0; i < n && !rc; i++)
-		rc = zone_event(c, t, &d[i].z, 'E', d[i].end, 0, edge_args(d[i].edge));
+	for (unsigned i = 0; i < n; i++) {
+		free(d[i].args);
+		d[i].args = NULL;
+	}
 	return rc;
 }
 
@@ -697,11 +719,34 @@ static int ch_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	return 0;
 }
 
+static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+			 int edge, char **args);
+static int zone_end_form(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+			 int edge, char *args);
+
 static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
 		       int edge)
 {
+	char *args = NULL;
+	uint32_t nargs;
+	conv_zone_args(t, z, &nargs);
+	if (__builtin_expect(nargs != 0, 0)) {
+		int rc = zone_end_rich(c, t, z, ts, edge, &args);
+		if (rc || !args)
+			return rc;
+	}
+	int rc = zone_end_form(c, t, z, ts, edge, args);
+	if (args)
+		free(args);
+	return rc;
+}
+
+/* args: the zone's own (malloc'ed, taken if deferred), or NULL. */
+static int zone_end_form(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+			 int edge, char *args)
+{
 	if (begin_end(c, t))
-		return zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
+		return zone_event(c, t, z, 'E', ts, 0, args ? args : edge_args(edge));
 	struct chthr *h = thr_of(c, t);
 	if (!h)
 		return PROFEV_E_NOMEM;
@@ -711,7 +756,7 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	int coincides = h->last_end == ts + 1; /* a child ended with it */
 	h->last_end = ts + 1;
 	if (z->aux & AUX_B_WRITTEN)
-		return zone_event(c, t, z, 'E', ts, 0, edge_args(edge));
+		return zone_event(c, t, z, 'E', ts, 0, args ? args : edge_args(edge));
 	if (__builtin_expect(h->n == h->cap, 0) &&
 	    array_grow((void **)&h->d, &h->cap, sizeof(*h->d), (uint64_t)h->n + 1))
 		return PROFEV_E_NOMEM;
@@ -720,6 +765,9 @@ static int ch_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	r->end = ts;
 	r->edge = edge;
 	r->force = coincides || edge != CONV_EDGE_NORMAL;
+	r->args = NULL;
+	if (args && !(r->args = strdup(args)))
+		return PROFEV_E_NOMEM;
 	h->just = h->n;
 	if (!(z->aux & AUX_MEMBER))
 		h->awaiting = (uint32_t)(z->aux >> AUX_BASE_SHIFT) + 1;
@@ -819,6 +867,243 @@ static int ch_memory(struct conv *c, struct conv_thread *t, const struct profev_
 	return 0;
 }
 
+/* ---- rich events ---- */
+
+/* Room for a JSON value of argument a, its key apart. */
+static size_t arg_room(struct conv *c, const struct profev_event *a)
+{
+	size_t room = JSON_STRING_MAX(strlen(profev_reader_string(c->r, a->name))) + 2 * JSON_NUMBER_MAX;
+	if (profev_event_arg_kind(a) == PROFEV_AK_STR)
+		room += JSON_STRING_MAX(strlen(profev_reader_string(c->r, (uint32_t)a->payload)));
+	return room;
+}
+
+static void arg_value(struct conv *c, struct outbuf *o, const struct profev_event *a)
+{
+	char hex[24];
+	/* Integers beyond 2^53 are strings: JSON readers take numbers as
+	 * doubles (trace_processor turns UINT64_MAX into -1). */
+	const uint64_t exact = 1ull << 53;
+	unsigned kind = profev_event_arg_kind(a);
+	int neg = kind == PROFEV_AK_INT && (int64_t)a->payload < 0;
+	uint64_t mag = neg ? (uint64_t)0 - a->payload : a->payload;
+	if ((kind == PROFEV_AK_INT || kind == PROFEV_AK_UINT) && mag > exact) {
+		outbuf_byte(o, '"');
+		if (neg)
+			outbuf_byte(o, '-');
+		json_u64(o, mag);
+		outbuf_byte(o, '"');
+		return;
+	}
+	switch (kind) {
+	case PROFEV_AK_INT:
+		if (neg)
+			outbuf_byte(o, '-');
+		json_u64(o, mag);
+		break;
+	case PROFEV_AK_DOUBLE: json_double(o, profev_event_double(a)); break;
+	case PROFEV_AK_BOOL:
+		if (a->payload)
+			outbuf_lit(o, "true");
+		else
+			outbuf_lit(o, "false");
+		break;
+	case PROFEV_AK_PTR:
+		json_string(o, hex, (size_t)snprintf(hex, sizeof hex, "0x%" PRIx64, a->payload));
+		break;
+	case PROFEV_AK_STR: {
+		const char *v = profev_reader_string(c->r, (uint32_t)a->payload);
+		c->st.replaced_bytes += json_string(o, v, strlen(v));
+		break;
+	}
+	default: json_u64(o, a->payload); break;
+	}
+}
+
+/* ,"args":{...} of a zone's arguments and the marker of its edge, in
+ * ch->args; its length, 0 on no memory. */
+static size_t args_make(struct conv *c, const struct profev_event *a, uint32_t n, int edge)
+{
+	struct chrome *ch = c->fmt;
+	size_t need = 64;
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].type == PROFEV_EV_ARG)
+			need += arg_room(c, &a[i]) + 2;
+	if (need > ch->args_cap) {
+		char *b = realloc(ch->args, need);
+		if (!b)
+			return 0;
+		ch->args = b;
+		ch->args_cap = need;
+	}
+	struct outbuf tmp = { (uint8_t *)ch->args, (uint8_t *)ch->args, (uint8_t *)ch->args + need,
+			      NULL, NULL, 0, 0 };
+	int first = 1;
+	outbuf_lit(&tmp, ",\"args\":{");
+	for (uint32_t i = 0; i < n; i++) {
+		if (a[i].type != PROFEV_EV_ARG)
+			continue;
+		const char *key = profev_reader_string(c->r, a[i].name);
+		if (!first)
+			outbuf_byte(&tmp, ',');
+		first = 0;
+		c->st.replaced_bytes += json_string(&tmp, key, strlen(key));
+		outbuf_byte(&tmp, ':');
+		arg_value(c, &tmp, &a[i]);
+	}
+	if (edge != CONV_EDGE_NORMAL) {
+		if (!first)
+			outbuf_byte(&tmp, ',');
+		first = 0;
+		if (edge == CONV_EDGE_UNCLOSED)
+			outbuf_lit(&tmp, "\"unclosed\":true");
+		else
+			outbuf_lit(&tmp, "\"cut\":true");
+	}
+	outbuf_lit(&tmp, "}");
+	if (first)
+		return 1; /* none: "" */
+	outbuf_byte(&tmp, 0);
+	return (size_t)(tmp.p - tmp.base);
+}
+
+/* Adds flow id to those started: 1 if new, 0 if there, <0 on no memory. */
+static int flow_started(struct chrome *ch, uint64_t id)
+{
+	if (!ch->flows || (ch->nflows + 1) * 2 > ch->fmask) {
+		uint64_t *old = ch->flows, n = old ? ch->fmask + 1 : 0, mask = n ? 2 * n - 1 : 63;
+		if (!(ch->flows = calloc(mask + 1, sizeof(*ch->flows)))) {
+			ch->flows = old;
+			return PROFEV_E_NOMEM;
+		}
+		ch->fmask = mask;
+		for (uint64_t i = 0; i < n; i++) {
+			if (!old[i])
+				continue;
+			uint64_t k = (old[i] * 0x9e3779b97f4a7c15ull >> 20) & mask;
+			while (ch->flows[k])
+				k = (k + 1) & mask;
+			ch->flows[k] = old[i];
+		}
+		free(old);
+	}
+	uint64_t key = id ? id : ~0ull, k = (key * 0x9e3779b97f4a7c15ull >> 20) & ch->fmask;
+	while (ch->flows[k] && ch->flows[k] != key)
+		k = (k + 1) & ch->fmask;
+	if (ch->flows[k])
+		return 0;
+	ch->flows[k] = key;
+	ch->nflows++;
+	return 1;
+}
+
+/*
+ * A flow event bound to the zone (ph s, t or f, "bp":"e"), a nanosecond
+ * after the zone began: inside it and not yet in any of its children.
+ */
+static int flow_event(struct conv *c, struct conv_thread *t, const struct profev_event *f, uint64_t at)
+{
+	char ph = 'f';
+	if (f->type == PROFEV_EV_FLOW_OUT) {
+		int fresh = flow_started(c->fmt, f->payload);
+		if (fresh < 0)
+			return fresh;
+		ph = fresh ? 's' : 't';
+	}
+	int rc = event_begin(c, 0, ph);
+	if (rc)
+		return rc;
+	field_ts(c, ",\"ts\":", at);
+	if ((rc = put_ids(c, t)))
+		return rc;
+	outbuf_lit(&c->out, ",\"name\":\"flow\",\"cat\":\"flow\",\"bp\":\"e\"");
+	char id[24];
+	field_str(c, ",\"id\":", id, (size_t)snprintf(id, sizeof id, "0x%" PRIx64, f->payload));
+	event_end(c);
+	return 0;
+}
+
+/* A zone with arguments or flow marks: the flow events bound to it now,
+ * and its ,"args":{...} in *args (malloc'ed; NULL when it has none), for
+ * the zone's own event, which may be deferred. */
+static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+			 int edge, char **args)
+{
+	uint32_t n;
+	const struct profev_event *a = conv_zone_args(t, z, &n);
+	size_t len = args_make(c, a, n, edge);
+	if (!len)
+		return PROFEV_E_NOMEM;
+	if (len > 1 && !(*args = strdup(((struct chrome *)c->fmt)->args)))
+		return PROFEV_E_NOMEM;
+	uint64_t at = z->shown + 1 < ts ? z->shown + 1 : z->shown;
+	int rc = 0;
+	for (uint32_t i = 0; i < n && !rc; i++)
+		if (a[i].type == PROFEV_EV_FLOW_OUT || a[i].type == PROFEV_EV_FLOW_IN)
+			rc = flow_event(c, t, &a[i], at);
+	if (rc) {
+		free(*args);
+		*args = NULL;
+	}
+	if (!rc && !*args) /* flows alone: the zone's event as usual */
+		rc = zone_end_form(c, t, z, ts, edge, NULL);
+	return rc;
+}
+
+/* An async span's begin or end: a nestable async event (ph b or e) with
+ * its id, its name and category. */
+static int ch_async(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	const struct profev_srcloc *l = profev_reader_srcloc(c->r, ev->name);
+	const char *name = profev_reader_string(c->r, ev->name);
+	const char *cat = l && l->category ? profev_reader_string(c->r, l->category) : "async";
+	size_t nl = strlen(name), cl = strlen(cat);
+	int rc = event_begin(c, JSON_STRING_MAX(nl) + JSON_STRING_MAX(cl) + 32,
+			     ev->type == PROFEV_EV_ASYNC_BEGIN ? 'b' : 'e');
+	if (rc)
+		return rc;
+	field_ts(c, ",\"ts\":", c->now);
+	if ((rc = put_ids(c, t)))
+		return rc;
+	field_str(c, ",\"name\":", name, nl);
+	field_str(c, ",\"cat\":", cat, cl);
+	char id[24];
+	int k = snprintf(id, sizeof id, "0x%" PRIx64, ev->payload);
+	field_str(c, ",\"id\":", id, (size_t)k);
+	event_end(c);
+	return 0;
+}
+
+/* A lock wait: an X event "wait: NAME" on the waiting thread, with the lock
+ * and the thread that held it. */
+static int ch_lock_wait(struct conv *c, struct conv_thread *t, const struct conv_wait *w)
+{
+	const char *name = profev_reader_string(c->r, w->name);
+	const char *holder = w->holder ? profev_reader_thread_name(c->r, w->holder) : "";
+	size_t nl = strlen(name), hl = strlen(holder);
+	int rc = event_begin(c, JSON_STRING_MAX(nl + 6) + JSON_STRING_MAX(hl) + 64, 'X');
+	if (rc)
+		return rc;
+	field_ts(c, ",\"ts\":", w->begin);
+	outbuf_lit(&c->out, ",\"dur\":");
+	json_us(&c->out, w->end - w->begin);
+	if ((rc = put_ids(c, t)))
+		return rc;
+	outbuf_lit(&c->out, ",\"name\":\"wait: ");
+	c->st.replaced_bytes += json_chars(&c->out, name, nl);
+	outbuf_lit(&c->out, "\",\"cat\":\"lock\",\"args\":{\"lock\":");
+	char hex[24];
+	json_string(&c->out, hex, (size_t)snprintf(hex, sizeof hex, "0x%" PRIx64, w->lock));
+	if (w->holder) {
+		outbuf_lit(&c->out, ",\"holder_tid\":");
+		json_u64(&c->out, w->holder);
+		field_str(c, ",\"holder\":", holder, hl);
+	}
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
 const struct conv_ops conv_chrome_ops = {
 	.name = "chrome",
 	.split_ok = 1,
@@ -834,4 +1119,6 @@ const struct conv_ops conv_chrome_ops = {
 	.lost = ch_lost,
 	.counter = ch_counter,
 	.memory = ch_memory,
+	.async = ch_async,
+	.lock_wait = ch_lock_wait,
 };

@@ -32,6 +32,7 @@ struct conv_zone {
 	uint64_t aux;    /* the target's own (folded: the stack node) */
 	uint32_t name;   /* string id of the zone (frames: of the frame set) */
 	uint32_t cat;    /* string id of its category */
+	uint32_t args;   /* its arguments and flow marks are t->args[args..t->nargs) */
 };
 
 enum conv_track_kind {
@@ -56,6 +57,22 @@ struct conv_thread {
 	unsigned depth, cap;
 	unsigned dropped;      /* zones over PROFEV_CONV_MAX_DEPTH still open */
 	uint64_t aux;          /* the target's own */
+	/* Arguments and flow marks (ARG, FLOW_OUT, FLOW_IN events) of the open
+	 * zones, innermost last; a zone's are forgotten once it has ended. */
+	struct profev_event *args;
+	uint32_t nargs, args_cap;
+	uint64_t wait_lock, wait_ts; /* a LOCK_WAIT not yet acquired, 0 = none */
+	uint32_t wait_name;
+	uint64_t spans;        /* discontinuous frames begun on a frames track */
+};
+
+/* A thread's wait for a lock, ended by its acquisition. */
+struct conv_wait {
+	uint64_t begin, end;   /* the wait's and the acquisition's ts */
+	uint64_t lock;         /* the lock's address */
+	uint32_t name;         /* string id of the lock's name, 0 = none */
+	uint32_t holder;       /* tid that held the lock when the wait began, as
+	                          far as the events read so far tell; 0 = unknown */
 };
 
 /* How a zone begins or ends in the output. */
@@ -128,7 +145,23 @@ struct conv_ops {
 		      const struct conv_mem *m);
 	/* After the last event, before the last part_end. May be NULL. */
 	int (*finish)(struct conv *c);
+	/* An ARG, FLOW_OUT or FLOW_IN event of t's top zone z, which the read
+	 * loop has just added to the zone's (conv_zone_args()). May be NULL. */
+	int (*arg)(struct conv *c, struct conv_thread *t, struct conv_zone *z, const struct profev_event *ev);
+	/* An ASYNC_BEGIN or ASYNC_END of thread t (the span's category is its
+	 * site's: profev_reader_srcloc()). May be NULL: skipped. */
+	int (*async)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	/* Thread t waited for a lock and has it now. May be NULL: skipped. */
+	int (*lock_wait)(struct conv *c, struct conv_thread *t, const struct conv_wait *w);
 };
+
+/* The arguments and flow marks of t's zone z (on its stack), in order. */
+static inline const struct profev_event *conv_zone_args(const struct conv_thread *t,
+							 const struct conv_zone *z, uint32_t *n)
+{
+	*n = t->nargs > z->args ? t->nargs - z->args : 0;
+	return t->args + z->args;
+}
 
 CONV_HIDDEN extern const struct conv_ops conv_perfetto_ops;
 CONV_HIDDEN extern const struct conv_ops conv_chrome_ops;

@@ -108,6 +108,24 @@ enum {
 	CST_FRAME_IDS = 2,
 };
 
+/* Fields of the rich events (arguments, flows, source locations, async
+ * spans, lock waits), as in Perfetto's protos. */
+enum {
+	TE_SOURCE_LOCATION_IID = 34,
+	TE_FLOW_IDS = 47,             /* repeated fixed64 */
+	TE_TERMINATING_FLOW_IDS = 48, /* repeated fixed64 */
+	DA_NAME_IID = 1,
+	DA_INT_VALUE = 4,
+	DA_DOUBLE_VALUE = 5,
+	DA_POINTER_VALUE = 7,
+	ID_DEBUG_ANNOTATION_NAMES = 3,
+	ID_SOURCE_LOCATIONS = 4,
+	SL_IID = 1,
+	SL_FILE_NAME = 2,
+	SL_FUNCTION_NAME = 3,
+	SL_LINE_NUMBER = 4,
+};
+
 /* Track uuids: one process track, threads by TID, then counters and frame
  * sets by string id in ranges no TID reaches. */
 #define SEQUENCE 1
@@ -117,6 +135,9 @@ enum {
 #define UUID_FRAMES(id) (3ull << 32 | (id))
 #define UUID_MEMORY(pool) (4ull << 32 | (pool))
 #define UUID_ALLOCS (5ull << 32)
+/* An async span's track: one per (name, id), so that spans that overlap
+ * never share one (the UI shows tracks of one name together). */
+#define UUID_ASYNC(h) (0xa000000000000000ull | ((h) & 0x0fffffffffffffffull))
 
 /* Mapping path components: iid (module index + 1) << 8 | component. */
 #define PATH_PARTS 255
@@ -147,13 +168,31 @@ struct pfr {
  * may be copied in the part they were made in (both strings are interned
  * there), for the category they were made with. */
 struct pfzn {
-	uint64_t bytes;     /* the fields, from the lowest byte */
+	uint64_t bytes[2];  /* the fields, from the lowest byte */
 	uint32_t cat;
-	uint32_t part_len;  /* part << 4 | byte count (at most 8) */
+	uint32_t part_len;  /* part << 5 | byte count (at most 16) */
 };
 
 struct pf {
 	struct conv_idset names, cats, counters, pools, stacks, mappings;
+	struct conv_idset annames, srclocs; /* debug annotation names, source locations */
+	uint64_t *asyncs;   /* async tracks described in this part, 0 = empty */
+	uint64_t amask, nasync;
+	/* The zone begin written last, while nothing follows it: the arguments
+	 * and flows that come next are written into it again. */
+	const struct conv_thread *open_t;
+	unsigned open_depth;
+	int open_edge;
+	const uint8_t *open_p;
+	uint64_t open_drained;
+	size_t open_len;
+	/* Arguments whose keys the packet being written defines. */
+	const struct profev_event *an;
+	uint32_t nan;
+	/* What the open zone begin defined, to define again when it is
+	 * written again; more than fits: it is not written again. */
+	struct { struct conv_idset *set; uint32_t id; } undo[16];
+	unsigned nundo;
 	struct pfzn *zn;    /* by zone name id */
 	uint32_t nzn;
 	/* The last timestamp written by the fast paths, and its varint (ts_len
@@ -189,6 +228,9 @@ static void pf_fini(struct conv *c)
 	conv_idset_free(&p->pools);
 	conv_idset_free(&p->stacks);
 	conv_idset_free(&p->mappings);
+	conv_idset_free(&p->annames);
+	conv_idset_free(&p->srclocs);
+	free(p->asyncs);
 	free(p->zn);
 	free(p->fr);
 	free(p->newfr);
@@ -225,6 +267,11 @@ static int pf_part_begin(struct conv *c)
 	conv_idset_clear(&p->pools);
 	conv_idset_clear(&p->stacks);
 	conv_idset_clear(&p->mappings);
+	conv_idset_clear(&p->annames);
+	conv_idset_clear(&p->srclocs);
+	if (p->asyncs)
+		memset(p->asyncs, 0, (p->amask + 1) * sizeof(*p->asyncs));
+	p->nasync = 0;
 	p->allocs_track = 0;
 	p->part++;
 
@@ -337,6 +384,46 @@ static inline uint64_t track_field(struct conv_thread *t)
 	return t->aux;
 }
 
+/* A string the packet being written defines in the part's set. */
+static void undo_push(struct pf *p, struct conv_idset *set, uint32_t id)
+{
+	if (p->nundo < sizeof(p->undo) / sizeof(p->undo[0]))
+		p->undo[p->nundo].set = set, p->undo[p->nundo].id = id;
+	p->nundo++;
+}
+
+/* Source locations: a call site's string id is its location's iid too,
+ * defined with the name. Room for the one of id, 0 if it has none. */
+static size_t srcloc_room(struct conv *c, uint32_t id)
+{
+	const struct profev_srcloc *l = profev_reader_srcloc(c->r, id);
+	if (!l)
+		return 0;
+	return 3 * (strlen(profev_reader_string(c->r, l->file)) +
+		    strlen(profev_reader_string(c->r, l->function))) + 4 * PB_FIELD_MAX;
+}
+
+/* Inside an InternedData: the source location of call site id, if it has
+ * one this part has not defined. @return 1 if the event may refer to it. */
+static int srcloc_write(struct conv *c, uint32_t id)
+{
+	struct pf *p = c->fmt;
+	const struct profev_srcloc *l = profev_reader_srcloc(c->r, id);
+	if (!l || conv_idset_add(&p->srclocs, id) != 1)
+		return l != NULL && conv_idset_has(&p->srclocs, id);
+	undo_push(p, &p->srclocs, id);
+	struct outbuf *o = &c->out;
+	const char *file = profev_reader_string(c->r, l->file);
+	const char *fn = profev_reader_string(c->r, l->function);
+	size_t e = pb_begin(o, ID_SOURCE_LOCATIONS);
+	pb_uint(o, SL_IID, id);
+	c->st.replaced_bytes += pb_string_utf8(o, SL_FILE_NAME, file, strlen(file));
+	c->st.replaced_bytes += pb_string_utf8(o, SL_FUNCTION_NAME, fn, strlen(fn));
+	pb_uint(o, SL_LINE_NUMBER, l->line);
+	pb_end(o, e);
+	return 1;
+}
+
 /* Adds id (0: none) to the part's set; *is_new says whether the packet must
  * define it, and *need grows by the room its string takes then. */
 static int intern_one(struct conv *c, struct conv_idset *set, uint32_t id, int *is_new, size_t *need)
@@ -347,6 +434,7 @@ static int intern_one(struct conv *c, struct conv_idset *set, uint32_t id, int *
 	int r = conv_idset_add(set, id);
 	if (r <= 0)
 		return r;
+	undo_push(c->fmt, set, id);
 	*is_new = 1;
 	*need += 3 * strlen(profev_reader_string(c->r, id)) + 2 * PB_FIELD_MAX;
 	return 0;
@@ -362,10 +450,16 @@ static int intern(struct conv *c, uint32_t name, uint32_t cat, size_t extra, int
 	int rc = intern_one(c, &p->names, name, newn, &need);
 	if (!rc)
 		rc = intern_one(c, &p->cats, cat, newc, &need);
+	if (!rc && *newn)
+		need += srcloc_room(c, name);
 	return rc ? rc : outbuf_reserve(&c->out, need);
 }
 
 static void stack_write(struct conv *c);
+static int annames_new(struct conv *c, const struct profev_event *a, uint32_t n);
+static void annames_write(struct conv *c, const struct profev_event *a, uint32_t n);
+static size_t args_room(struct conv *c, const struct profev_event *a, uint32_t n);
+static void args_write(struct conv *c, const struct profev_event *a, uint32_t n);
 
 /* Names, categories and (when stack_prepare() made one ready) a callstack
  * new to the part, in the packet's one InternedData. */
@@ -373,9 +467,11 @@ static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn
 {
 	struct outbuf *o = &c->out;
 	struct pf *p = c->fmt;
-	if (!newn && !newc && !p->stack)
+	if (!newn && !newc && !p->stack && !(p->nan && annames_new(c, p->an, p->nan)))
 		return;
 	size_t id = pb_begin(o, TP_INTERNED_DATA);
+	if (p->nan)
+		annames_write(c, p->an, p->nan);
 	if (newc) {
 		const char *s = profev_reader_string(c->r, cat);
 		size_t e = pb_begin(o, ID_EVENT_CATEGORIES);
@@ -389,6 +485,7 @@ static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn
 		pb_uint(o, IE_IID, name);
 		c->st.replaced_bytes += pb_string_utf8(o, IE_NAME, s, strlen(s));
 		pb_end(o, e);
+		srcloc_write(c, name);
 	}
 	if (p->stack)
 		stack_write(c);
@@ -423,6 +520,8 @@ static int te_open(struct conv *c, struct te_marks *m, uint64_t ts, unsigned typ
 		pb_uint(o, TE_NAME_IID, name);
 	if (cat)
 		pb_uint(o, TE_CATEGORY_IIDS, cat);
+	if (name && conv_idset_has(&((struct pf *)c->fmt)->srclocs, name))
+		pb_uint(o, TE_SOURCE_LOCATION_IID, name);
 	return 0;
 }
 
@@ -787,7 +886,7 @@ static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, uint3
 		return NULL;
 	if (array_grow((void **)&pf->zn, &pf->nzn, sizeof(*pf->zn), (uint64_t)name + 1))
 		return NULL;
-	uint8_t b[16], *p = b;
+	uint8_t b[24], *p = b;
 	if (name) {
 		*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
 		p = pb_put_varint(p, name);
@@ -796,15 +895,32 @@ static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, uint3
 		*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
 		p = pb_put_varint(p, cat);
 	}
+	if (name && conv_idset_has(&pf->srclocs, name)) /* 2 + 3 bytes at most */
+		p = pb_put_varint(pb_put_varint(p, TE_SOURCE_LOCATION_IID << 3 | PB_WT_VARINT), name);
 	struct pfzn *e = &pf->zn[name];
 	unsigned n = (unsigned)(p - b);
-	e->bytes = 0;
+	e->bytes[0] = e->bytes[1] = 0;
 	for (unsigned i = 0; i < n; i++)
-		e->bytes |= (uint64_t)b[i] << (8 * i);
+		e->bytes[i / 8] |= (uint64_t)b[i] << (8 * (i % 8));
 	e->cat = cat;
-	e->part_len = pf->part << 4 | n;
+	e->part_len = pf->part << 5 | n;
 	return e;
 }
+
+/* A zone begin's packet ends the output at start..o->p: remember it. */
+static inline void begin_written(struct pf *pf, const struct conv *c, const struct conv_thread *t,
+				 const uint8_t *start, int edge)
+{
+	pf->open_t = t;
+	pf->open_depth = t->depth;
+	pf->open_edge = edge;
+	pf->open_p = c->out.p;
+	pf->open_drained = c->out.drained;
+	pf->open_len = (size_t)(c->out.p - start);
+}
+
+static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge,
+			const struct profev_event *a, uint32_t n);
 
 static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
@@ -812,20 +928,24 @@ static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	if (__builtin_expect(edge != CONV_EDGE_NORMAL || t->kind != CONV_THREAD || z->stack, 0))
 		return zone_begin_slow(c, t, z, edge);
 	const struct pfzn *e = z->name < pf->nzn ? &pf->zn[z->name] : NULL;
-	if (__builtin_expect(!e || e->part_len >> 4 != pf->part || e->cat != z->cat, 0)) {
+	if (__builtin_expect(!e || e->part_len >> 5 != pf->part || e->cat != z->cat, 0)) {
 		if (!conv_idset_has(&pf->names, z->name) || (z->cat && !conv_idset_has(&pf->cats, z->cat)))
 			return zone_begin_slow(c, t, z, edge);
 		e = zn_make(pf, z->name, z->cat);
 	}
 	if (__builtin_expect(!outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
 		uint8_t *plen, *telen;
+		const uint8_t *start = c->out.p;
 		uint8_t *p = fast_head(pf, c->out.p, z->shown, &plen, &telen);
 		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
 		p[1] = TYPE_SLICE_BEGIN;
 		p = put_field(p + 2, track_field(t));
 		if (__builtin_expect(e != NULL, 1)) {
-			put8(p, e->bytes);
-			fast_tail(&c->out, p + (e->part_len & 15), plen, telen);
+			put8(p, e->bytes[0]);
+			put8(p + 8, e->bytes[1]);
+			fast_tail(&c->out, p + (e->part_len & 31), plen, telen);
+			pf->nundo = 0;
+			begin_written(pf, c, t, start, edge);
 			return 0;
 		}
 		if (z->name) {
@@ -836,7 +956,11 @@ static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 			*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
 			p = pb_put_varint(p, z->cat);
 		}
+		if (z->name && conv_idset_has(&pf->srclocs, z->name))
+			p = pb_put_varint(pb_put_varint(p, TE_SOURCE_LOCATION_IID << 3 | PB_WT_VARINT), z->name);
 		fast_tail(&c->out, p, plen, telen);
+		pf->nundo = 0;
+		begin_written(pf, c, t, start, edge);
 		return 0;
 	}
 	return zone_begin_slow(c, t, z, edge);
@@ -844,13 +968,25 @@ static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 
 static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
+	return begin_packet(c, t, z, edge, NULL, 0);
+}
+
+/* A zone begin with the first n of its arguments and flow marks. */
+static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge,
+			const struct profev_event *a, uint32_t n)
+{
 	struct outbuf *o = &c->out;
+	struct pf *pf = c->fmt;
 	struct te_marks m;
 	int rc, stack = 0;
-	size_t extra = 0;
+	size_t extra = n ? args_room(c, a, n) : 0;
 	char title[CONV_FRAME_TITLE];
+	z->aux = n;
+	pf->an = a;
+	pf->nan = n;
+	pf->nundo = 0;
 	if (t->kind == CONV_FRAMES) {
-		if ((rc = te_open(c, &m, z->shown, TYPE_SLICE_BEGIN, track_uuid(t), 0, 0, 0)))
+		if ((rc = te_open(c, &m, z->shown, TYPE_SLICE_BEGIN, track_uuid(t), 0, 0, extra)))
 			return rc;
 		pb_bytes(o, TE_NAME, title, conv_frame_title(title, z->frame));
 	} else {
@@ -861,9 +997,32 @@ static int zone_begin_slow(struct conv *c, struct conv_thread *t, struct conv_zo
 		if (stack)
 			pb_uint(o, TE_CALLSTACK_IID, z->stack);
 	}
+	/* The packet's tag and one-byte length come before its mark; te_open()
+	 * made all the room it needs, so nothing moves the buffer until its end. */
+	const uint8_t *start = o->base + m.pk - 2;
+	pf->nan = 0;
 	if (edge == CONV_EDGE_CUT)
 		annotation_bool(o, "continued");
+	args_write(c, a, n);
 	te_close(c, &m);
+	begin_written(pf, c, t, start, edge);
+	if (stack || pf->nundo > sizeof(pf->undo) / sizeof(pf->undo[0]))
+		pf->open_t = NULL; /* what it defined cannot be told again */
+	return 0;
+}
+
+
+static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+			 int edge);
+
+/* Arguments of z that its begin did not carry (flows never wait for the end). */
+static int end_args(const struct conv_thread *t, const struct conv_zone *z)
+{
+	uint32_t n;
+	const struct profev_event *a = conv_zone_args(t, z, &n);
+	for (uint32_t i = (uint32_t)z->aux; i < n; i++)
+		if (a[i].type == PROFEV_EV_ARG)
+			return 1;
 	return 0;
 }
 
@@ -871,7 +1030,10 @@ static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 		       int edge)
 {
 	struct outbuf *o = &c->out;
-	(void)z;
+	uint32_t nargs;
+	conv_zone_args(t, z, &nargs);
+	if (__builtin_expect(nargs > z->aux, 0) && end_args(t, z))
+		return zone_end_rich(c, t, z, ts, edge);
 	int rc = outbuf_reserve(o, PACKET_MAX);
 	if (rc)
 		return rc;
@@ -1038,6 +1200,275 @@ static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_
 	return 0;
 }
 
+/* ---- rich events ---- */
+
+/* Room for the interned names and values of n arguments. */
+static size_t args_room(struct conv *c, const struct profev_event *a, uint32_t n)
+{
+	size_t room = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		room += 2 * PB_FIELD_MAX + 16;
+		if (a[i].type != PROFEV_EV_ARG)
+			continue;
+		room += 3 * strlen(profev_reader_string(c->r, a[i].name)) + 2 * PB_FIELD_MAX;
+		if (profev_event_arg_kind(&a[i]) == PROFEV_AK_STR)
+			room += 3 * strlen(profev_reader_string(c->r, (uint32_t)a[i].payload)) + PB_FIELD_MAX;
+	}
+	return room;
+}
+
+/* Inside an InternedData: the argument keys this part has not defined. */
+static void annames_write(struct conv *c, const struct profev_event *a, uint32_t n)
+{
+	struct pf *p = c->fmt;
+	for (uint32_t i = 0; i < n; i++) {
+		if (a[i].type != PROFEV_EV_ARG || !a[i].name || conv_idset_add(&p->annames, a[i].name) != 1)
+			continue;
+		undo_push(p, &p->annames, a[i].name);
+		const char *s = profev_reader_string(c->r, a[i].name);
+		size_t e = pb_begin(&c->out, ID_DEBUG_ANNOTATION_NAMES);
+		pb_uint(&c->out, IE_IID, a[i].name);
+		c->st.replaced_bytes += pb_string_utf8(&c->out, IE_NAME, s, strlen(s));
+		pb_end(&c->out, e);
+	}
+}
+
+static int annames_new(struct conv *c, const struct profev_event *a, uint32_t n)
+{
+	struct pf *p = c->fmt;
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].type == PROFEV_EV_ARG && a[i].name && !conv_idset_has(&p->annames, a[i].name))
+			return 1;
+	return 0;
+}
+
+/* The arguments as debug annotations with interned names, the flow marks
+ * as flow ids (a FLOW_IN ends its flow). */
+static void args_write(struct conv *c, const struct profev_event *a, uint32_t n)
+{
+	struct outbuf *o = &c->out;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct profev_event *e = &a[i];
+		if (e->type == PROFEV_EV_FLOW_OUT || e->type == PROFEV_EV_FLOW_IN) {
+			pb_fixed64(o, e->type == PROFEV_EV_FLOW_OUT ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS,
+				   e->payload);
+			continue;
+		}
+		size_t d = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+		if (e->name)
+			pb_uint(o, DA_NAME_IID, e->name);
+		else
+			pb_bytes(o, DA_NAME, "arg", 3);
+		switch (profev_event_arg_kind(e)) {
+		case PROFEV_AK_INT: pb_int(o, DA_INT_VALUE, (int64_t)e->payload); break;
+		case PROFEV_AK_DOUBLE: pb_fixed64(o, DA_DOUBLE_VALUE, e->payload); break;
+		case PROFEV_AK_BOOL: pb_uint(o, DA_BOOL_VALUE, e->payload != 0); break;
+		case PROFEV_AK_PTR: pb_uint(o, DA_POINTER_VALUE, e->payload); break;
+		case PROFEV_AK_STR: {
+			const char *v = profev_reader_string(c->r, (uint32_t)e->payload);
+			c->st.replaced_bytes += pb_string_utf8(o, DA_STRING_VALUE, v, strlen(v));
+			break;
+		}
+		default: pb_uint(o, DA_UINT_VALUE, e->payload); break;
+		}
+		pb_end(o, d);
+	}
+}
+
+/* The end of a zone with arguments or flow marks: they ride on it, and
+ * trace_processor adds an end's annotations and flows to its slice. */
+static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+			 int edge)
+{
+	struct outbuf *o = &c->out;
+	uint32_t n, skip = (uint32_t)z->aux;
+	const struct profev_event *a = conv_zone_args(t, z, &n);
+	a += skip, n -= skip;
+	int rc = outbuf_reserve(o, PACKET_MAX + args_room(c, a, n) + 16 * (size_t)n);
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, ts, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (annames_new(c, a, n)) {
+		size_t id = pb_begin(o, TP_INTERNED_DATA);
+		annames_write(c, a, n);
+		pb_end(o, id);
+	}
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_SLICE_END);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i].type == PROFEV_EV_ARG)
+			args_write(c, &a[i], 1);
+	if (edge == CONV_EDGE_UNCLOSED)
+		annotation_bool(o, "unclosed");
+	else if (edge == CONV_EDGE_CUT)
+		annotation_bool(o, "cut");
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+/*
+ * An argument or flow mark of t's top zone z. Right after z's begin (as
+ * they come as a rule) the begin is written again with them: trace_processor
+ * binds a flow to the slice whose begin lists it. A later argument rides on
+ * the zone's end; a later flow mark on an instant "flow" inside the zone.
+ */
+static int pf_arg(struct conv *c, struct conv_thread *t, struct conv_zone *z, const struct profev_event *ev)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	uint32_t n;
+	const struct profev_event *a = conv_zone_args(t, z, &n);
+	if (t->kind == CONV_THREAD && p->open_t == t && p->open_depth == t->depth && p->open_p == o->p &&
+	    p->open_drained == o->drained && (size_t)(o->p - o->base) >= p->open_len &&
+	    z->aux + 1 == n) {
+		for (unsigned i = 0; i < p->nundo; i++) {
+			struct conv_idset *set = p->undo[i].set;
+			uint32_t id = p->undo[i].id;
+			set->w[id >> 6] &= ~(1ull << (id & 63));
+		}
+		o->p -= p->open_len;
+		p->open_t = NULL;
+		return begin_packet(c, t, z, p->open_edge, a, n);
+	}
+	if (ev->type == PROFEV_EV_ARG)
+		return 0;
+	int rc = outbuf_reserve(o, PACKET_MAX);
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_INSTANT);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	pb_bytes(o, TE_NAME, "flow", 4);
+	args_write(c, ev, 1);
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+static uint64_t async_hash(uint32_t name, uint64_t id)
+{
+	uint64_t h = (id ^ ((uint64_t)name << 32 | name)) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+/* Adds uuid to the part's async tracks: 1 if new, 0 if there, <0 on no memory. */
+static int async_track_add(struct pf *p, uint64_t uuid)
+{
+	if (!p->asyncs || (p->nasync + 1) * 2 > p->amask) {
+		uint64_t *old = p->asyncs, n = old ? p->amask + 1 : 0, mask = n ? 2 * n - 1 : 63;
+		if (!(p->asyncs = calloc(mask + 1, sizeof(*p->asyncs)))) {
+			p->asyncs = old;
+			return PROFEV_E_NOMEM;
+		}
+		p->amask = mask;
+		for (uint64_t i = 0; i < n; i++) {
+			if (!old[i])
+				continue;
+			uint64_t k = old[i] >> 20 & mask;
+			while (p->asyncs[k])
+				k = (k + 1) & mask;
+			p->asyncs[k] = old[i];
+		}
+		free(old);
+	}
+	uint64_t k = uuid >> 20 & p->amask;
+	while (p->asyncs[k] && p->asyncs[k] != uuid)
+		k = (k + 1) & p->amask;
+	if (p->asyncs[k])
+		return 0;
+	p->asyncs[k] = uuid;
+	p->nasync++;
+	return 1;
+}
+
+/*
+ * An async span: a slice on a track of its own for its name and id, under
+ * the process, named by the span. Its begin and end may come from two
+ * threads, in either order in the file: trace_processor sorts by time.
+ */
+static int pf_async(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	(void)t;
+	const struct profev_srcloc *l = profev_reader_srcloc(c->r, ev->name);
+	uint32_t shared = l && l->name ? l->name : ev->name;
+	uint32_t cat = l ? l->category : 0;
+	uint64_t uuid = UUID_ASYNC(async_hash(shared, ev->payload));
+	int fresh = async_track_add(p, uuid), rc;
+	if (fresh < 0)
+		return fresh;
+	if (fresh) {
+		const char *name = profev_reader_string(c->r, ev->name);
+		if ((rc = outbuf_reserve(o, PACKET_MAX + 3 * strlen(name))))
+			return rc;
+		named_track(c, uuid, "", name, 0);
+	}
+	int newn, newc;
+	if ((rc = intern(c, ev->name, cat, 0, &newn, &newc)))
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	write_interned(c, ev->name, cat, newn, newc);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, ev->type == PROFEV_EV_ASYNC_BEGIN ? TYPE_SLICE_BEGIN : TYPE_SLICE_END);
+	pb_uint(o, TE_TRACK_UUID, uuid);
+	if (ev->type == PROFEV_EV_ASYNC_BEGIN) {
+		if (ev->name)
+			pb_uint(o, TE_NAME_IID, ev->name);
+		if (cat)
+			pb_uint(o, TE_CATEGORY_IIDS, cat);
+		if (ev->name && conv_idset_has(&p->srclocs, ev->name))
+			pb_uint(o, TE_SOURCE_LOCATION_IID, ev->name);
+		annotation_uint(o, "id", ev->payload);
+	}
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
+/* A lock wait: a "wait: NAME" slice on the waiting thread, from the wait
+ * to the acquisition, with the lock and the thread that held it. */
+static int pf_lock_wait(struct conv *c, struct conv_thread *t, const struct conv_wait *w)
+{
+	struct outbuf *o = &c->out;
+	const char *name = profev_reader_string(c->r, w->name);
+	const char *holder = w->holder ? profev_reader_thread_name(c->r, w->holder) : "";
+	int rc = outbuf_reserve(o, 2 * PACKET_MAX + 3 * (strlen(name) + strlen(holder)));
+	if (rc)
+		return rc;
+	size_t pk = packet_begin(c, w->begin, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_SLICE_BEGIN);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	size_t n = pb_begin(o, TE_NAME);
+	outbuf_lit(o, "wait: ");
+	c->st.replaced_bytes += pb_utf8(o, name, strlen(name));
+	pb_end(o, n);
+	size_t a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+	pb_bytes(o, DA_NAME, "lock", 4);
+	pb_uint(o, DA_POINTER_VALUE, w->lock);
+	pb_end(o, a);
+	if (w->holder) {
+		annotation_uint(o, "holder_tid", w->holder);
+		a = pb_begin(o, TE_DEBUG_ANNOTATIONS);
+		pb_bytes(o, DA_NAME, "holder", 6);
+		c->st.replaced_bytes += pb_string_utf8(o, DA_STRING_VALUE, holder, strlen(holder));
+		pb_end(o, a);
+	}
+	pb_end(o, te);
+	pb_end(o, pk);
+	pk = packet_begin(c, w->end, SEQ_NEEDS_INCREMENTAL_STATE);
+	te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_SLICE_END);
+	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
 const struct conv_ops conv_perfetto_ops = {
 	.name = "perfetto",
 	.split_ok = 1,
@@ -1053,4 +1484,7 @@ const struct conv_ops conv_perfetto_ops = {
 	.lost = pf_lost,
 	.counter = pf_counter,
 	.memory = pf_memory,
+	.arg = pf_arg,
+	.async = pf_async,
+	.lock_wait = pf_lock_wait,
 };

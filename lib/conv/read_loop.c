@@ -76,6 +76,18 @@ struct pool {
 	uint64_t live;
 };
 
+/* A lock, for the holder of a wait: the thread holding it now, and the
+ * last one that released it, as the events read so far tell. */
+#define LOCK_HOLDS 8
+struct conv_lock {
+	uint64_t addr;     /* 0 = empty slot */
+	struct {
+		uint64_t from, to; /* to = UINT64_MAX: still held */
+		uint32_t tid;
+	} hold[LOCK_HOLDS];    /* its latest holds, the newest at (n - 1) % LOCK_HOLDS */
+	unsigned n;
+};
+
 struct loop {
 	struct conv c;
 	const struct profev_conv_sink *sink;
@@ -100,6 +112,8 @@ struct loop {
 	uint64_t warned[PROFEV_CONV_W_SUMMARY];
 	struct block *blocks;       /* live memory blocks by address */
 	uint64_t bmask, nblocks;
+	struct conv_lock *locks;    /* lock states by address */
+	uint64_t lmask, nlocks;
 	struct pool *pools;         /* live bytes per pool, few: searched in order */
 	unsigned npools, pcap;
 	uint32_t nstacks;           /* callstacks the reader knew at last look */
@@ -273,11 +287,13 @@ static void free_tracks(struct loop *l)
 	for (unsigned i = 0; i < l->nthreads; i++) {
 		free(l->threads[i]->name);
 		free(l->threads[i]->stack);
+		free(l->threads[i]->args);
 		free(l->threads[i]);
 	}
 	free(l->threads);
 	free(l->slots);
 	free(l->blocks);
+	free(l->locks);
 	free(l->pools);
 }
 
@@ -514,6 +530,7 @@ static inline HOT int push(struct loop *l, struct conv_thread *t, uint64_t ts, u
 	z->name = name;
 	z->cat = cat;
 	z->frame = aux; /* or z->stack: one field */
+	z->args = t->nargs;
 	l->open_zones++;
 	if (!emitting(t))
 		return 0;
@@ -529,6 +546,7 @@ static inline HOT int pop(struct loop *l, struct conv_thread *t, uint64_t ts, in
 		rc = zone_emit_end(l, t, ts, edge);
 	}
 	t->depth--;
+	t->nargs = t->stack[t->depth].args;
 	l->open_zones--;
 	return rc;
 }
@@ -714,6 +732,162 @@ static __attribute__((noinline)) int on_memory_event(struct loop *l, const struc
 	return on_memory(l, t, &e, ts);
 }
 
+static struct conv_lock *lock_slot(const struct loop *l, uint64_t addr)
+{
+	uint64_t i = (addr * 0x9E3779B97F4A7C15ull >> 20) & l->lmask;
+	while (l->locks[i].addr && l->locks[i].addr != addr)
+		i = (i + 1) & l->lmask;
+	return &l->locks[i];
+}
+
+/* The lock at addr (not 0), added if new; NULL on no memory. */
+static struct conv_lock *lock_of(struct loop *l, uint64_t addr)
+{
+	if (!l->locks || (l->nlocks + 1) * 2 > l->lmask) {
+		struct conv_lock *old = l->locks;
+		uint64_t n = old ? l->lmask + 1 : 0, mask = n ? 2 * n - 1 : 63;
+		if (!(l->locks = calloc(mask + 1, sizeof(*l->locks)))) {
+			l->locks = old;
+			return NULL;
+		}
+		l->lmask = mask;
+		for (uint64_t i = 0; i < n; i++)
+			if (old[i].addr)
+				*lock_slot(l, old[i].addr) = old[i];
+		free(old);
+	}
+	struct conv_lock *k = lock_slot(l, addr);
+	if (!k->addr) {
+		memset(k, 0, sizeof(*k));
+		k->addr = addr;
+		l->nlocks++;
+	}
+	return k;
+}
+
+/*
+ * Lock events: a wait ends with the thread's acquisition, and the holder is
+ * who held the lock when it began. Threads' events arrive in batches, so
+ * the holder's acquisition may come later in the file: then it is unknown.
+ */
+static int on_lock(struct loop *l, struct conv_thread *t, const struct profev_event *ev, uint64_t ts)
+{
+	struct conv *c = &l->c;
+	if (!ev->payload)
+		return 0;
+	struct conv_lock *k = lock_of(l, ev->payload);
+	if (!k)
+		return PROFEV_E_NOMEM;
+	switch (ev->type) {
+	case PROFEV_EV_LOCK_WAIT:
+		t->wait_lock = ev->payload;
+		t->wait_ts = ts;
+		t->wait_name = ev->name;
+		return 0;
+	case PROFEV_EV_LOCK_ACQUIRED: {
+		int rc = 0;
+		if (t->wait_lock == ev->payload) {
+			struct conv_wait w = { t->wait_ts, ts, ev->payload, t->wait_name, 0 };
+			/* the latest hold by another thread that covers the wait's start */
+			for (unsigned i = 0; i < LOCK_HOLDS && i < k->n; i++) {
+				unsigned h = (k->n - 1 - i) % LOCK_HOLDS;
+				if (k->hold[h].tid != t->tid && k->hold[h].from <= w.begin &&
+				    k->hold[h].to > w.begin) {
+					w.holder = k->hold[h].tid;
+					break;
+				}
+			}
+			if (emitting(t) && c->ops->lock_wait && !(rc = announce(l, t))) {
+				c->st.events_out++;
+				l->part_events++;
+				rc = c->ops->lock_wait(c, t, &w);
+			}
+		}
+		t->wait_lock = 0;
+		unsigned h = k->n++ % LOCK_HOLDS;
+		k->hold[h].from = ts;
+		k->hold[h].to = UINT64_MAX;
+		k->hold[h].tid = t->tid;
+		return rc;
+	}
+	case PROFEV_EV_LOCK_RELEASED:
+		for (unsigned i = 0; i < LOCK_HOLDS && i < k->n; i++) {
+			unsigned h = (k->n - 1 - i) % LOCK_HOLDS;
+			if (k->hold[h].tid == t->tid && k->hold[h].to == UINT64_MAX) {
+				k->hold[h].to = ts;
+				break;
+			}
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Discontinuous frames of a set: a track of their own beside its marks'. */
+static struct conv_thread *spans_of(struct loop *l, uint32_t set)
+{
+	uint64_t key = 2ull << 32 | set;
+	struct conv_thread *t = find_track(l, key);
+	if (t)
+		return t;
+	return new_track(l, key, CONV_FRAMES, set | 1u << 31, profev_reader_string(l->c.r, set));
+}
+
+/* The rich events (arguments, flows, async spans, locks, discontinuous
+ * frames), apart from the hot path. */
+static __attribute__((noinline)) int on_rich(struct loop *l, const struct profev_event *ev)
+{
+	struct conv *c = &l->c;
+	uint64_t ts = ev->ts;
+	int frames = ev->type == PROFEV_EV_FRAME_START || ev->type == PROFEV_EV_FRAME_END;
+	struct conv_thread *t = frames ? spans_of(l, ev->name) : thread_of(l, ev);
+	if (!t)
+		return c->out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
+	if (ts < t->last_ts)
+		ts = t->last_ts;
+	int rc = advance(l, t, ts);
+	if (rc)
+		return rc;
+	t->last_ts = ts;
+	c->now = ts;
+	switch (ev->type) {
+	case PROFEV_EV_FRAME_START:
+		if (t->depth && (rc = pop(l, t, ts, CONV_EDGE_NORMAL)))
+			return rc;
+		return push(l, t, ts, ev->name, 0, t->spans++);
+	case PROFEV_EV_FRAME_END:
+		return t->depth ? pop(l, t, ts, CONV_EDGE_NORMAL) : 0;
+	case PROFEV_EV_ARG:
+	case PROFEV_EV_FLOW_OUT:
+	case PROFEV_EV_FLOW_IN:
+		if (!t->depth || t->dropped)
+			return 0; /* no zone, or one nested too deep to be shown */
+		if (array_grow((void **)&t->args, &t->args_cap, sizeof(*t->args), (uint64_t)t->nargs + 1))
+			return PROFEV_E_NOMEM;
+		t->args[t->nargs] = *ev;
+		/* A string's id stays within the reader's tables, as names do. */
+		if (profev_event_arg_kind(ev) == PROFEV_AK_STR && ev->type == PROFEV_EV_ARG &&
+		    ev->payload > l->nstr)
+			t->args[t->nargs].payload = 0;
+		t->nargs++;
+		if (!emitting(t) || !c->ops->arg)
+			return 0;
+		l->part_events++;
+		return c->ops->arg(c, t, &t->stack[t->depth - 1], &t->args[t->nargs - 1]);
+	case PROFEV_EV_ASYNC_BEGIN:
+	case PROFEV_EV_ASYNC_END:
+		if (!emitting(t) || !c->ops->async)
+			return 0;
+		if ((rc = announce(l, t)))
+			return rc;
+		c->st.events_out++;
+		l->part_events++;
+		return c->ops->async(c, t, ev);
+	default:
+		return on_lock(l, t, ev, ts);
+	}
+}
+
 static inline int has_category(unsigned type)
 {
 	return type == PROFEV_EV_ZONE_BEGIN || type == PROFEV_EV_ZONE_END ||
@@ -755,6 +929,8 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 	case PROFEV_EV_MEM_FREE:
 		return c->ops->memory ? on_memory_event(l, ev) : 0;
 	default:
+		if (ev->type >= PROFEV_EV_ARG && ev->type <= PROFEV_EV_FRAME_END)
+			return on_rich(l, ev);
 		return 0; /* frame images and types newer than this reader */
 	}
 

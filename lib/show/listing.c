@@ -21,13 +21,15 @@ struct pending {
 struct lock_name {
 	uint64_t addr;        /* 0 = empty */
 	uint32_t name;
-	uint32_t holder;      /* tid that acquired it last, 0 = none */
-	uint64_t since;       /* and when */
 };
 
-/* A thread's wait in progress, for the acquisition's wait time. */
+/* A thread's wait in progress, for the acquisition's wait time, and the
+ * locks it holds, for their hold times: a thread's own events are in order. */
+#define HELD_MAX 8
 struct waiting {
 	uint64_t addr, ts;
+	struct { uint64_t addr, ts; } held[HELD_MAX];
+	unsigned nheld;
 };
 
 struct dump {
@@ -154,7 +156,7 @@ static void text_arg(struct dump *d, const struct profev_event *ev)
 static void json_arg_value(struct dump *d, const struct profev_event *ev)
 {
 	struct outbuf *o = &d->o;
-	if (outbuf_reserve(o, 2 + JSON_NUMBER_MAX))
+	if (outbuf_reserve(o, JSON_STRING_MAX(24) + JSON_NUMBER_MAX))
 		return;
 	switch (profev_event_arg_kind(ev)) {
 	case PROFEV_AK_INT:
@@ -193,7 +195,7 @@ static void json_arg_value(struct dump *d, const struct profev_event *ev)
 static void json_src(struct dump *d, uint32_t name)
 {
 	const struct profev_srcloc *l = profev_reader_srcloc(d->r, name);
-	if (!l || outbuf_reserve(&d->o, 16))
+	if (!l || outbuf_reserve(&d->o, 16 + JSON_NUMBER_MAX))
 		return;
 	const char *fn = profev_reader_string(d->r, l->function);
 	const char *file = profev_reader_string(d->r, l->file);
@@ -245,7 +247,7 @@ static struct lock_name *lock_get(struct dump *d, uint64_t addr)
 	}
 	struct lock_name *l = lock_slot(d, addr);
 	if (!l->addr) {
-		*l = (struct lock_name){ addr, 0, 0, 0 };
+		*l = (struct lock_name){ addr, 0 };
 		d->nlocks++;
 	}
 	return l;
@@ -691,7 +693,8 @@ static int rich_event(struct dump *d, const struct profev_event *ev, struct pend
 			return -1;
 		if (l && !l->name)
 			l->name = ev->name;
-		*w = (struct waiting){ ev->payload, ev->ts };
+		w->addr = ev->payload;
+		w->ts = ev->ts;
 		return 0;
 	}
 	case PROFEV_EV_LOCK_ACQUIRED: {
@@ -703,23 +706,23 @@ static int rich_event(struct dump *d, const struct profev_event *ev, struct pend
 			*duration = ev->ts - w->ts;
 		}
 		w->addr = 0;
-		if (l) {
-			l->holder = ev->tid;
-			l->since = ev->ts;
-		}
+		if (w->nheld == HELD_MAX) /* forget the oldest */
+			memmove(w->held, w->held + 1, (HELD_MAX - 1) * sizeof(w->held[0])), w->nheld--;
+		w->held[w->nheld].addr = ev->payload;
+		w->held[w->nheld++].ts = ev->ts;
 		return 0;
 	}
-	case PROFEV_EV_LOCK_RELEASED: {
-		struct lock_name *l = lock_get(d, ev->payload);
-		if (!l && ev->payload)
-			return -1;
-		if (l && l->holder == ev->tid) {
+	case PROFEV_EV_LOCK_RELEASED:
+		for (unsigned i = w->nheld; i-- > 0;) {
+			if (w->held[i].addr != ev->payload)
+				continue;
 			*has_duration = 1;
-			*duration = ev->ts - l->since;
-			l->holder = 0;
+			*duration = ev->ts - w->held[i].ts;
+			memmove(w->held + i, w->held + i + 1, (w->nheld - i - 1) * sizeof(w->held[0]));
+			w->nheld--;
+			break;
 		}
 		return 0;
-	}
 	}
 	return 0;
 }

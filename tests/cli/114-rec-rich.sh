@@ -32,11 +32,14 @@ expect_exit 0 pfdump --jsonl rich.bin
 jq -s -e 'map(select(.type == "zone_end" and .name == "outer")) | length == 1 and (.[0] |
 	.args.i == -5 and .args.d == 0.1 and .args.u == 18446744073709551615 and .args.yes == true and
 	.args.s == "hello" and .args.sn == "abc" and .args.after == 3 and (.args | has("depth") | not) and
-	.flow_out == [12379813738877118345] and .src.function == "main" and (.src.file | endswith("rich.c")))' \
+	.flow_out == [7] and .src.function == "main" and (.src.file | endswith("rich.c")))' \
 	out.txt > /dev/null || fail "pfdump --jsonl: the outer zone's end lacks its args, flows or src"
 jq -s -e 'map(select(.type == "zone_end" and .name == "job")) | length == 1 and
-	.[0].flow_in == [12379813738877118345] and .[0].args.job == 7' \
+	.[0].flow_in == [12379813738877118345, 7] and .[0].args.job == 7' \
 	out.txt > /dev/null || fail "pfdump --jsonl: the job zone's end lacks its flow_in or args"
+jq -s -e 'map(select(.type == "zone_end" and .name == "spawn")) | length == 1 and
+	.[0].flow_out == [12379813738877118345]' \
+	out.txt > /dev/null || fail "pfdump --jsonl: the spawn zone's end lacks its flow_out"
 [ "$(jq -c 'select(.type == "arg" and .key == "big") | [.truncated, (.value | length)]' out.txt)" = "[true,1024]" ] ||
 	fail "pfdump --jsonl: the long string is not cut at 1024 bytes and marked"
 

@@ -60,7 +60,9 @@ static void *job(void *arg)
 	profev_thread_name("worker");
 	PROFEV_ZONE(app, "job"); ZONE_LINE("worker", "job", "-", "job");
 	PROFEV_FLOW_IN(FLOW);
+	PROFEV_FLOW_IN(7);
 	fprintf(out, "FLOW_IN worker job %llu\n", FLOW);
+	fprintf(out, "FLOW_IN worker job 7\n");
 	PROFEV_ARG_UINT("job", 7);
 	fprintf(out, "ARG worker job job uint %016llx\n", 7ull);
 	PROFEV_ASYNC_END(io, "load", 1);
@@ -159,16 +161,22 @@ int main(int argc, char **argv)
 		}
 		PROFEV_ARG_INT("after", 3);
 		ARG("outer", "after", "int", 3);
-		PROFEV_FLOW_OUT(FLOW);
-		fprintf(out, "FLOW_OUT main outer %llu\n", FLOW);
+		/* A flow mark after a child zone: converters keep it in the zone. */
+		PROFEV_FLOW_OUT(7);
+		fprintf(out, "FLOW_OUT main outer 7\n");
 		/* Two spans of one name overlap; the first ends on another thread. */
 		PROFEV_ASYNC_BEGIN(io, "load", 1);
 		fprintf(out, "ASYNC_BEGIN main load io 1\n");
 		PROFEV_ASYNC_BEGIN(io, "load", 2);
 		fprintf(out, "ASYNC_BEGIN main load io 2\n");
-		pthread_t t;
-		pthread_create(&t, NULL, job, NULL);
-		pthread_join(t, NULL);
+		{
+			PROFEV_ZONE(app, "spawn"); ZONE_LINE("main", "spawn", "outer", "main");
+			PROFEV_FLOW_OUT(FLOW);
+			fprintf(out, "FLOW_OUT main spawn %llu\n", FLOW);
+			pthread_t t;
+			pthread_create(&t, NULL, job, NULL);
+			pthread_join(t, NULL);
+		}
 		PROFEV_ASYNC_END(io, "load", 2);
 		fprintf(out, "ASYNC_END main load io 2\n");
 		PROFEV_INSTANT(app, "tick"); fprintf(out, "SRC instant tick main %s %d\n", base(__FILE__), __LINE__);
