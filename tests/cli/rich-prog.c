@@ -1,6 +1,6 @@
 /*
  * A program using every rich-event macro of <profev.h>, for the CLI tests
- * (114-rec-rich.sh, 314-conv-rich.sh). It writes what it did to the file
+ * (116-rec-rich.sh, 314-conv-rich.sh). It writes what it did to the file
  * named by its first argument, one line per event in the form rich-check
  * prints from the trace, so a test compares the two:
  *   ZONE thread name parent function file line
