@@ -73,6 +73,54 @@ __attribute__((noinline)) static void zone_pairs(long n)
 	}
 }
 
+/* The same zone from a call site without a source location (the site
+ * PROFEV_ZONE made before locations existed): locations cost nothing per
+ * event if both loops take the same instructions. */
+__attribute__((noinline)) static void noloc_pairs(long n)
+{
+	for (long i = 0; i < n; i++) {
+		static struct profev_site site = { 0, &profev_cat_hot, "z", PROFEV__R_BEGIN, 0, 0, 0 };
+		PROFEV__SCOPED(zone, profev__begin(&profev_cat_hot, &site));
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+/* n arguments of one open zone: an argument's own cost. */
+__attribute__((noinline)) static void arg_events(long n)
+{
+	PROFEV_ZONE(hot, "args");
+	for (long i = 0; i < n; i++) {
+		PROFEV_ARG_INT("i", i);
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+/* An uncontended mutex taken and released, instrumented, and the same
+ * without the macros. */
+#include <pthread.h>
+static pthread_mutex_t bench_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noinline)) static void lock_pairs(long n)
+{
+	for (long i = 0; i < n; i++) {
+		PROFEV_LOCK_WAIT(&bench_lock, "bench");
+		pthread_mutex_lock(&bench_lock);
+		PROFEV_LOCK_ACQUIRED(&bench_lock);
+		__asm__ __volatile__("" ::: "memory");
+		PROFEV_LOCK_RELEASED(&bench_lock);
+		pthread_mutex_unlock(&bench_lock);
+	}
+}
+
+__attribute__((noinline)) static void mutex_pairs(long n)
+{
+	for (long i = 0; i < n; i++) {
+		pthread_mutex_lock(&bench_lock);
+		__asm__ __volatile__("" ::: "memory");
+		pthread_mutex_unlock(&bench_lock);
+	}
+}
+
 __attribute__((noinline)) static void cold_pairs(long n)
 {
 	for (long i = 0; i < n; i++) {
@@ -166,6 +214,13 @@ static int mode_hot(void)
 	double zone = best(zone_pairs, BURST);
 	printf("  %-44s %8.2f ns  %5.2fx  (bare loop %.2f ns)\n",
 	       "zone pair, burst in the buffer", zone, zone / bare, bare);
+	double arg = best(arg_events, BURST * 2);
+	printf("  %-44s %8.2f ns  %5.2fx  (zone pair %.2f ns)\n", "argument (PROFEV_ARG_INT) in an open zone",
+	       arg, arg / zone, zone);
+	double lock = best(lock_pairs, BURST / 3);
+	double mutex = best(mutex_pairs, BURST * 2);
+	printf("  %-44s %8.2f ns  %5.2fx  (zone pair %.2f ns; mutex alone %.2f ns)\n",
+	       "uncontended lock pair, instrumented", lock, lock / zone, zone, mutex);
 	double empty = best(empty_loop, BURST * 100);
 	double cold = best(cold_pairs, BURST * 100);
 	printf("  %-44s %8.2f ns  (empty loop %.2f ns)\n", "loop with a zone, disabled category",
@@ -193,6 +248,9 @@ static int mode_callgrind(void)
 {
 	zone_pairs(100000);
 	bare_pairs(100000);
+	noloc_pairs(100000);
+	arg_events(100000);
+	lock_pairs(100000);
 	return 0;
 }
 
@@ -361,13 +419,23 @@ int main(int argc, char **argv)
 		snprintf(out, sizeof out, "--callgrind-out-file=%s.cg", tmp);
 		snprintf(toggle, sizeof toggle, "--toggle-collect=zone_pairs");
 		char *cg_argv[] = { "valgrind", "--tool=callgrind", out, toggle,
-				    "--toggle-collect=bare_pairs", (char *)self, "callgrind", NULL };
-		if (record(cg_argv, NULL, 16u << 20, tmp, &res, 1) == 0 && res.status == 0) {
+				    "--toggle-collect=bare_pairs", "--toggle-collect=noloc_pairs",
+				    "--toggle-collect=arg_events", "--toggle-collect=lock_pairs",
+				    (char *)self, "callgrind", NULL };
+		if (record(cg_argv, NULL, 64u << 20, tmp, &res, 1) == 0 && res.status == 0) {
 			snprintf(out, sizeof out, "%s.cg", tmp);
 			unsigned long long z = callgrind_ir(out, "zone_pairs");
 			unsigned long long b = callgrind_ir(out, "bare_pairs");
+			unsigned long long nl = callgrind_ir(out, "noloc_pairs");
+			unsigned long long a = callgrind_ir(out, "arg_events");
+			unsigned long long l = callgrind_ir(out, "lock_pairs");
 			printf("  %-44s %8.1f     (bare loop %.1f)\n",
 			       "instructions per zone pair (callgrind)", z / 100000.0, b / 100000.0);
+			printf("  %-44s %8.1f     (site without one %.1f)\n",
+			       "instructions per zone pair with its location", z / 100000.0, nl / 100000.0);
+			printf("  %-44s %8.1f\n", "instructions per argument (callgrind)", a / 100000.0);
+			printf("  %-44s %8.1f\n",
+			       "instructions per instrumented lock pair", l / 100000.0);
 			unlink(out);
 		}
 	}

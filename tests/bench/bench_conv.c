@@ -125,7 +125,7 @@ static int run_child(const char *path, int format, struct result *res, long *max
 	return 0;
 }
 
-static int make_trace(const char *argv0, const char *path, unsigned long long events)
+static int make_trace(const char *argv0, const char *path, const char *kind, unsigned long long events)
 {
 	struct stat st;
 	if (stat(path, &st) == 0 && st.st_size > 0)
@@ -140,39 +140,32 @@ static int make_trace(const char *argv0, const char *path, unsigned long long ev
 			 slash ? (int)(slash - argv0) : 1, slash ? argv0 : ".");
 	}
 	char cmd[2048 + 3 * 4096 + 64];
-	snprintf(cmd, sizeof(cmd), "'%s' game '%s.tmp' %llu 4 && mv '%s.tmp' '%s'", tool, path,
+	snprintf(cmd, sizeof(cmd), "'%s' %s '%s.tmp' %llu 4 && mv '%s.tmp' '%s'", tool, kind, path,
 		 events, path, path);
-	fprintf(stderr, "bench_conv: making a %llu-event trace with %s\n", events, tool);
+	fprintf(stderr, "bench_conv: making a %llu-event %s trace with %s\n", events, kind, tool);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+struct row { const char *name; int format; double goal; };
+
+static int table(const char *argv0, const char *kind, unsigned long long events, int runs,
+		 const struct row *rows, size_t nrows)
 {
-	unsigned long long events = argc > 1 ? strtoull(argv[1], NULL, 10) : 50000000ull;
-	int runs = argc > 2 ? atoi(argv[2]) : 3;
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/profev-bench-conv-%llu.pftr", tmp, events);
-	if (!events || runs < 1 || make_trace(argv[0], path, events)) {
+	snprintf(path, sizeof(path), "%s/profev-bench-conv-%s-%llu.pftr", tmp, kind, events);
+	if (make_trace(argv0, path, kind, events)) {
 		fprintf(stderr, "bench_conv: no trace to convert\n");
 		return 1;
 	}
 	struct stat st;
 	stat(path, &st);
-
-	static const struct { const char *name; int format; double goal; } rows[] = {
-		{ "read only", 0, 0 },
-		{ "read batch", -1, 0 },
-		{ "perfetto", PROFEV_CONV_PERFETTO, 25 },
-		{ "chrome", PROFEV_CONV_CHROME, 12 },
-		{ "folded", PROFEV_CONV_FOLDED, 0 },
-	};
-	printf("pfconv, %llu-event game trace (%.1f MiB), one core, best of %d\n", events,
+	printf("pfconv, %llu-event %s trace (%.1f MiB), one core, best of %d\n", events, kind,
 	       (double)st.st_size / (1 << 20), runs);
 	printf("%-10s %12s %9s %12s %9s %12s %11s %10s %8s\n", "target", "events", "wall s",
 	       "Mevents/s", "CPU s", "Mevents/s", "bytes/event", "output MiB", "peak MiB");
 	int fails = 0;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+	for (size_t i = 0; i < nrows; i++) {
 		struct result best = { 0 }, r;
 		double best_cpu = 0;
 		long rss = 0, peak = 0;
@@ -201,5 +194,32 @@ int main(int argc, char **argv)
 			printf("   (goal >= %.0f)", rows[i].goal);
 		printf("\n");
 	}
+	return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long events = argc > 1 ? strtoull(argv[1], NULL, 10) : 50000000ull;
+	int runs = argc > 2 ? atoi(argv[2]) : 3;
+	if (!events || runs < 1) {
+		fprintf(stderr, "usage: bench_conv [EVENTS [RUNS]]\n");
+		return 2;
+	}
+	static const struct row rows[] = {
+		{ "read only", 0, 0 },
+		{ "read batch", -1, 0 },
+		{ "perfetto", PROFEV_CONV_PERFETTO, 25 },
+		{ "chrome", PROFEV_CONV_CHROME, 12 },
+		{ "folded", PROFEV_CONV_FOLDED, 0 },
+	};
+	/* Two arguments after every zone begin: a third of the events. */
+	static const struct row arg_rows[] = {
+		{ "read batch", -1, 0 },
+		{ "perfetto", PROFEV_CONV_PERFETTO, 25 },
+		{ "chrome", PROFEV_CONV_CHROME, 12 },
+	};
+	int fails = table(argv[0], "game", events, runs, rows, sizeof rows / sizeof rows[0]);
+	printf("\n");
+	fails += table(argv[0], "game-args", events, runs, arg_rows, sizeof arg_rows / sizeof arg_rows[0]);
 	return fails ? 1 : 0;
 }

@@ -15,6 +15,9 @@ section "trace format: write, read, size ($EVENTS events)"
 section "client and pfrec (bench_client, bare loop in the same run)"
 "$BUILD/bench/bench_client" || status=1
 
+section "the example game with two arguments per frame zone, on disk"
+sh "$(dirname "$0")/game_args.sh" "$BUILD" || status=1
+
 section "pfconv: events/s and bytes/event per target ($EVENTS events)"
 PROFEV_BUILD=$BUILD "$BUILD/bench/bench_conv" "$EVENTS" || status=1
 

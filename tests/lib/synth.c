@@ -64,6 +64,17 @@ int synth_init(struct synth *s, struct profev_writer *w, uint32_t nthreads, uint
 	return 0;
 }
 
+int synth_args(struct synth *s, struct profev_writer *w)
+{
+	static const char *const strs[] = { "idle", "walk", "run", "jump" };
+	s->arg_keys[0] = profev_writer_cstring(w, "entity");
+	s->arg_keys[1] = profev_writer_cstring(w, "phase");
+	for (int i = 0; i < 4; i++)
+		s->arg_strs[i] = profev_writer_cstring(w, strs[i]);
+	s->args = 1;
+	return s->arg_keys[0] && s->arg_keys[1] && s->arg_strs[3] ? 0 : PROFEV_E_NOMEM;
+}
+
 void synth_fill(struct synth *s, struct profev_event *out, uint32_t n)
 {
 	uint32_t i = 0;
@@ -89,6 +100,14 @@ void synth_fill(struct synth *s, struct profev_event *out, uint32_t n)
 				e->payload = s->category[st->name >= 6 ? 1 : st->name >= 2 && st->name <= 3 ? 2 : 0];
 			}
 			i++;
+			for (int k = 0; s->args && st->kind > 0 && k < 2 && i < n; k++, b++) {
+				struct profev_event *a = &out[i++];
+				*a = *e;
+				a->type = PROFEV_EV_ARG;
+				a->name = s->arg_keys[k];
+				a->payload = k ? s->arg_strs[rnd(s) & 3] : rnd(s) & 4095;
+				a->flags = (uint8_t)((k ? PROFEV_AK_STR : PROFEV_AK_INT) << 3);
+			}
 			if (++th->step == PATTERN_LEN) {
 				th->step = 0;
 				if (t == 0 && i < n) { /* the main thread marks frames */
@@ -106,6 +125,12 @@ void synth_fill(struct synth *s, struct profev_event *out, uint32_t n)
 
 int synth_write(int fd, uint64_t nevents, uint32_t nthreads, uint64_t seed, struct profev_error *err)
 {
+	return synth_write_args(fd, nevents, nthreads, seed, 0, err);
+}
+
+int synth_write_args(int fd, uint64_t nevents, uint32_t nthreads, uint64_t seed, int args,
+		     struct profev_error *err)
+{
 	struct profev_writer *w = profev_writer_new(fd, NULL, err);
 	if (!w)
 		return err ? err->code : PROFEV_E_IO;
@@ -119,6 +144,8 @@ int synth_write(int fd, uint64_t nevents, uint32_t nthreads, uint64_t seed, stru
 	int rc = batch ? profev_writer_meta(w, &m) : PROFEV_E_NOMEM;
 	if (!rc)
 		rc = synth_init(&s, w, nthreads, seed);
+	if (!rc && args)
+		rc = synth_args(&s, w);
 	uint32_t msg_cat = rc ? 0 : profev_writer_cstring(w, "log");
 	for (uint64_t done = 0; !rc && done < nevents;) {
 		uint32_t n = nevents - done < N ? (uint32_t)(nevents - done) : N;

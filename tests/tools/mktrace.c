@@ -1,6 +1,7 @@
 /* mktrace: writes traces for tests and benchmarks.
  *
  *   mktrace game OUT [EVENTS] [THREADS]  game-shaped synthetic trace
+ *   mktrace game-args OUT [EVENTS] [THREADS]  the same with two arguments per zone
  *   mktrace allkinds OUT                 every event kind and chunk kind once
  *   mktrace unknown OUT                  allkinds with a chunk of an unknown
  *                                        kind (a newer writer's) in the middle
@@ -200,18 +201,18 @@ static int ties(int fd)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace game|allkinds|unknown|nested|ties OUT [EVENTS] [THREADS]\n");
+		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties OUT [EVENTS] [THREADS]\n");
 		return 2;
 	}
 	int fd = strcmp(argv[2], "-") == 0 ? 1 : open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return die(argv[2], NULL);
 	int rc;
-	if (strcmp(argv[1], "game") == 0) {
+	if (strcmp(argv[1], "game") == 0 || strcmp(argv[1], "game-args") == 0) {
 		uint64_t n = argc > 3 ? strtoull(argv[3], NULL, 10) : 100000;
 		uint32_t threads = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 8;
 		struct profev_error err;
-		rc = synth_write(fd, n, threads, 1, &err) ? die("game", &err) : 0;
+		rc = synth_write_args(fd, n, threads, 1, argv[1][4] == '-', &err) ? die(argv[1], &err) : 0;
 	} else if (strcmp(argv[1], "allkinds") == 0) {
 		rc = allkinds(fd, 0);
 	} else if (strcmp(argv[1], "unknown") == 0) {

@@ -523,9 +523,102 @@ static void test_errors_api(void)
 	CHECK_EQ(err.code, PROFEV_E_IO);
 }
 
+/* ---- rich events: call sites, arguments, flows, the dropped count ---- */
+
+static uint32_t rich_plain, rich_site, rich_other, rich_key, rich_str;
+
+static int fill_rich(struct profev_writer *w)
+{
+	uint32_t cat = profev_writer_cstring(w, "app"), fn = profev_writer_cstring(w, "main");
+	uint32_t file = profev_writer_cstring(w, "src/a.c");
+	struct profev_srcloc loc = { 0, cat, fn, file, 42 };
+	rich_site = profev_writer_site(w, "frame", 5, &loc);
+	CHECK_EQ(profev_writer_site(w, "frame", 5, &loc), rich_site); /* the same site */
+	loc.line = 43;
+	rich_other = profev_writer_site(w, "frame", 5, &loc);
+	rich_plain = profev_writer_cstring(w, "frame");
+	rich_key = profev_writer_cstring(w, "k");
+	rich_str = profev_writer_cstring(w, "a string");
+	CHECK(rich_site && rich_other && rich_plain && rich_site != rich_other);
+	CHECK(rich_plain != rich_site && rich_plain != rich_other);
+	loc.file = 9999; /* undefined */
+	CHECK_EQ(profev_writer_site(w, "x", 1, &loc), 0u);
+	int rc = profev_writer_thread(w, 5, 5, "t");
+	struct profev_event e = synth_event(PROFEV_EV_ZONE_BEGIN, 100, 5, rich_site, cat);
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_ARG, 100, 5, rich_key, (uint64_t)-5);
+	e.flags = PROFEV_AK_INT << 3;
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_ARG, 100, 5, rich_key, 0x7ff8000000000123ull);
+	e.flags = PROFEV_AK_DOUBLE << 3 | PROFEV_EVF_DOUBLE;
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_ARG, 100, 5, rich_key, rich_str);
+	e.flags = PROFEV_AK_STR << 3 | PROFEV_EVF_TRUNCATED;
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_FLOW_OUT, 100, 5, 0, 0xabcdef0123456789ull);
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_ZONE_END, 200, 5, rich_site, cat);
+	rc |= profev_writer_event(w, &e);
+	e = synth_event(PROFEV_EV_ZONE_BEGIN, 300, 5, rich_other, cat);
+	rc |= profev_writer_event(w, &e);
+	struct profev_meta end = { .dropped_args = 3 };
+	rc |= profev_writer_meta(w, &end);
+	return rc | profev_writer_close(w);
+}
+
+static void test_rich(void)
+{
+	struct tracemem m = write_trace(fill_rich, NULL);
+	FILE *f;
+	struct profev_error err;
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	struct profev_event ev[8];
+	struct profev_event_info in;
+	int n = 0, rc;
+	while (n < 8 && (rc = profev_reader_next_event(r, &ev[n], &in)) > 0)
+		n++;
+	CHECK_EQ(n, 7);
+	CHECK_EQ(ev[0].name, rich_site);
+	CHECK_STR(profev_reader_string(r, rich_site), "frame");
+	const struct profev_srcloc *l = profev_reader_srcloc(r, rich_site);
+	CHECK(l != NULL);
+	if (l) {
+		CHECK_EQ(l->name, rich_plain);
+		CHECK_EQ(l->line, 42u);
+		CHECK_STR(profev_reader_string(r, l->file), "src/a.c");
+		CHECK_STR(profev_reader_string(r, l->function), "main");
+		CHECK_STR(profev_reader_string(r, l->category), "app");
+	}
+	l = profev_reader_srcloc(r, rich_other);
+	CHECK(l != NULL && l->line == 43 && l->name == rich_plain);
+	CHECK(profev_reader_srcloc(r, rich_plain) == NULL);
+	CHECK(profev_reader_srcloc(r, 0) == NULL);
+	CHECK(profev_reader_srcloc(r, 1u << 30) == NULL);
+	CHECK_EQ(ev[1].type, PROFEV_EV_ARG);
+	CHECK_EQ(profev_event_arg_kind(&ev[1]), (unsigned)PROFEV_AK_INT);
+	CHECK_EQ((int64_t)ev[1].payload, -5);
+	CHECK_EQ(profev_event_arg_kind(&ev[2]), (unsigned)PROFEV_AK_DOUBLE);
+	CHECK_EQ(ev[2].payload, 0x7ff8000000000123ull); /* a NaN's payload, bit-exact */
+	CHECK_EQ(profev_event_arg_kind(&ev[3]), (unsigned)PROFEV_AK_STR);
+	CHECK(ev[3].flags & PROFEV_EVF_TRUNCATED);
+	CHECK_STR(profev_reader_string(r, (uint32_t)ev[3].payload), "a string");
+	CHECK_EQ(ev[4].type, PROFEV_EV_FLOW_OUT);
+	CHECK_EQ(ev[4].payload, 0xabcdef0123456789ull);
+	CHECK_STR(profev_event_type_name(PROFEV_EV_LOCK_ACQUIRED), "lock_acquired");
+	CHECK_STR(profev_chunk_kind_name(PROFEV_CHUNK_SRCLOCS), "source locations");
+	CHECK_EQ(profev_reader_meta(r)->dropped_args, 3u);
+	profev_reader_free(r);
+	fclose(f);
+	free(m.data);
+}
+
 int main(void)
 {
 	test_every_kind();
+	test_rich();
 	test_dedup();
 	test_many();
 	test_cut_everywhere();

@@ -1,0 +1,39 @@
+#!/bin/sh
+# The cost on disk of arguments in a real recording: the example game with
+# two arguments on every frame zone against the same game built without
+# them (-DGAME_NO_ARGS), each recorded RUNS times, the median of each.
+# usage: tests/bench/game_args.sh BUILD [FRAMES [RUNS]]
+BUILD=${1:-build}
+FRAMES=${2:-400}
+RUNS=${3:-3}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=${TMPDIR:-/tmp}/profev-game-args-$$
+mkdir -p "$TMP" || exit 1
+trap 'rm -rf "$TMP"' EXIT
+cc -O2 -I"$ROOT/lib/include" -DGAME_NO_ARGS -o "$TMP/game-plain" "$ROOT/examples/game.c" \
+	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
+cc -O2 -I"$ROOT/lib/include" -o "$TMP/game-args" "$ROOT/examples/game.c" \
+	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
+# bytes events: the trace's size and its events other than arguments
+measure() {
+	"$BUILD/pfrec" -q -o "$TMP/t.bin" "$TMP/$1" "$FRAMES" > /dev/null || return 1
+	size=$(wc -c < "$TMP/t.bin")
+	"$BUILD/pfdump" --stats "$TMP/t.bin" | awk -v size="$size" '
+		/^events:/ { ev = $2 } /^  arg / { args = $2 }
+		END { printf "%d %d %d\n", size, ev - args, args }'
+}
+median() { sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"; }
+for kind in plain args; do
+	: > "$TMP/$kind.txt"
+	for i in $(seq "$RUNS"); do measure "game-$kind" >> "$TMP/$kind.txt" || exit 1; done
+done
+p_size=$(cut -d' ' -f1 "$TMP/plain.txt" | median)
+a_size=$(cut -d' ' -f1 "$TMP/args.txt" | median)
+events=$(cut -d' ' -f2 "$TMP/args.txt" | median)
+args=$(cut -d' ' -f3 "$TMP/args.txt" | median)
+awk -v p="$p_size" -v a="$a_size" -v n="$events" -v k="$args" 'BEGIN {
+	printf "  %-44s %10d bytes  (%d events)\n", "trace without arguments (median)", p, n
+	printf "  %-44s %10d bytes  (%d arguments more)\n", "trace with two per frame zone (median)", a, k
+	printf "  %-44s %10.3f bytes  (goal <= 0.2)\n", "growth per event", (a - p) / n
+	printf "  %-44s %10.2f bytes\n", "per argument", (a - p) / (k ? k : 1)
+}'
