@@ -6,9 +6,9 @@
  * The main thread runs frames: input, a simulation step split across worker
  * threads, then rendering on its own thread; audio mixes on another thread
  * at its own pace. Every frame ends with a frame mark; counters follow the
- * entity count and frame time, messages note level changes. Every frame
- * zone carries two arguments, its number and the entity count
- * (-DGAME_NO_ARGS leaves them out: the benchmarks' baseline).
+ * entity count and frame time, messages note level changes. Built with
+ * -DGAME_ARGS, every frame zone carries two arguments, its number and the
+ * entity count (what tests/bench/game_args.sh measures).
  * usage: game [FRAMES]   (default 120)
  */
 #include <math.h>
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		{
 			PROFEV_ZONE(game, "frame");
-#ifndef GAME_NO_ARGS
+#ifdef GAME_ARGS
 			PROFEV_ARG_INT("frame", frame);
 			PROFEV_ARG_INT("entities", nentities);
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The cost on disk of arguments in a real recording: the example game with
-# two arguments on every frame zone against the same game built without
-# them (-DGAME_NO_ARGS), each recorded RUNS times, the median of each.
+# The cost on disk of arguments in a real recording: the example game built
+# with two arguments on every frame zone (-DGAME_ARGS) against the plain
+# game, each recorded RUNS times, the median of each.
 # usage: tests/bench/game_args.sh BUILD [FRAMES [RUNS]]
 BUILD=${1:-build}
 FRAMES=${2:-400}
@@ -10,9 +10,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=${TMPDIR:-/tmp}/profev-game-args-$$
 mkdir -p "$TMP" || exit 1
 trap 'rm -rf "$TMP"' EXIT
-cc -O2 -I"$ROOT/lib/include" -DGAME_NO_ARGS -o "$TMP/game-plain" "$ROOT/examples/game.c" \
+cc -O2 -I"$ROOT/lib/include" -o "$TMP/game-plain" "$ROOT/examples/game.c" \
 	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
-cc -O2 -I"$ROOT/lib/include" -o "$TMP/game-args" "$ROOT/examples/game.c" \
+cc -O2 -I"$ROOT/lib/include" -DGAME_ARGS -o "$TMP/game-args" "$ROOT/examples/game.c" \
 	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
 # bytes events: the trace's size and its events other than arguments
 measure() {
