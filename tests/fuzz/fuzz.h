@@ -60,6 +60,28 @@ static inline FILE *fuzz_sink(void)
 	return null;
 }
 
+/* Reads the trace on f to its end: its events, *rc the end status (0: an
+ * end chunk; <0: the reader's error, its message in why, which may be NULL). */
+static inline uint64_t fuzz_count_events(FILE *f, int *rc, struct profev_error *why)
+{
+	uint64_t n = 0;
+	struct profev_error err;
+	struct profev_reader *r = profev_reader_new(f, &err);
+	if (!r) {
+		*rc = err.code;
+	} else {
+		struct profev_event ev;
+		struct profev_event_info in;
+		while ((*rc = profev_reader_next_event(r, &ev, &in)) > 0)
+			n++;
+		err = *profev_reader_error(r);
+		profev_reader_free(r);
+	}
+	if (why)
+		*why = err;
+	return n;
+}
+
 /* Touches every byte of s, so a pointer into freed or foreign memory shows. */
 static inline size_t fuzz_touch(const char *s)
 {

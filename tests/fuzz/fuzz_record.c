@@ -71,24 +71,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *t = fdopen(dup(out), "rb");
 	if (!t || fseek(t, 0, SEEK_SET) < 0)
 		abort();
-	struct profev_reader *rd = profev_reader_new(t, &err);
-	if (!rd) {
-		fprintf(stderr, "record: the trace does not open: %s\n", err.message);
-		abort();
-	}
-	struct profev_event ev;
-	struct profev_event_info in;
-	uint64_t n = 0;
 	int k;
-	while ((k = profev_reader_next_event(rd, &ev, &in)) > 0)
-		n++;
+	uint64_t n = fuzz_count_events(t, &k, &err);
 	if (k != 0 || n != res.stats.events) {
 		fprintf(stderr, "record: trace read back to %d (%s) with %llu events; pfrec reported %llu\n",
-			k, profev_reader_error(rd)->message, (unsigned long long)n,
-			(unsigned long long)res.stats.events);
+			k, err.message, (unsigned long long)n, (unsigned long long)res.stats.events);
 		abort();
 	}
-	profev_reader_free(rd);
 	fclose(t);
 	return 0;
 }

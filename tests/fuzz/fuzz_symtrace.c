@@ -12,21 +12,6 @@
 #include "fuzz.h"
 #include "profev_sym.h"
 
-static uint64_t count_events(FILE *f, int *rc)
-{
-	uint64_t n = 0;
-	struct profev_reader *r = profev_reader_new(f, NULL);
-	*rc = -1;
-	if (!r)
-		return 0;
-	struct profev_event ev;
-	struct profev_event_info in;
-	while ((*rc = profev_reader_next_event(r, &ev, &in)) > 0)
-		n++;
-	profev_reader_free(r);
-	return n;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int out = -1;
@@ -54,12 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		int rin, rout;
 		in = fuzz_file(d, size);
-		uint64_t nin = count_events(in, &rin);
+		uint64_t nin = fuzz_count_events(in, &rin, NULL);
 		fclose(in);
 		FILE *o = fdopen(dup(out), "rb");
 		if (!o || fseek(o, 0, SEEK_SET) < 0)
 			abort();
-		uint64_t nout = count_events(o, &rout);
+		uint64_t nout = fuzz_count_events(o, &rout, NULL);
 		fclose(o);
 		if (rin != 0 || rout != 0 || nin != nout) {
 			fprintf(stderr, "symtrace: input %d with %llu events, output %d with %llu\n", rin,
