@@ -1,9 +1,10 @@
 /*
  * The trace reader (lib/trace/reader.c) with everything it resolves: every
- * chunk, every event one at a time and in runs, and for each event its
- * names, message text, thread, callstack, the callstack's modules and
- * symbols and its call site; then the metadata and totals. The reader must
- * fail with a code and a message, never crash, hang or leak.
+ * event one at a time, in runs and chunk by chunk (with a frame image's
+ * pixels), and for each event its names, message text, thread, callstack,
+ * the callstack's modules and symbols and its call site; then the
+ * metadata and totals. The reader must fail with a code and a message,
+ * never crash, hang or leak.
  */
 #include "fuzz.h"
 
@@ -98,6 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct profev_chunk c;
 		while (profev_reader_next_chunk(r, &c) > 0) {
 			sink += c.kind + c.stored_total;
+			if (c.image && c.image->size) {
+				const uint8_t *px = c.image->data;
+				sink += c.image->width + c.image->height + px[0] + px[c.image->size - 1];
+			}
 			for (uint32_t i = 0; i < c.nevents; i++)
 				sink += resolve(r, &c.events[i]);
 		}

@@ -2,8 +2,9 @@
 # Remakes the seed corpora of tests/fuzz/corpus/ (committed; run by hand
 # from the top of the sources after `make all tools`, when a format changes):
 #   sh tests/fuzz/seeds/make-seeds.sh [BUILD]
-#   elf/    the symbolizer's: a C library with DWARF 5 and inline chains, a
-#           C++ one with DWARF 4 and mangled names (no libc, a few KB each)
+#   elf/    the symbolizer's: a C library with DWARF 5 and inline chains (by
+#           gcc, and by clang with its indexed forms), a C++ one with DWARF 4
+#           and mangled names (no libc, a few KB each)
 #   trace/  traces: a pfrec recording of client.c (every client record), the
 #           golden allkinds and nested traces, a small game, and sym.bin whose
 #           modules are the elf/ files (for pfsym's rewrite)
@@ -22,6 +23,7 @@ mkdir -p "$C/elf" "$C/trace" "$C/conv" "$C/wire"
 
 F="-O2 -shared -fPIC -nostdlib -Wl,--build-id -Wl,-z,noseparate-code -Wl,-z,max-page-size=0x1000"
 gcc -g -gdwarf-5 $F -o "$C/elf/c.so" "$S/elf.c"
+clang -g -gdwarf-5 $F -o "$C/elf/c-clang.so" "$S/elf.c" # strx, addrx, rnglists
 g++ -g -gdwarf-4 $F -fno-exceptions -fno-asynchronous-unwind-tables -o "$C/elf/cxx.so" "$S/elf.cc"
 for f in "$C"/elf/*.so; do objcopy -R .comment -R .note.gnu.property "$f"; done
 
