@@ -275,11 +275,20 @@ struct profev_srcloc {
 
 /** Frame image formats. */
 enum profev_image_format {
-	PROFEV_IMG_RGBA8 = 1,
-	PROFEV_IMG_DXT1 = 2,
+	PROFEV_IMG_RGBA8 = 1,     /**< width x height x 4 bytes, rows top-down */
+	PROFEV_IMG_DXT1 = 2,      /**< DXT1 (BC1) blocks, 8 bytes per 4x4 pixels, rows of blocks top-down */
+	PROFEV_IMG_DXT1Z = 3,     /**< how the writer stores DXT1 (formats/trace.md); readers hand out DXT1 */
 };
 
-/** A frame image (screenshot); pixels are stored as given. */
+/** Largest image: width x height pixels (1920 x 1080 and 2048 x 2048 fit). */
+#define PROFEV_IMAGE_MAX_PIXELS (4096u * 1024u)
+/** Largest width or height. */
+#define PROFEV_IMAGE_MAX_SIDE 4096u
+
+/**
+ * A frame image (screenshot). The writer stores DXT1 coded (DXT1Z) and RGBA8
+ * as given; a reader hands out DXT1 or RGBA8, rows top-down.
+ */
 struct profev_image {
 	uint32_t id;
 	uint32_t width, height;
@@ -389,8 +398,22 @@ int profev_writer_events(struct profev_writer *w, const struct profev_event *ev,
 int profev_writer_message(struct profev_writer *w, const struct profev_event *ev,
 			  const char *text, size_t len);
 
-/** Write a frame image chunk. @return 0 or <0. */
+/**
+ * Write a frame image chunk. DXT1 images are stored coded against the
+ * previous image of the same size where that is smaller (formats/trace.md);
+ * width and height must then be multiples of 4, data hold
+ * width * height / 2 bytes. Write a frame_image event (payload: img->id)
+ * after it, so that the image shows on its thread at its time.
+ * @return 0 or <0.
+ */
 int profev_writer_image(struct profev_writer *w, const struct profev_image *img);
+
+/**
+ * Decode an image a reader handed out (DXT1 or RGBA8) into width x height
+ * RGBA8 pixels, row y at rgba + y * stride (stride >= 4 * width).
+ * @return 0, or PROFEV_E_ARG for another format or a size that does not match.
+ */
+int profev_image_rgba(const struct profev_image *img, uint8_t *rgba, size_t stride);
 
 /**
  * Copy a chunk read by a profev_reader into this trace unchanged (its exact
@@ -455,7 +478,8 @@ struct profev_chunk {
 	const void *raw;          /**< decompressed body (NULL for unknown kinds) */
 	const struct profev_event *events; /**< EVENTS: decoded events */
 	uint32_t nevents;
-	const struct profev_image *image;  /**< IMAGE: the image */
+	const struct profev_image *image;  /**< IMAGE: the image; NULL when it was lost
+	                                        (its data corrupt, or its reference lost) */
 };
 
 /** What profev_reader_next_event() resolves for an event. Pointers stay
@@ -555,6 +579,9 @@ const struct profev_srcloc *profev_reader_srcloc(const struct profev_reader *r, 
 const struct profev_meta *profev_reader_meta(const struct profev_reader *r);
 /** Totals of the end chunk; NULL until it has been read. */
 const struct profev_totals *profev_reader_totals(const struct profev_reader *r);
+/** Image chunks read so far whose image was lost: corrupt data (checksum
+ *  or body), or coded against an image that was lost. */
+uint64_t profev_reader_lost_images(const struct profev_reader *r);
 /** Bytes consumed from the input so far. */
 uint64_t profev_reader_offset(const struct profev_reader *r);
 

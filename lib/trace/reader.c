@@ -99,6 +99,9 @@ struct profev_reader {
 	uint32_t text_events_cap;
 	int texts_indexed;
 	struct profev_image image;
+	struct image_coder *images;  /* made at the first coded image */
+	struct buf image_blocks;     /* its DXT1 blocks */
+	uint64_t lost_images;        /* image chunks that were corrupt */
 };
 
 const struct profev_error *profev_reader_error(const struct profev_reader *r)
@@ -552,6 +555,8 @@ static int parse_end(struct profev_reader *r, struct cursor *c)
 	return 0;
 }
 
+/* 0 with the image in r->image, 1 when the image is lost (its data do not
+ * decode), <0 on errors. */
 static int parse_image(struct profev_reader *r, struct cursor *c)
 {
 	struct profev_image *im = &r->image;
@@ -559,11 +564,29 @@ static int parse_image(struct profev_reader *r, struct cursor *c)
 	for (int i = 0; i < 6; i++)
 		v[i] = cur_varint(c);
 	if (c->bad || v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[2] > UINT32_MAX || v[3] > UINT32_MAX)
-		return -1;
+		return 1;
 	*im = (struct profev_image){ (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
 				     v[4], v[5], c->p, (size_t)(c->end - c->p) };
 	c->p = c->end;
+	if (im->format != PROFEV_IMG_DXT1Z)
+		return 0;
+	if (!r->images && !(r->images = image_coder_new(0)))
+		return PROFEV_E_NOMEM;
+	const char *why;
+	int rc = image_decode(r->images, im, &r->image_blocks, &why);
+	if (rc == PROFEV_E_NOMEM)
+		return rc;
+	if (rc)
+		return 1;
+	im->format = PROFEV_IMG_DXT1;
+	im->data = r->image_blocks.data;
+	im->size = r->image_blocks.len;
 	return 0;
+}
+
+uint64_t profev_reader_lost_images(const struct profev_reader *r)
+{
+	return r->lost_images;
 }
 
 static int parse_events(struct profev_reader *r, const uint8_t *body, size_t len, uint32_t count,
@@ -634,8 +657,18 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 		return chunk_fail(r, PROFEV_E_TRUNCATED, at, what);
 	}
 	r->stored.len = CHUNK_HEADER_SIZE + (size_t)h.stored_size;
-	if (chunk_checksum(hdr, body, h.stored_size) != h.checksum)
-		return chunk_fail(r, PROFEV_E_CHECKSUM, at, "checksum mismatch");
+	if (chunk_checksum(hdr, body, h.stored_size) != h.checksum) {
+		if (h.kind != PROFEV_CHUNK_IMAGE)
+			return chunk_fail(r, PROFEV_E_CHECKSUM, at, "checksum mismatch");
+		/* A damaged image loses that image, not the trace. */
+		*c = (struct profev_chunk){ .kind = h.kind, .flags = h.flags, .count = h.count,
+					    .offset = at, .stored_size = h.stored_size,
+					    .raw_size = h.raw_size, .stored = hdr,
+					    .stored_total = r->stored.len };
+		r->chunk_index++;
+		r->lost_images++;
+		return 1;
+	}
 
 	c->kind = h.kind;
 	c->flags = h.flags;
@@ -685,7 +718,12 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 	case PROFEV_CHUNK_SRCLOCS: rc = parse_srclocs(r, &cur, h.count); break;
 	case PROFEV_CHUNK_IMAGE:
 		rc = parse_image(r, &cur);
-		c->image = &r->image;
+		c->image = rc == 0 ? &r->image : NULL;
+		if (rc == 1) {
+			r->lost_images++;
+			rc = 0;
+			cur.p = cur.end;
+		}
 		break;
 	case PROFEV_CHUNK_END:
 		rc = parse_end(r, &cur);
@@ -926,6 +964,8 @@ void profev_reader_free(struct profev_reader *r)
 	if (!r)
 		return;
 	ZSTD_freeDCtx(r->dctx);
+	image_coder_free(r->images);
+	buf_free(&r->image_blocks);
 	buf_free(&r->stored);
 	buf_free(&r->raw);
 	buf_free(&r->arena);

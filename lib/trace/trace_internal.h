@@ -96,6 +96,28 @@ int encoder_finish(struct event_encoder *e, struct buf *out);
 int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_event *out,
 		  struct event_text *texts, uint32_t *ntexts, uint32_t *nthread_names, const char **why);
 
+/* ---- frame images (image_codec.c) ---- */
+/* Codes DXT1 images for image chunks (format PROFEV_IMG_DXT1Z) and back,
+ * keeping the last image of each size as the reference of the next. */
+struct image_coder;
+struct image_coder *image_coder_new(int zstd_level); /* 0: the default; NULL: no memory */
+void image_coder_free(struct image_coder *c);
+struct image_code_stats {
+	size_t intra, inter; /* zstd bytes of the planes alone, and XORed (0: no reference) */
+};
+/* The coded data of a DXT1 image (img->data, img->size bytes of blocks),
+ * appended to out; against the previous image of its size when that is
+ * smaller and allow_inter. 0 or PROFEV_E_NOMEM. */
+int image_encode(struct image_coder *c, const struct profev_image *img, int allow_inter,
+		 struct buf *out, struct image_code_stats *st);
+/* The DXT1 blocks of a coded image (img->data: what image_encode wrote)
+ * into blocks. 0, PROFEV_E_NOMEM, or PROFEV_E_CORRUPT with *why. */
+int image_decode(struct image_coder *c, const struct profev_image *img, struct buf *blocks,
+		 const char **why);
+/* Bytes of nb blocks regrouped into 8 planes of nb bytes, and back. */
+void image_planes(const uint8_t *blocks, size_t nb, uint8_t *planes);
+void image_unplanes(const uint8_t *planes, size_t nb, uint8_t *blocks);
+
 /* ---- string interning (strtab.c) ---- */
 struct strtab;
 struct strtab *strtab_new(void);

@@ -33,6 +33,7 @@ struct profev_writer {
 	uint32_t *site_ids, site_ids_cap;
 
 	struct event_encoder *events; /* the events chunk being built */
+	struct image_coder *images;   /* made at the first DXT1 image */
 
 	struct profev_totals totals;
 };
@@ -495,13 +496,23 @@ int profev_writer_image(struct profev_writer *w, const struct profev_image *img)
 		return fail(w, PROFEV_E_ARG, "invalid image");
 	if (img->size > CHUNK_MAX_RAW - 64)
 		return fail(w, PROFEV_E_LIMIT, "image larger than a chunk may be");
+	int dxt1 = img->format == PROFEV_IMG_DXT1;
+	if (dxt1 && (img->width % 4 || img->height % 4 || !img->width || !img->height ||
+		     (uint64_t)img->width * img->height > PROFEV_IMAGE_MAX_PIXELS ||
+		     img->size != (size_t)img->width * img->height / 2))
+		return fail(w, PROFEV_E_ARG, "DXT1 image of a wrong size");
+	if (dxt1 && !w->images && !(w->images = image_coder_new(0)))
+		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	struct buf *b = &w->body;
 	buf_reset(b);
 	if (buf_varint(b, img->id) || buf_varint(b, img->width) || buf_varint(b, img->height) ||
-	    buf_varint(b, img->format) || buf_varint(b, img->frame) || buf_varint(b, img->ts) ||
-	    buf_put(b, img->data, img->size))
+	    buf_varint(b, dxt1 ? PROFEV_IMG_DXT1Z : img->format) || buf_varint(b, img->frame) ||
+	    buf_varint(b, img->ts))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
-	int rc = write_chunk(w, PROFEV_CHUNK_IMAGE, 1, b->data, b->len, 1);
+	if (dxt1 ? image_encode(w->images, img, 1, b, NULL) != 0 : buf_put(b, img->data, img->size))
+		return fail(w, PROFEV_E_NOMEM, "out of memory");
+	/* DXT1Z data is zstd already. */
+	int rc = write_chunk(w, PROFEV_CHUNK_IMAGE, 1, b->data, b->len, !dxt1);
 	if (!rc)
 		w->totals.images++;
 	return rc;
@@ -635,5 +646,6 @@ void profev_writer_free(struct profev_writer *w)
 	buf_free(&w->p_symbols.body);
 	buf_free(&w->p_srclocs.body);
 	encoder_free(w->events);
+	image_coder_free(w->images);
 	free(w);
 }

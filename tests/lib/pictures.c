@@ -16,6 +16,32 @@ static void put(uint8_t *p, double r, double g, double b)
 	p[3] = 255;
 }
 
+static uint32_t hash2(int32_t x, int32_t y, uint32_t seed)
+{
+	uint32_t h = (uint32_t)x * 374761393u + (uint32_t)y * 668265263u + seed * 2246822519u;
+	h = (h ^ (h >> 13)) * 1274126177u;
+	return h ^ (h >> 16);
+}
+
+static double vnoise(double x, double y, uint32_t seed)
+{
+	int32_t xi = (int32_t)floor(x), yi = (int32_t)floor(y);
+	double fx = x - xi, fy = y - yi;
+	fx = fx * fx * (3 - 2 * fx);
+	fy = fy * fy * (3 - 2 * fy);
+	double a = hash2(xi, yi, seed) / 4294967296.0, b = hash2(xi + 1, yi, seed) / 4294967296.0;
+	double c = hash2(xi, yi + 1, seed) / 4294967296.0, d = hash2(xi + 1, yi + 1, seed) / 4294967296.0;
+	return a + (b - a) * fx + (c - a) * fy + (a - b - c + d) * fx * fy;
+}
+
+static double fbm(double x, double y, uint32_t seed)
+{
+	double v = 0, amp = 0.5;
+	for (int o = 0; o < 6; o++, amp *= 0.5, x *= 2.03, y *= 2.03)
+		v += amp * vnoise(x, y, seed + (uint32_t)o);
+	return v;
+}
+
 void pic_game(uint8_t *rgba, uint32_t width, uint32_t height, uint32_t frame)
 {
 	double t = frame;
@@ -28,11 +54,12 @@ void pic_game(uint8_t *rgba, uint32_t width, uint32_t height, uint32_t frame)
 				r = 40 + 120 * fy;
 				g = 90 + 130 * fy;
 				b = 200 + 40 * fy;
-			} else { /* ground with stripes that scroll */
+			} else { /* textured ground with stripes that scroll */
 				double s = fmod(fx * 12 + t * 0.05 + 3.0 / (fy - 0.55), 1.0);
-				r = 60 + 40 * fy + (s < 0.5 ? 18 : 0);
-				g = 120 + 20 * fy + (s < 0.5 ? 14 : 0);
-				b = 40;
+				double tex = fbm((x + t * 2) / 6.0, y / 6.0, 5);
+				r = 40 + 40 * fy + (s < 0.5 ? 18 : 0) + 60 * tex;
+				g = 100 + 20 * fy + (s < 0.5 ? 14 : 0) + 50 * tex;
+				b = 30 + 30 * tex;
 			}
 			/* a sun with a soft halo */
 			double dx = x - width * 0.8, dy = y - height * 0.18;
@@ -59,34 +86,10 @@ void pic_game(uint8_t *rgba, uint32_t width, uint32_t height, uint32_t frame)
 					r = (230 - 30 * i) * k, g = (120 + 20 * i) * k, b = (60 + 35 * i) * k;
 				}
 			}
-			put(p, r, g, b);
+			/* film grain and dithering: different in every frame */
+			double grain = (hash2((int32_t)x, (int32_t)y, 1000 + frame) & 15) - 7.5;
+			put(p, r + grain, g + grain, b + grain);
 		}
-}
-
-static uint32_t hash2(int32_t x, int32_t y, uint32_t seed)
-{
-	uint32_t h = (uint32_t)x * 374761393u + (uint32_t)y * 668265263u + seed * 2246822519u;
-	h = (h ^ (h >> 13)) * 1274126177u;
-	return h ^ (h >> 16);
-}
-
-static double vnoise(double x, double y, uint32_t seed)
-{
-	int32_t xi = (int32_t)floor(x), yi = (int32_t)floor(y);
-	double fx = x - xi, fy = y - yi;
-	fx = fx * fx * (3 - 2 * fx);
-	fy = fy * fy * (3 - 2 * fy);
-	double a = hash2(xi, yi, seed) / 4294967296.0, b = hash2(xi + 1, yi, seed) / 4294967296.0;
-	double c = hash2(xi, yi + 1, seed) / 4294967296.0, d = hash2(xi + 1, yi + 1, seed) / 4294967296.0;
-	return a + (b - a) * fx + (c - a) * fy + (a - b - c + d) * fx * fy;
-}
-
-static double fbm(double x, double y, uint32_t seed)
-{
-	double v = 0, amp = 0.5;
-	for (int o = 0; o < 6; o++, amp *= 0.5, x *= 2.03, y *= 2.03)
-		v += amp * vnoise(x, y, seed + (uint32_t)o);
-	return v;
 }
 
 void pic_photo(uint8_t *rgba, uint32_t width, uint32_t height, uint32_t pan)
