@@ -20,9 +20,9 @@ comma       := ,
 
 OPT         ?= -O2 -g
 WARN        := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
-PKGS        := libzstd libxxhash libelf
+PKGS        := libzstd libxxhash libelf libpng libturbojpeg
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxxhash -lelf)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxxhash -lelf -lpng16 -lturbojpeg)
 # Debian's libdwarf ships no .pc file; fall back to its known location.
 DWARF_CFLAGS := $(shell pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
 DWARF_LIBS   := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
@@ -139,7 +139,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
-                libiberty-dev libc6-dbg python3 protobuf-compiler llvm elfutils binutils groff-base valgrind \
+                libiberty-dev libc6-dbg libpng-dev libturbojpeg0-dev libjpeg-turbo-progs python3 protobuf-compiler llvm elfutils binutils groff-base valgrind \
                 chromium libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

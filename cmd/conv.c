@@ -12,10 +12,12 @@
 
 static const char usage_text[] =
 	"usage: pfconv to perfetto|chrome|folded [options] TRACE|-\n"
+	"       pfconv to png -o DIR [options] TRACE|-\n"
 	"\n"
 	"  -o, --output OUT     write OUT ('-': standard output); default: beside\n"
 	"                       TRACE with the format's extension, or standard\n"
-	"                       output when TRACE is '-'\n"
+	"                       output when TRACE is '-'; png: the directory\n"
+	"                       (made if missing) for DIR/frame-NNNNNN.png\n"
 	"      --from TIME      start at TIME after the trace's start (1.5s, 200ms)\n"
 	"      --to TIME        end at TIME after the trace's start\n"
 	"      --thread NAME|TID\n"
@@ -26,6 +28,7 @@ static const char usage_text[] =
 	"                       extension\n"
 	"      --merge-threads  folded: one profile for all threads\n"
 	"      --begin-end      chrome: B/E event pairs instead of X events\n"
+	"      --no-images      perfetto, chrome: leave the frame images out\n"
 	"  -q, --quiet          no warnings and no progress line\n"
 	"  -h, --help           show this help\n"
 	"      --version        show the version\n";
@@ -180,7 +183,7 @@ static int same_file(const char *a, const char *b)
 static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui *ui,
 		 const char **output, const char *operand[3])
 {
-	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_BE, O_VERSION };
+	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_BE, O_NOIMG, O_VERSION };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, O_FROM },
@@ -189,6 +192,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		{ "split-size", required_argument, NULL, O_SPLIT },
 		{ "merge-threads", no_argument, NULL, O_MERGE },
 		{ "begin-end", no_argument, NULL, O_BE },
+		{ "no-images", no_argument, NULL, O_NOIMG },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -224,6 +228,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 			break;
 		case O_MERGE: opts->flags |= PROFEV_CONV_MERGE_THREADS; break;
 		case O_BE: opts->flags |= PROFEV_CONV_CHROME_BE; break;
+		case O_NOIMG: opts->flags |= PROFEV_CONV_NO_IMAGES; break;
 		case ':':
 			return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -232,7 +237,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 	}
 	int n = argc - optind;
 	if (n < 3)
-		return cmd_usage_error(n == 0 ? "what to do? 'to perfetto|chrome|folded TRACE'"
+		return cmd_usage_error(n == 0 ? "what to do? 'to perfetto|chrome|folded|png TRACE'"
 				       : n == 1 ? "missing output format" : "missing trace");
 	if (n > 3)
 		return cmd_usage_error("too many arguments: '%s'", argv[optind + 3]);
@@ -242,11 +247,14 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		return cmd_usage_error("unknown action '%s' (only 'to')", operand[0]);
 	opts->format = profev_conv_format_from_name(operand[1]);
 	if (!opts->format)
-		return cmd_usage_error("unknown format '%s' (perfetto, chrome or folded)", operand[1]);
+		return cmd_usage_error("unknown format '%s' (perfetto, chrome, folded or png)", operand[1]);
 	if (opts->from_ns > opts->to_ns)
 		return cmd_usage_error("--to comes before --from");
-	if (opts->split_size && opts->format == PROFEV_CONV_FOLDED)
-		return cmd_usage_error("--split-size does not apply to folded output");
+	if (opts->split_size && (opts->format == PROFEV_CONV_FOLDED || opts->format == PROFEV_CONV_PNG))
+		return cmd_usage_error("--split-size does not apply to %s output", operand[1]);
+	if ((opts->flags & PROFEV_CONV_NO_IMAGES) && opts->format != PROFEV_CONV_PERFETTO &&
+	    opts->format != PROFEV_CONV_CHROME)
+		return cmd_usage_error("--no-images applies to perfetto and chrome output only");
 	if ((opts->flags & PROFEV_CONV_MERGE_THREADS) && opts->format != PROFEV_CONV_FOLDED)
 		return cmd_usage_error("--merge-threads applies to folded output only");
 	if ((opts->flags & PROFEV_CONV_CHROME_BE) && opts->format != PROFEV_CONV_CHROME)
@@ -267,6 +275,19 @@ int cmd_conv(int argc, char **argv)
 	const char *ext = profev_conv_format_ext(opts.format);
 
 	char *def = NULL;
+	if (opts.format == PROFEV_CONV_PNG) {
+		if (!output || strcmp(output, "-") == 0)
+			return cmd_usage_error("png output needs a directory: -o DIR");
+		if (mkdir(output, 0777) < 0 && errno != EEXIST) {
+			cmd_error("unable to make the directory '%s': %s", output, strerror(errno));
+			return EXIT_USAGE;
+		}
+		struct stat ds;
+		if (stat(output, &ds) < 0 || !S_ISDIR(ds.st_mode))
+			return cmd_usage_error("'%s' is not a directory", output);
+		opts.image_dir = output;
+		output = "/dev/null"; /* the sink gets no bytes */
+	}
 	if (!output) {
 		if (strcmp(input, "-") == 0) {
 			output = "-";

@@ -8,7 +8,9 @@
  * at its own pace. Every frame ends with a frame mark; counters follow the
  * entity count and frame time, messages note level changes. Built with
  * -DGAME_ARGS, every frame zone carries two arguments, its number and the
- * entity count (what tests/bench/game_args.sh measures).
+ * entity count (what tests/bench/game_args.sh measures). Each frame also
+ * draws a small picture (moving shapes over a gradient) and sends it with
+ * PROFEV_FRAME_IMAGE, bottom-up as OpenGL reads a framebuffer back.
  * usage: game [FRAMES]   (default 120)
  */
 #include <math.h>
@@ -45,6 +47,43 @@ static void sleep_us(long us)
 {
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 	nanosleep(&ts, NULL);
+}
+
+/* The "framebuffer": a gradient sky and ground with shapes that move,
+ * stored bottom-up (row 0 is the bottom) as glReadPixels returns it. */
+#define SHOT_W 320
+#define SHOT_H 180
+static unsigned char shot[SHOT_W * SHOT_H * 4];
+
+static void draw_shot(int f)
+{
+	for (int y = 0; y < SHOT_H; y++) {
+		unsigned char *row = shot + (size_t)(SHOT_H - 1 - y) * SHOT_W * 4;
+		int sky = y < SHOT_H * 5 / 8;
+		for (int x = 0; x < SHOT_W; x++) {
+			unsigned char *p = row + x * 4;
+			p[0] = (unsigned char)(sky ? 40 + y / 2 : 60 + (((x + f * 2) / 16 + y / 8) % 2) * 20);
+			p[1] = (unsigned char)(sky ? 90 + y / 2 : 120 + y / 6);
+			p[2] = (unsigned char)(sky ? 200 + y / 8 : 40);
+			p[3] = 255;
+		}
+	}
+	for (int i = 0; i < 5; i++) { /* balls and boxes crossing the screen */
+		int cx = (i * 67 + f * (2 + i)) % (SHOT_W + 40) - 20, cy = 40 + i * 22;
+		int r = 10 + 3 * i;
+		for (int y = cy - r; y <= cy + r; y++)
+			for (int x = cx - r; x <= cx + r; x++) {
+				if (x < 0 || y < 0 || x >= SHOT_W || y >= SHOT_H)
+					continue;
+				if (i % 2 == 0 && (x - cx) * (x - cx) + (y - cy) * (y - cy) > r * r)
+					continue;
+				unsigned char *p = shot + ((size_t)(SHOT_H - 1 - y) * SHOT_W + x) * 4;
+				int shade = 160 + (x - cx) * 40 / r;
+				p[0] = (unsigned char)(shade * (i + 2) / 7);
+				p[1] = (unsigned char)(shade * (6 - i) / 7);
+				p[2] = (unsigned char)(shade / 2);
+			}
+	}
 }
 
 static void simulate(int first, int last)
@@ -203,6 +242,8 @@ int main(int argc, char **argv)
 		PROFEV_COUNTER(game, "entities", nentities);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		PROFEV_COUNTER(game, "frame ms", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+		draw_shot(frame);
+		PROFEV_FRAME_IMAGE(shot, SHOT_W, SHOT_H, 0, 1);
 		PROFEV_FRAME_MARK();
 	}
 	pthread_mutex_lock(&lock);

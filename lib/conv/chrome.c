@@ -74,6 +74,7 @@ struct chthr {
 
 struct chrome {
 	int first;  /* no event written in this part yet */
+	struct conv_shots shots;  /* frame images to JPEG */
 	struct conv_idset stacks; /* callstacks the part's events refer to */
 	struct jname *names; /* by string id */
 	uint32_t nnames;
@@ -181,6 +182,7 @@ static void ch_fini(struct conv *c)
 	free(ch->args);
 	free(ch->flows);
 	conv_idset_free(&ch->stacks);
+	conv_shots_free(&ch->shots);
 	free(ch);
 }
 
@@ -1104,6 +1106,37 @@ static int ch_lock_wait(struct conv *c, struct conv_thread *t, const struct conv
 	return 0;
 }
 
+/*
+ * A frame image: a DevTools filmstrip screenshot, an object snapshot
+ * (ph "O") named "Screenshot" in "disabled-by-default-devtools.screenshot"
+ * whose args.snapshot is the JPEG in base64.
+ */
+static int ch_image(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		    const struct profev_image *img)
+{
+	struct conv_shots *s = &((struct chrome *)c->fmt)->shots;
+	const uint8_t *jpg;
+	size_t len;
+	int rc = conv_shot_jpeg(s, img, &jpg, &len);
+	if (rc)
+		return rc == PROFEV_E_NOMEM ? rc : 0;
+	static const char cat[] = "disabled-by-default-devtools.screenshot";
+	if ((rc = event_begin(c, 4 * (len / 3 + 1) + sizeof cat + 64, 'O')))
+		return rc;
+	field_ts(c, ",\"ts\":", c->now);
+	if ((rc = put_ids(c, t)))
+		return rc;
+	outbuf_lit(&c->out, ",\"name\":\"Screenshot\",\"cat\":\"disabled-by-default-devtools.screenshot\",\"id\":\"0x");
+	char id[24];
+	int n = snprintf(id, sizeof id, "%" PRIx64, ev->payload);
+	outbuf_put(&c->out, id, (size_t)n);
+	outbuf_lit(&c->out, "\",\"args\":{\"snapshot\":\"");
+	conv_base64(&c->out, jpg, len);
+	outbuf_lit(&c->out, "\"}");
+	event_end(c);
+	return 0;
+}
+
 const struct conv_ops conv_chrome_ops = {
 	.name = "chrome",
 	.split_ok = 1,
@@ -1121,4 +1154,5 @@ const struct conv_ops conv_chrome_ops = {
 	.memory = ch_memory,
 	.async = ch_async,
 	.lock_wait = ch_lock_wait,
+	.image = ch_image,
 };

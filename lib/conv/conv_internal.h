@@ -143,6 +143,11 @@ struct conv_ops {
 	 * of size 0). NULL: memory is skipped. */
 	int (*memory)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
 		      const struct conv_mem *m);
+	/* A frame image (a FRAME_IMAGE event in the window, its image still
+	 * held by the reader), on thread t. NULL: images are skipped, as they
+	 * are with PROFEV_CONV_NO_IMAGES. */
+	int (*image)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		     const struct profev_image *img);
 	/* After the last event, before the last part_end. May be NULL. */
 	int (*finish)(struct conv *c);
 	/* An ARG, FLOW_OUT or FLOW_IN event of t's top zone z, which the read
@@ -166,6 +171,26 @@ static inline const struct profev_event *conv_zone_args(const struct conv_thread
 CONV_HIDDEN extern const struct conv_ops conv_perfetto_ops;
 CONV_HIDDEN extern const struct conv_ops conv_chrome_ops;
 CONV_HIDDEN extern const struct conv_ops conv_folded_ops;
+CONV_HIDDEN extern const struct conv_ops conv_png_ops;
+
+/* Frame images as the targets write them (conv/shots.c). */
+#define CONV_JPEG_QUALITY 85
+struct conv_shots {
+	void *tj;            /* TurboJPEG compressor, made on first use */
+	uint8_t *rgba;
+	size_t rgba_cap;
+	unsigned char *jpg;  /* TurboJPEG's buffer */
+	unsigned long jpg_cap;
+};
+CONV_HIDDEN void conv_shots_free(struct conv_shots *s);
+/* img's pixels as RGBA8 in s->rgba, rows top-down. 0 or <0. */
+CONV_HIDDEN int conv_shot_rgba(struct conv_shots *s, const struct profev_image *img);
+/* img as a JPEG of CONV_JPEG_QUALITY: *jpg[0..*len), valid until the next
+ * call. 0 or <0. */
+CONV_HIDDEN int conv_shot_jpeg(struct conv_shots *s, const struct profev_image *img,
+			       const uint8_t **jpg, size_t *len);
+/* n bytes as base64 (4 * ((n + 2) / 3) bytes; the caller reserved them). */
+CONV_HIDDEN void conv_base64(struct outbuf *o, const uint8_t *p, size_t n);
 
 /* Shared helpers for targets (conv.c). */
 /* Name shown for a track: the thread's name, else "thread TID". */

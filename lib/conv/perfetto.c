@@ -59,7 +59,10 @@ enum {
 	TE_TYPE = 9,
 	TE_NAME_IID = 10,
 	TE_TRACK_UUID = 11,
+	TE_CATEGORIES = 22,
 	TE_NAME = 23,
+	TE_SCREENSHOT = 50,
+	SCREENSHOT_JPG_IMAGE = 1,
 	TE_COUNTER_VALUE = 30,
 	TE_DOUBLE_COUNTER_VALUE = 44,
 	TE_CALLSTACK_IID = 56,
@@ -135,6 +138,7 @@ enum {
 #define UUID_FRAMES(id) (3ull << 32 | (id))
 #define UUID_MEMORY(pool) (4ull << 32 | (pool))
 #define UUID_ALLOCS (5ull << 32)
+#define UUID_SCREENSHOTS (6ull << 32)
 /* An async span's track: one per (name, id), so that spans that overlap
  * never share one (the UI shows tracks of one name together). */
 #define UUID_ASYNC(h) (0xa000000000000000ull | ((h) & 0x0fffffffffffffffull))
@@ -200,6 +204,8 @@ struct pf {
 	uint64_t ts_last, ts_enc;
 	unsigned ts_len;
 	int allocs_track;         /* the allocations track is described */
+	int shots_track;          /* the Screenshots track is described */
+	struct conv_shots shots;  /* frame images to JPEG */
 	uint32_t part;
 	struct pfr *fr;           /* (module, offset) -> frame iids */
 	size_t frmask, nfr;
@@ -235,6 +241,7 @@ static void pf_fini(struct conv *c)
 	free(p->fr);
 	free(p->newfr);
 	free(p->newmod);
+	conv_shots_free(&p->shots);
 	free(p);
 }
 
@@ -273,6 +280,7 @@ static int pf_part_begin(struct conv *c)
 		memset(p->asyncs, 0, (p->amask + 1) * sizeof(*p->asyncs));
 	p->nasync = 0;
 	p->allocs_track = 0;
+	p->shots_track = 0;
 	p->part++;
 
 	const struct profev_meta *m = profev_reader_meta(c->r);
@@ -1469,6 +1477,45 @@ static int pf_lock_wait(struct conv *c, struct conv_thread *t, const struct conv
 	return 0;
 }
 
+/*
+ * A frame image: an instant "Screenshot" in category "android_screenshot"
+ * on the "Screenshots" track, with the image as TrackEvent.screenshot's
+ * jpg_image: what Perfetto UI's screenshot track looks for (trace
+ * processor's android_screenshots table selects such slices).
+ */
+static int pf_image(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
+		    const struct profev_image *img)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	const uint8_t *jpg;
+	size_t len;
+	(void)t, (void)ev;
+	int rc = conv_shot_jpeg(&p->shots, img, &jpg, &len);
+	if (rc)
+		return rc == PROFEV_E_NOMEM ? rc : 0; /* not an image TurboJPEG takes: left out */
+	if (!p->shots_track) {
+		if ((rc = outbuf_reserve(o, PACKET_MAX)))
+			return rc;
+		named_track(c, UUID_SCREENSHOTS, "Screenshots", "", 0);
+		p->shots_track = 1;
+	}
+	if ((rc = outbuf_reserve(o, PACKET_MAX + len + 4 * PB_FIELD_MAX)))
+		return rc;
+	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t te = pb_begin(o, TP_TRACK_EVENT);
+	pb_uint(o, TE_TYPE, TYPE_INSTANT);
+	pb_uint(o, TE_TRACK_UUID, UUID_SCREENSHOTS);
+	pb_bytes(o, TE_CATEGORIES, "android_screenshot", 18);
+	pb_bytes(o, TE_NAME, "Screenshot", 10);
+	size_t sc = pb_begin(o, TE_SCREENSHOT);
+	pb_bytes(o, SCREENSHOT_JPG_IMAGE, jpg, len);
+	pb_end(o, sc);
+	pb_end(o, te);
+	pb_end(o, pk);
+	return 0;
+}
+
 const struct conv_ops conv_perfetto_ops = {
 	.name = "perfetto",
 	.split_ok = 1,
@@ -1487,4 +1534,5 @@ const struct conv_ops conv_perfetto_ops = {
 	.arg = pf_arg,
 	.async = pf_async,
 	.lock_wait = pf_lock_wait,
+	.image = pf_image,
 };

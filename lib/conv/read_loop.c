@@ -30,11 +30,13 @@ static const struct conv_ops *const targets[] = {
 	[PROFEV_CONV_PERFETTO] = &conv_perfetto_ops,
 	[PROFEV_CONV_CHROME] = &conv_chrome_ops,
 	[PROFEV_CONV_FOLDED] = &conv_folded_ops,
+	[PROFEV_CONV_PNG] = &conv_png_ops,
 };
 static const char *const exts[] = {
 	[PROFEV_CONV_PERFETTO] = ".pftrace",
 	[PROFEV_CONV_CHROME] = ".json",
 	[PROFEV_CONV_FOLDED] = ".folded",
+	[PROFEV_CONV_PNG] = "",
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
@@ -894,6 +896,24 @@ static inline int has_category(unsigned type)
 	       type == PROFEV_EV_INSTANT || type == PROFEV_EV_MESSAGE;
 }
 
+/* A frame image in the window: its pixels are the reader's, held since
+ * its chunk (profev_reader_image()). */
+static __attribute__((noinline)) int on_image(struct loop *l, struct conv_thread *t,
+					      const struct profev_event *ev)
+{
+	struct conv *c = &l->c;
+	const struct profev_image *img =
+		ev->payload <= UINT32_MAX ? profev_reader_image(c->r, (uint32_t)ev->payload) : NULL;
+	if (!img) {
+		c->st.lost_images++;
+		return 0;
+	}
+	int rc = c->ops->image(c, t, ev, img);
+	if (!rc)
+		c->st.images++;
+	return rc;
+}
+
 static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 {
 	struct conv *c = &l->c;
@@ -928,10 +948,16 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
 		return c->ops->memory ? on_memory_event(l, ev) : 0;
+	case PROFEV_EV_FRAME_IMAGE:
+		if (!c->ops->image || (c->opts->flags & PROFEV_CONV_NO_IMAGES))
+			return 0;
+		if (!(t = thread_of(l, ev)))
+			return c->out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
+		break;
 	default:
 		if (ev->type >= PROFEV_EV_ARG && ev->type <= PROFEV_EV_FRAME_END)
 			return on_rich(l, ev);
-		return 0; /* frame images and types newer than this reader */
+		return 0; /* types newer than this reader */
 	}
 
 	/* A thread's clock never runs backwards in the output, so nesting holds
@@ -988,6 +1014,8 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 		const char *text = profev_reader_event_text(c->r, l->text_src ? l->text_src : ev, &len);
 		return c->ops->message(c, t, ev, text, len);
 	}
+	case PROFEV_EV_FRAME_IMAGE:
+		return on_image(l, t, ev);
 	default:
 		return c->ops->lost(c, t, ev);
 	}
@@ -1080,6 +1108,10 @@ static int check_opts(const struct profev_conv_opts *o, const struct profev_conv
 	}
 	if (o->from_ns > o->to_ns) {
 		err_set(err, PROFEV_E_ARG, "time window ends before it starts");
+		return PROFEV_E_ARG;
+	}
+	if (o->format == PROFEV_CONV_PNG && (!o->image_dir || !*o->image_dir)) {
+		err_set(err, PROFEV_E_ARG, "png output needs a directory");
 		return PROFEV_E_ARG;
 	}
 	if (o->split_size && !targets[o->format]->split_ok) {

@@ -71,6 +71,9 @@ static inline __attribute__((format(printf, 1, 2))) int profev__nop(const char *
 #define PROFEV_MESSAGE(cat, ...) (PROFEV__USE(cat), (void)sizeof(profev__nop(__VA_ARGS__)))
 #define PROFEV_FRAME_MARK() ((void)0)
 #define PROFEV_FRAME_MARK_NAMED(name) ((void)0)
+#define PROFEV_FRAME_IMAGE(image, width, height, offset, flip) \
+	((void)sizeof(image), (void)sizeof(width), (void)sizeof(height), (void)sizeof(offset), \
+	 (void)sizeof(flip))
 #define PROFEV_ZONE_S(cat, name, depth) (PROFEV__USE(cat), (void)sizeof(depth))
 #define PROFEV_ALLOC(ptr, size) ((void)sizeof(ptr), (void)sizeof(size))
 #define PROFEV_FREE(ptr) ((void)sizeof(ptr))
@@ -205,6 +208,8 @@ PROFEV_API void profev__message(struct profev_category *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 PROFEV_API uint64_t profev__ticks_slow(void);
 PROFEV_API void profev__emit_mem_slow(uint64_t word, uint64_t addr, uint64_t size);
+PROFEV_API void profev__frame_image(const void *image, uint32_t width, uint32_t height,
+				    uint32_t offset, int flip);
 PROFEV_API uint64_t profev__zone_s(struct profev_site *s, int depth);
 PROFEV_API void profev__mem_s(uint64_t word, uint64_t addr, uint64_t size, int depth);
 PROFEV_API void profev__mem_secure(uint64_t word, uint64_t addr, uint64_t size);
@@ -514,6 +519,23 @@ struct profev__scope {
 	static struct profev_site profev__site = \
 		{ 0, &profev__frames, "" name "", PROFEV__R_FRAME, 0, 0, 0 }; \
 	profev__point(&profev__frames, &profev__site); } while (0)
+
+/**
+ * A screenshot of frame (current frame - offset): width x height RGBA8
+ * pixels at image, rows top-down, or bottom-up when flip is non-zero (as
+ * glReadPixels gives them). width and height are multiples of 4, each at
+ * most 4096, width * height at most 4096 * 1024 (1920 x 1080 fits); other
+ * sizes are refused and counted. The pixels are copied before the call
+ * returns, straight into memory pfrec maps; pfrec encodes them (DXT1).
+ * At most 4 images are in flight: a fifth waits for pfrec, or with pfrec
+ * --drop is dropped and counted as lost. Any thread may call it; it costs
+ * a copy of the image.
+ */
+#define PROFEV_FRAME_IMAGE(image, width, height, offset, flip) do { \
+	if (profev__on(&profev__frames)) \
+		profev__frame_image((image), (uint32_t)(width), (uint32_t)(height), \
+				    (uint32_t)(offset), (flip) != 0); \
+} while (0)
 
 /*
  * Arguments. Each attaches key = value to the innermost zone open on the

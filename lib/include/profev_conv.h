@@ -39,6 +39,7 @@ enum profev_conv_format {
 	PROFEV_CONV_PERFETTO = 1, /**< Perfetto TracePacket protobuf (.pftrace) */
 	PROFEV_CONV_CHROME = 2,   /**< Trace Event Format JSON (.json) */
 	PROFEV_CONV_FOLDED = 3,   /**< collapsed stacks "a;b;c weight" (.folded) */
+	PROFEV_CONV_PNG = 4,      /**< frame images as PNG files in a directory */
 };
 
 /** Format by name ("perfetto", "chrome", "folded"); 0 if unknown. */
@@ -52,6 +53,7 @@ const char *profev_conv_format_ext(int format);
 enum profev_conv_flags {
 	PROFEV_CONV_MERGE_THREADS = 1u << 0, /**< folded: one profile for all threads */
 	PROFEV_CONV_CHROME_BE = 1u << 1,     /**< chrome: B/E pairs instead of X events */
+	PROFEV_CONV_NO_IMAGES = 1u << 2,     /**< perfetto, chrome: leave frame images out */
 };
 
 /**
@@ -81,6 +83,8 @@ struct profev_conv_stats {
 	uint64_t unmatched_ends; /**< zone ends without a begin, dropped */
 	uint64_t replaced_bytes; /**< bytes that were not UTF-8, written as U+FFFD
 	                              (Chrome counts a repeated name once) */
+	uint64_t images;         /**< frame images written */
+	uint64_t lost_images;    /**< frame_image events whose image was lost */
 };
 
 /** Kinds of warnings; the message says which thread and when. */
@@ -108,6 +112,10 @@ struct profev_conv_opts {
 	 *  zones open at a cut are closed there and reopened in the next part.
 	 *  0: one part. Not for folded output. */
 	uint64_t split_size;
+	/** png: the directory the images go to, as DIR/frame-NNNNNN.png (the
+	 *  frame number, six digits or more; a later image of the same frame
+	 *  replaces an earlier one). It must exist. The sink gets no bytes. */
+	const char *image_dir;
 	/** Warnings; the first few of each kind are reported one by one, then
 	 *  one PROFEV_CONV_W_SUMMARY at the end. May be NULL. */
 	void (*warn)(void *ctx, int kind, const char *message);

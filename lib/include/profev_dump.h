@@ -130,6 +130,11 @@ struct profev_stats {
 	uint64_t dropped_args;       /**< metadata dropped_args: arguments and flow
 	                                  marks made with no zone open */
 	int complete;                /**< the trace had its end chunk */
+	uint64_t images;             /**< image chunks read whole */
+	uint64_t lost_images;        /**< lost in the trace (damaged) or while
+	                                  recording (metadata lost_images) */
+	uint64_t image_stored_bytes; /**< bytes of the whole image chunks on disk */
+	uint64_t image_raw_bytes;    /**< what they hold as RGBA8 (width * height * 4) */
 };
 
 /**

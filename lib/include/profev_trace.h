@@ -227,6 +227,9 @@ struct profev_meta {
 	uint64_t lost_events;       /**< events dropped by the recorder (--drop) */
 	uint64_t dropped_args;      /**< arguments and flow marks made with no
 	                                 zone open, which the recorder dropped */
+	uint64_t lost_images;       /**< frame images dropped (--drop, queue full)
+	                                 or lost in the recorder */
+	uint64_t refused_images;    /**< frame images refused for their size */
 };
 
 /** A loaded module (executable or shared object). */
@@ -579,6 +582,14 @@ const struct profev_srcloc *profev_reader_srcloc(const struct profev_reader *r, 
 const struct profev_meta *profev_reader_meta(const struct profev_reader *r);
 /** Totals of the end chunk; NULL until it has been read. */
 const struct profev_totals *profev_reader_totals(const struct profev_reader *r);
+/**
+ * The image a frame_image event names (its payload), as its image chunk
+ * gave it: the reader holds the latest images read (64 MiB of them, and
+ * writers write events at least every 16 MiB of images), so an event finds
+ * its image. NULL if it was lost or let go. Valid until the next reader
+ * call that reads.
+ */
+const struct profev_image *profev_reader_image(const struct profev_reader *r, uint32_t id);
 /** Image chunks read so far whose image was lost: corrupt data (checksum
  *  or body), or coded against an image that was lost. */
 uint64_t profev_reader_lost_images(const struct profev_reader *r);

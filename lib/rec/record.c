@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "trace/trace_internal.h"
 #include "profev_record.h"
+#include "rec/rec_images.h"
 #include "wire/wire.h"
 #include "rec/perf_sample.h"
 
@@ -85,6 +86,7 @@ struct profev_recorder {
 	uint64_t ns_whole, ns_frac; /* ns_per_tick in 64.64 fixed point */
 	uint64_t lost;
 	uint64_t dropped_args;      /* arguments and flow marks with no zone open */
+	struct rec_images img;      /* frame images */
 	uint32_t *strings;          /* client string id -> writer id */
 	uint32_t nstrings;
 	uint32_t *cats;             /* category index -> writer id of its name */
@@ -490,7 +492,8 @@ static uint64_t frame_of(const struct profev_recorder *r, uint64_t ts)
 
 static int put(struct profev_recorder *r, struct profev_event *ev)
 {
-	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE)
+	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE &&
+	    ev->type != PROFEV_EV_FRAME_IMAGE)
 		ev->frame = frame_of(r, ev->ts);
 	if (ev->type == PROFEV_EV_FRAME_MARK && ev->name == 0)
 		r->mark_ts[r->marks++ % 64] = ev->ts;
@@ -556,6 +559,34 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 			ev.payload = extra;
 			r->lost += extra;
 		}
+		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_LONG;
+	}
+	case PFW_R_FRAME_IMAGE:
+	case PFW_R_IMAGE_LOST: {
+		if (avail < PFW_REC_LONG)
+			return 0;
+		uint64_t size, extra;
+		memcpy(&size, p + 16, 8);
+		memcpy(&extra, p + 24, 8);
+		if (type == PFW_R_IMAGE_LOST) {
+			r->img.lost += size;
+			r->img.refused += extra;
+			return PFW_REC_LONG;
+		}
+		/* The image shows frame (frames so far - offset). */
+		ev.ts = tick_ns(r, t, tick);
+		uint64_t frame = frame_of(r, ev.ts);
+		frame = extra < frame ? frame - extra : 0;
+		uint32_t id;
+		int rc = rec_image(&r->img, r->w, arg, (uint32_t)size, (uint32_t)(size >> 32),
+				   (int)((word >> 8) & PFW_RF_FLIP), ev.ts, frame, &id);
+		if (rc < 0)
+			return writer_failed(r), -2;
+		if (rc == 0)
+			return PFW_REC_LONG;
+		ev.type = PROFEV_EV_FRAME_IMAGE;
+		ev.frame = frame;
+		ev.payload = id;
 		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_LONG;
 	}
 	case PFW_R_MEM_ALLOC:
@@ -859,6 +890,8 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 		return ring_map(r, h, b);
 	case PFW_RING_DATA:
 		return ring_data(r, h, b);
+	case PFW_IMAGES:
+		return rec_images_map(&r->img, r->shm_fd, b, h->len);
 	case PFW_BYE:
 		if (h->len >= sizeof(struct pfw_bye)) {
 			struct pfw_bye bye;
@@ -1405,6 +1438,8 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 	m.end_ns = now_ns(CLOCK_MONOTONIC);
 	m.lost_events = r->lost;
 	m.dropped_args = r->dropped_args;
+	m.lost_images = r->img.lost;
+	m.refused_images = r->img.refused;
 	if (r->hello) {
 		m.ticks_per_ns = 1.0 / r->ns_per_tick;
 		m.tick_base = r->h.tick0;
@@ -1437,5 +1472,6 @@ void profev_recorder_free(struct profev_recorder *r)
 	free(r->cats);
 	free(r->mods);
 	free(r->buf);
+	rec_images_free(&r->img);
 	free(r);
 }

@@ -424,6 +424,14 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 	}
 	while ((rc = profev_reader_next_chunk(r, &ch)) > 0) {
 		c.s->chunks++;
+		if (ch.kind == PROFEV_CHUNK_IMAGE) {
+			if (ch.image) {
+				c.s->images++;
+				c.s->image_stored_bytes += ch.stored_total;
+				c.s->image_raw_bytes += (uint64_t)ch.image->width * ch.image->height * 4;
+			}
+			continue;
+		}
 		if (!ch.raw)
 			c.s->unknown_chunks++;
 		if (ch.kind != PROFEV_CHUNK_EVENTS)
@@ -441,6 +449,7 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 		c.s->chunks++, c.s->complete = 1; /* the end chunk */
 done:
 	c.s->bytes = profev_reader_offset(r);
+	c.s->lost_images = profev_reader_lost_images(r) + profev_reader_meta(r)->lost_images;
 	c.s->unclosed_zones = zone_track_open(c.zones);
 	for (uint32_t i = 0; i < c.by_name_cap; i++)
 		if (c.by_name[i].count)
@@ -627,6 +636,15 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 	if (s->args || s->dropped_args)
 		fprintf(out, "arguments:    %" PRIu64 " recorded, %" PRIu64 " dropped (no zone open)\n", s->args,
 			s->dropped_args);
+	if (s->images || s->lost_images || m->refused_images) {
+		fprintf(out, "images:       %" PRIu64 " stored, %" PRIu64 " lost, %" PRIu64 " refused", s->images,
+			s->lost_images, m->refused_images);
+		if (s->images)
+			fprintf(out, "; %.0f bytes/image on disk, %.1fx smaller than RGBA",
+				(double)s->image_stored_bytes / (double)s->images,
+				s->image_stored_bytes ? (double)s->image_raw_bytes / (double)s->image_stored_bytes : 0.0);
+		fputc('\n', out);
+	}
 	if (s->unmatched_ends || s->unclosed_zones)
 		fprintf(out, "zones:        %" PRIu64 " ends without a begin, %" PRIu64 " never closed\n",
 			s->unmatched_ends, s->unclosed_zones);

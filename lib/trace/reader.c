@@ -102,6 +102,15 @@ struct profev_reader {
 	struct image_coder *images;  /* made at the first coded image */
 	struct buf image_blocks;     /* its DXT1 blocks */
 	uint64_t lost_images;        /* image chunks that were corrupt */
+	/* Images held for the frame_image events that name them, oldest at
+	 * held_first: a ring of IMAGE_HOLD_COUNT, at most IMAGE_HOLD_BYTES. */
+	struct held_image {
+		struct profev_image img;
+		uint8_t *data;
+		size_t cap;
+	} *held;
+	uint32_t held_first, nheld;
+	size_t held_bytes;
 };
 
 const struct profev_error *profev_reader_error(const struct profev_reader *r)
@@ -500,6 +509,8 @@ static int parse_meta(struct profev_reader *r, struct cursor *c, uint32_t count)
 			else if (IS("end_ns")) m->end_ns = v;
 			else if (IS("lost_events")) m->lost_events = v;
 			else if (IS("dropped_args")) m->dropped_args = v;
+			else if (IS("lost_images")) m->lost_images = v;
+			else if (IS("refused_images")) m->refused_images = v;
 			else if (IS("wall_start_ns")) m->wall_start_ns = type == META_SINT ? sv : (int64_t)v;
 			else if (IS("exit_code")) m->exit_code = (int)(type == META_SINT ? sv : (int64_t)v);
 		} else if (type == META_DOUBLE) {
@@ -555,6 +566,8 @@ static int parse_end(struct profev_reader *r, struct cursor *c)
 	return 0;
 }
 
+static int hold_image(struct profev_reader *r, const struct profev_image *im);
+
 /* 0 with the image in r->image, 1 when the image is lost (its data do not
  * decode), <0 on errors. */
 static int parse_image(struct profev_reader *r, struct cursor *c)
@@ -569,7 +582,7 @@ static int parse_image(struct profev_reader *r, struct cursor *c)
 				     v[4], v[5], c->p, (size_t)(c->end - c->p) };
 	c->p = c->end;
 	if (im->format != PROFEV_IMG_DXT1Z)
-		return 0;
+		return hold_image(r, im);
 	if (!r->images && !(r->images = image_coder_new(0)))
 		return PROFEV_E_NOMEM;
 	const char *why;
@@ -581,7 +594,43 @@ static int parse_image(struct profev_reader *r, struct cursor *c)
 	im->format = PROFEV_IMG_DXT1;
 	im->data = r->image_blocks.data;
 	im->size = r->image_blocks.len;
+	return hold_image(r, im);
+}
+
+static int hold_image(struct profev_reader *r, const struct profev_image *im)
+{
+	if (!r->held && !(r->held = calloc(IMAGE_HOLD_COUNT, sizeof *r->held)))
+		return PROFEV_E_NOMEM;
+	while (r->nheld && (r->nheld == IMAGE_HOLD_COUNT || r->held_bytes + im->size > IMAGE_HOLD_BYTES)) {
+		r->held_bytes -= r->held[r->held_first].img.size;
+		r->held_first = (r->held_first + 1) % IMAGE_HOLD_COUNT;
+		r->nheld--;
+	}
+	struct held_image *h = &r->held[(r->held_first + r->nheld) % IMAGE_HOLD_COUNT];
+	if (h->cap < im->size) {
+		uint8_t *p = realloc(h->data, im->size);
+		if (!p)
+			return PROFEV_E_NOMEM;
+		h->data = p;
+		h->cap = im->size;
+	}
+	if (im->size)
+		memcpy(h->data, im->data, im->size);
+	h->img = *im;
+	h->img.data = h->data;
+	r->held_bytes += im->size;
+	r->nheld++;
 	return 0;
+}
+
+const struct profev_image *profev_reader_image(const struct profev_reader *r, uint32_t id)
+{
+	for (uint32_t k = r->nheld; k-- > 0;) {
+		const struct held_image *h = &r->held[(r->held_first + k) % IMAGE_HOLD_COUNT];
+		if (h->img.id == id)
+			return &h->img;
+	}
+	return NULL;
 }
 
 uint64_t profev_reader_lost_images(const struct profev_reader *r)
@@ -966,6 +1015,10 @@ void profev_reader_free(struct profev_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	image_coder_free(r->images);
 	buf_free(&r->image_blocks);
+	if (r->held)
+		for (uint32_t i = 0; i < IMAGE_HOLD_COUNT; i++)
+			free(r->held[i].data);
+	free(r->held);
 	buf_free(&r->stored);
 	buf_free(&r->raw);
 	buf_free(&r->arena);

@@ -100,6 +100,11 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 /* Codes DXT1 images for image chunks (format PROFEV_IMG_DXT1Z) and back,
  * keeping the last image of each size as the reference of the next. */
 struct image_coder;
+/* The writer writes its events out after this many bytes of images, and a
+ * reader holds at least four times as many for the events that name them. */
+#define IMAGE_EVENTS_EVERY (16u << 20)
+#define IMAGE_HOLD_BYTES (4 * IMAGE_EVENTS_EVERY)
+#define IMAGE_HOLD_COUNT 4096u
 struct image_coder *image_coder_new(int zstd_level); /* 0: the default; NULL: no memory */
 void image_coder_free(struct image_coder *c);
 struct image_code_stats {

@@ -34,6 +34,7 @@ struct profev_writer {
 
 	struct event_encoder *events; /* the events chunk being built */
 	struct image_coder *images;   /* made at the first DXT1 image */
+	size_t image_bytes;           /* image data since the last events chunk */
 
 	struct profev_totals totals;
 };
@@ -112,6 +113,7 @@ static int flush_events(struct profev_writer *w)
 	rc = write_chunk(w, PROFEV_CHUNK_EVENTS, n, w->body.data, w->body.len, 1);
 	if (!rc)
 		w->totals.events += n;
+	w->image_bytes = 0;
 	return rc;
 }
 
@@ -249,6 +251,8 @@ int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m)
 	bad |= meta_uint(b, "end_ns", m->end_ns, &n);
 	bad |= meta_uint(b, "lost_events", m->lost_events, &n);
 	bad |= meta_uint(b, "dropped_args", m->dropped_args, &n);
+	bad |= meta_uint(b, "lost_images", m->lost_images, &n);
+	bad |= meta_uint(b, "refused_images", m->refused_images, &n);
 	if (bad)
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	return write_chunk(w, PROFEV_CHUNK_META, n, b->data, b->len, 1);
@@ -503,6 +507,13 @@ int profev_writer_image(struct profev_writer *w, const struct profev_image *img)
 		return fail(w, PROFEV_E_ARG, "DXT1 image of a wrong size");
 	if (dxt1 && !w->images && !(w->images = image_coder_new(0)))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
+	/* Readers hold images until their events come (profev_reader_image()):
+	 * events are written out before that holds too much. */
+	if (w->image_bytes > IMAGE_EVENTS_EVERY) {
+		int frc = flush_events(w);
+		if (frc)
+			return frc;
+	}
 	struct buf *b = &w->body;
 	buf_reset(b);
 	if (buf_varint(b, img->id) || buf_varint(b, img->width) || buf_varint(b, img->height) ||
@@ -513,6 +524,7 @@ int profev_writer_image(struct profev_writer *w, const struct profev_image *img)
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	/* DXT1Z data is zstd already. */
 	int rc = write_chunk(w, PROFEV_CHUNK_IMAGE, 1, b->data, b->len, !dxt1);
+	w->image_bytes += img->size;
 	if (!rc)
 		w->totals.images++;
 	return rc;

@@ -43,7 +43,8 @@ enum pfw_msg {
 	PFW_RING = 10,       /* tid: struct pfw_ring; the thread's ring is shared */
 	PFW_RING_DATA = 11,  /* tid: struct pfw_ring_data; its records up to pos */
 	PFW_SITE = 12,       /* struct pfw_site, name, function, file: a call site */
-	/* 13..15 and 20..23 reserved for rich events, 16..19 for frame images */
+	PFW_IMAGES = 16,     /* struct pfw_images: the frame-image slots in the shared file */
+	/* 13..15 and 20..23 reserved for rich events, 17..19 for frame images */
 };
 
 /** A call site that knows where it is: defines string id like STRING, and
@@ -179,6 +180,48 @@ static inline void pfw_ring_consumed(struct pfw_ring_ctl *c, uint32_t pos)
 }
 
 /*
+ * Frame images. At its first image the client places a control page and
+ * `slots` slots of `slot_bytes` in the shared file and sends PFW_IMAGES.
+ * A thread copies an image into a free slot (state FREE -> BUSY) and
+ * writes a FRAME_IMAGE record naming it; pfrec encodes the pixels where
+ * they are, sets the slot FREE, bumps gen and wakes a waiting client the
+ * way rings do (pfw_ring_consumed).
+ */
+#define PFW_IMAGE_SLOTS 4u
+#define PFW_IMAGE_MAX_SIDE 4096u
+#define PFW_IMAGE_MAX_PIXELS (4096u * 1024u)
+#define PFW_IMAGE_SLOT_BYTES (PFW_IMAGE_MAX_PIXELS * 4u)
+
+struct pfw_images {
+	uint64_t offset;     /* of the control page, a multiple of 4096; slots follow it */
+	uint32_t slots;      /* 1..64 */
+	uint32_t slot_bytes; /* a multiple of 4096 */
+};
+_Static_assert(sizeof(struct pfw_images) == 16, "formats/wire.md: IMAGES is 16 bytes");
+
+enum pfw_slot_state {
+	PFW_SLOT_FREE = 0,
+	PFW_SLOT_BUSY = 1,   /* the client fills it or pfrec has yet to encode it */
+};
+
+/** The start of the images' control page, written by both sides. */
+struct pfw_image_ctl {
+	uint32_t gen;        /* pfrec: bumped whenever it frees a slot */
+	uint32_t waiting;    /* client: 1 while a thread sleeps for a slot (futex on gen) */
+	uint32_t reserved[14];
+	uint32_t state[64];  /* enum pfw_slot_state, per slot */
+};
+
+/** pfrec frees slot i and wakes a client waiting for one. */
+static inline void pfw_slot_freed(struct pfw_image_ctl *c, uint32_t i)
+{
+	__atomic_store_n(&c->state[i], PFW_SLOT_FREE, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&c->gen, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(&c->waiting, 0, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &c->gen, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
+
+/*
  * Records of an EVENTS message. Every record starts with 16 bytes:
  *   u64 ts   ticks (0 for PAD)
  *   u64 word type | flags << 8 | category << 16 | arg << 32
@@ -194,7 +237,8 @@ enum pfw_rec {
 	PFW_R_THREAD_NAME = 7, /* arg: name length; name follows */
 	PFW_R_MEM_ALLOC = 8,   /* arg: pool name id, 0 = default; + u64 addr + u64 size */
 	PFW_R_MEM_FREE = 9,    /* arg: pool name id, 0 = default; + u64 addr + 8 zero bytes */
-	/* 10 reserved: frame images (trace event type) */
+	PFW_R_FRAME_IMAGE = 10, /* flags: PFW_RF_FLIP; arg: slot; + u32 width, u32 height,
+	                           u64 frames ago (32 bytes) */
 	PFW_R_LOST = 11,       /* + u64 count of events dropped before ts + 8 zero bytes */
 	PFW_R_ZONE_DYN = 16,   /* zone begin, arg: name length; name follows */
 	/* 17..31: records followed by a callstack (below); 20..31 reserved */
@@ -215,6 +259,8 @@ enum pfw_rec {
 	PFW_R_FRAME_START = 37,  /* arg: frame set name id */
 	PFW_R_FRAME_END = 38,    /* arg: frame set name id */
 	PFW_R_MESSAGE_AT = 39,   /* arg: text length; + u64 site id + 8 zero bytes, text */
+	PFW_R_IMAGE_LOST = 48,   /* + u64 images dropped (--drop), u64 images refused (32 bytes) */
+	/* 49..51 reserved for frame images */
 	PFW_R_PAD = 255,       /* arg: bytes to skip, this header included */
 };
 
@@ -230,6 +276,7 @@ enum pfw_arg_kind {
 /* Flags of a record's word (bits 8..15). */
 enum pfw_rec_flags {
 	PFW_RF_SECURE = 1u << 0,  /* memory records: from a SECURE macro */
+	PFW_RF_FLIP = 1u << 0,    /* FRAME_IMAGE: rows are bottom-up */
 	PFW_RF_TRUNCATED = 1u << 0, /* ARG_STR: the program's string was longer */
 };
 

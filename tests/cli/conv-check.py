@@ -307,8 +307,18 @@ def check_chrome(path, counts):
     for i, e in enumerate(events):
         where = "%s: event %d" % (path, i)
         ph = e.get("ph")
-        if ph not in ("B", "E", "X", "i", "C", "M"):
+        if ph not in ("B", "E", "X", "i", "C", "M", "O"):
             fail(where + ": ph %r" % ph)
+        if ph == "O":
+            # A frame image: a DevTools filmstrip screenshot, base64 JPEG.
+            if (e.get("name") != "Screenshot" or e.get("cat") != "disabled-by-default-devtools.screenshot"
+                    or not isinstance(e.get("id"), str)):
+                fail(where + ": screenshot %r" % {k: v for k, v in e.items() if k != "args"})
+            import base64
+            jpg = base64.b64decode(e.get("args", {}).get("snapshot", ""), validate=True)
+            if jpg[:3] != b"\xff\xd8\xff":
+                fail(where + ": snapshot is not a JPEG")
+            counts["images"] += 1
         if ph != "M" and not isinstance(e.get("ts"), (int, decimal.Decimal)):
             fail(where + ": no ts")
         key = (e.get("pid"), e.get("tid"))
