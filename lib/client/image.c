@@ -7,6 +7,7 @@
  * pfrec to keep.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -68,24 +69,38 @@ static int slot_take(struct pfw_image_ctl *c)
 	return -1;
 }
 
-/* Lossless mode: sleep until pfrec frees a slot (it bumps gen and wakes
- * us), in bounded steps, and stop waiting once recording stops. */
+/*
+ * Lossless mode: sleep until pfrec frees a slot (it bumps gen and wakes
+ * us). The rule of ring_wait() holds: the program never hangs because of
+ * pfrec. A recorder that said it reads no more (stop), or that is gone
+ * (the pipe has no reader; each sleep is bounded so that this is seen),
+ * ends the recording and the image is lost.
+ */
 static int slot_wait(struct pfw_image_ctl *c)
 {
-	for (;;) {
-		int i = slot_take(c);
-		if (i >= 0 || !ATOMIC_LOAD(&cl.active))
-			return i;
+	int saved = errno, i;
+	while ((i = slot_take(c)) < 0 && ATOMIC_LOAD(&cl.active)) {
 		uint32_t seen = __atomic_load_n(&c->gen, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&c->waiting, 1, __ATOMIC_SEQ_CST);
 		flush_kick();
 		if ((i = slot_take(c)) >= 0)
-			return i;
+			break;
+		if (__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST)) {
+			recording_stop();
+			break;
+		}
 		if (__atomic_load_n(&c->gen, __ATOMIC_SEQ_CST) == seen) {
-			struct timespec ts = { 0, 10000000 };
-			syscall(SYS_futex, &c->gen, FUTEX_WAIT, seen, &ts, NULL, 0);
+			struct timespec ts = { 0, PFW_WAIT_NS };
+			if (syscall(SYS_futex, &c->gen, FUTEX_WAIT, seen, &ts, NULL, 0) < 0 &&
+			    errno == ETIMEDOUT && __atomic_load_n(&c->gen, __ATOMIC_SEQ_CST) == seen &&
+			    recorder_gone()) {
+				recording_stop();
+				break;
+			}
 		}
 	}
+	errno = saved;
+	return i;
 }
 
 PROFEV_API void profev__frame_image(const void *image, uint32_t width, uint32_t height,

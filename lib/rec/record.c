@@ -1319,6 +1319,8 @@ static void release_client(struct profev_recorder *r)
 	for (uint32_t i = 0; i < r->nthr; i++)
 		if (r->thr[i]->ring_map)
 			pfw_ring_stop((struct pfw_ring_ctl *)(void *)r->thr[i]->ring_map);
+	if (r->img.ctl)
+		pfw_images_stop(r->img.ctl);
 	if (r->rfd >= 0)
 		close(r->rfd);
 	r->rfd = -1;

@@ -208,7 +208,8 @@ enum pfw_slot_state {
 struct pfw_image_ctl {
 	uint32_t gen;        /* pfrec: bumped whenever it frees a slot */
 	uint32_t waiting;    /* client: 1 while a thread sleeps for a slot (futex on gen) */
-	uint32_t reserved[14];
+	uint32_t stop;       /* pfrec: 1 once it reads no more, as in rings */
+	uint32_t reserved[13];
 	uint32_t state[64];  /* enum pfw_slot_state, per slot */
 };
 
@@ -219,6 +220,16 @@ static inline void pfw_slot_freed(struct pfw_image_ctl *c, uint32_t i)
 	__atomic_add_fetch(&c->gen, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&c->waiting, 0, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &c->gen, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
+
+/** pfrec gives up: a thread waiting for a slot stops recording (as
+ *  pfw_ring_stop). */
+static inline void pfw_images_stop(struct pfw_image_ctl *c)
+{
+	__atomic_store_n(&c->stop, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&c->waiting, 0, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&c->gen, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &c->gen, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
 }
 
 /*
