@@ -138,4 +138,7 @@ PROFEV_API void profev__frame_image(const void *image, uint32_t width, uint32_t 
 	q[2] = (uint64_t)width | (uint64_t)height << 32;
 	q[3] = offset;
 	rec_publish(p + PFW_REC_LONG);
+	/* pfrec frees the slot only once the flush thread has told it about
+	 * the record: tell it now rather than at the next period. */
+	flush_kick();
 }

@@ -58,6 +58,7 @@ int rec_image(struct rec_images *im, struct profev_writer *w, uint32_t slot, uin
 	else
 		dxt1_encode(px, stride, width, height, im->blocks);
 	pfw_slot_freed(im->ctl, slot);
+	dxt1_flatten(im->blocks, need / 8, DXT1_FLATTEN);
 	struct profev_image img = { ++im->next_id, width, height, PROFEV_IMG_DXT1, frame, ts,
 				    im->blocks, need };
 	if (profev_writer_image(w, &img) < 0)

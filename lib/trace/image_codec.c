@@ -10,7 +10,7 @@
 #include "trace/trace_internal.h"
 
 #define IMAGE_REFS 4
-#define IMAGE_LEVEL 9 /* zstd level of image planes (see the README's figures) */
+#define IMAGE_LEVEL 3 /* zstd level of image planes (see the README's figures) */
 
 struct image_ref {
 	uint32_t id, width, height;

@@ -21,6 +21,9 @@ sh "$(dirname "$0")/game_args.sh" "$BUILD" || status=1
 section "pfconv: events/s and bytes/event per target ($EVENTS events)"
 PROFEV_BUILD=$BUILD "$BUILD/bench/bench_conv" "$EVENTS" || status=1
 
+section "frame images: DXT1 encoding, storage, the game thread, pfrec, conversion (bench_image)"
+"$BUILD/bench/bench_image" || status=1
+
 section "pfsym against llvm-symbolizer and addr2line (100000 distinct addresses)"
 PROFEV_BUILD=$BUILD "$BUILD/bench/bench_sym" || status=1
 

@@ -1,0 +1,338 @@
+/*
+ * bench_image - frame images: DXT1 encoding per ISA path, stored bytes per
+ * image step by step, inter-frame coding on moving sequences, the game
+ * thread's cost per PROFEV_FRAME_IMAGE against a memcpy of the image,
+ * pfrec's CPU time per image, and the conversions (PNG, JPEG).
+ *
+ *   bench_image            run everything, print the tables
+ *
+ * The pictures are tests/lib/pictures.c's 320 x 180 game frame and
+ * photograph-like picture. Baselines measured in the same run: a memcpy of
+ * the RGBA image, zstd level 3 of the raw DXT1 blocks (what Tracy stores
+ * before its reordering). Tracy's own figures (measured on this machine,
+ * issue 15) are printed beside for reference. Times are the best of many
+ * runs: the machine is shared.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <turbojpeg.h>
+#include <unistd.h>
+#include <zstd.h>
+#include "image/image.h"
+#include "pictures.h"
+#include "profev.h"
+#include "profev_conv.h"
+#include "profev_record.h"
+#include "trace/trace_internal.h"
+
+#define W 320
+#define H 180
+#define SEQ 60
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_seconds(int who)
+{
+	struct rusage ru;
+	getrusage(who, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static uint8_t game[W * H * 4], photo[W * H * 4];
+
+static double best_encode(enum dxt1_path p, const uint8_t *px, uint8_t *out, int runs)
+{
+	double best = 1e9;
+	for (int r = 0; r < runs; r++) {
+		double t0 = now();
+		dxt1_encode_isa(p, px, W * 4, W, H, out);
+		double t = now() - t0;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static double best_memcpy(uint8_t *dst, const uint8_t *src, size_t n, int runs)
+{
+	double best = 1e9;
+	for (int r = 0; r < runs; r++) {
+		double t0 = now();
+		memcpy(dst, src, n);
+		__asm__ volatile("" ::"r"(dst) : "memory");
+		double t = now() - t0;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static double decoded_psnr(const uint8_t *px, const uint8_t *blocks)
+{
+	static uint8_t back[W * H * 4];
+	dxt1_decode(blocks, W, H, back, W * 4);
+	return image_psnr(px, back, W, H);
+}
+
+static void encoding(void)
+{
+	static uint8_t blocks[W * H / 2], copy[W * H * 4];
+	printf("encoding %dx%d (best of 400; baseline: memcpy of the RGBA image)\n", W, H);
+	printf("  %-8s %-8s %10s %10s   %s\n", "picture", "path", "time", "PSNR", "Tracy (issue 15)");
+	const struct { const char *name; const uint8_t *px; const char *tracy; } pics[] = {
+		{ "game", game, "29.6 dB" }, { "photo", photo, "26.7 dB" } };
+	for (int i = 0; i < 2; i++) {
+		for (int p = (int)dxt1_isa(); p >= DXT1_SCALAR; p--) {
+			double t = best_encode((enum dxt1_path)p, pics[i].px, blocks, p == DXT1_SCALAR ? 50 : 400);
+			printf("  %-8s %-8s %8.2f us %7.2f dB   %s\n", pics[i].name, dxt1_isa_name((enum dxt1_path)p),
+			       t * 1e6, decoded_psnr(pics[i].px, blocks),
+			       p == DXT1_AVX2 ? "15.3 us (AVX2)" : p == DXT1_SSE41 ? "24.2 us (SSE4.1)" : "");
+		}
+		printf("  %-8s %-8s %8.2f us\n", pics[i].name, "memcpy", best_memcpy(copy, pics[i].px, sizeof copy, 400) * 1e6);
+	}
+	printf("  Tracy's PSNR after encoding: %s (game), %s (photo), on its own pictures\n",
+	       pics[0].tracy, pics[1].tracy);
+}
+
+static size_t zstd_size(const void *p, size_t n, int level)
+{
+	size_t bound = ZSTD_compressBound(n);
+	void *z = malloc(bound);
+	size_t r = ZSTD_compress(z, bound, p, n, level);
+	free(z);
+	return ZSTD_isError(r) ? 0 : r;
+}
+
+static void storage(void)
+{
+	static uint8_t blocks[W * H / 2], planes[W * H / 2];
+	printf("\nstored bytes per %dx%d image (raw DXT1: %d bytes; Tracy stores 17276 game, 26472 photo)\n",
+	       W, H, W * H / 2);
+	printf("  %-8s %11s %12s %9s %21s %9s %8s\n", "picture", "zstd-3 raw", "planes+zstd", "PSNR",
+	       "+flatten (pfrec)", "PSNR", "vs Tracy");
+	const struct { const char *name; const uint8_t *px; } pics[] = { { "game", game }, { "photo", photo } };
+	for (int i = 0; i < 2; i++) {
+		dxt1_encode(pics[i].px, W * 4, W, H, blocks);
+		image_planes(blocks, sizeof blocks / 8, planes);
+		size_t raw3 = zstd_size(blocks, sizeof blocks, 3), pl = zstd_size(planes, sizeof planes, 3);
+		double q = decoded_psnr(pics[i].px, blocks);
+		dxt1_flatten(blocks, sizeof blocks / 8, DXT1_FLATTEN);
+		struct image_coder *c = image_coder_new(0);
+		struct buf out = { 0 };
+		struct profev_image img = { 1, W, H, PROFEV_IMG_DXT1, 0, 0, blocks, sizeof blocks };
+		image_encode(c, &img, 0, &out, NULL);
+		printf("  %-8s %11zu %12zu %6.2f dB %21zu %6.2f dB %7.2fx\n", pics[i].name, raw3, pl, q, out.len,
+		       decoded_psnr(pics[i].px, blocks), (double)out.len / (i ? 26472.0 : 17276.0));
+		buf_free(&out);
+		image_coder_free(c);
+	}
+}
+
+/* A moving sequence: each frame coded alone, and as pfrec stores it. */
+static void sequence(const char *name, void (*make)(uint8_t *, uint32_t))
+{
+	static uint8_t px[W * H * 4], blocks[W * H / 2];
+	struct image_coder *c = image_coder_new(0);
+	struct buf out = { 0 };
+	size_t alone = 0, stored = 0, inter = 0;
+	double t0 = now();
+	for (uint32_t f = 0; f < SEQ; f++) {
+		make(px, f);
+		dxt1_encode(px, W * 4, W, H, blocks);
+		dxt1_flatten(blocks, sizeof blocks / 8, DXT1_FLATTEN);
+		struct profev_image img = { f + 1, W, H, PROFEV_IMG_DXT1, f, f, blocks, sizeof blocks };
+		struct image_code_stats st;
+		buf_reset(&out);
+		image_encode(c, &img, 1, &out, &st);
+		alone += st.intra;
+		stored += out.len;
+		inter += st.inter && st.inter < st.intra;
+	}
+	(void)t0;
+	printf("  %-28s %10.0f %10.0f %8.2fx %7d of %d\n", name, (double)alone / SEQ, (double)stored / SEQ,
+	       (double)alone / (double)stored, (int)inter, SEQ);
+	buf_free(&out);
+	image_coder_free(c);
+}
+
+static void game_frames(uint8_t *px, uint32_t f) { pic_game(px, W, H, f); }
+static void photo_pan(uint8_t *px, uint32_t f) { pic_photo(px, W, H, f); }
+static void photo_pan4(uint8_t *px, uint32_t f) { pic_photo(px, W, H, 4 * f); }
+static void photo_still(uint8_t *px, uint32_t f) { (void)f; pic_photo(px, W, H, 0); }
+
+static void sequences(void)
+{
+	printf("\n%d-frame moving sequences (as pfrec stores them): bytes per image coded alone and as stored\n"
+	       "(each against the previous image where that is smaller)\n", SEQ);
+	printf("  %-28s %10s %10s %9s %14s\n", "sequence", "alone", "stored", "gain", "inter frames");
+	sequence("game, moving, new grain", game_frames);
+	sequence("photo, pan 1 px a frame", photo_pan);
+	sequence("photo, pan 4 px a frame", photo_pan4);
+	sequence("photo, standing still", photo_still);
+}
+
+/* ---- under the recorder: the program's side and pfrec's ---- */
+
+static int client(int n)
+{
+	static uint8_t buf[W * H * 4];
+	double best_call = 1e9, best_copy = 1e9, sum = 0;
+	for (int i = 0; i < n; i++) {
+		pic_game(buf, W, H, (uint32_t)i % 8);
+		double t0 = now();
+		PROFEV_FRAME_IMAGE(buf, W, H, 0, 0);
+		double t = now() - t0;
+		sum += t;
+		if (t < best_call)
+			best_call = t;
+		PROFEV_FRAME_MARK();
+	}
+	static uint8_t dst[W * H * 4];
+	best_copy = best_memcpy(dst, buf, sizeof dst, n);
+	fprintf(stderr, "%.9f %.9f %.9f\n", best_call, sum / (n ? n : 1), best_copy);
+	return 0;
+}
+
+static int record(char **argv, const char *out, int errfd)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct profev_record_opts o = { 0 };
+	o.argv = argv;
+	o.out_fd = fd;
+	o.child_stdout = -1;
+	struct profev_error err;
+	int saved = dup(2);
+	dup2(errfd, 2);
+	struct profev_recorder *r = profev_recorder_start(&o, &err);
+	struct profev_record_result res;
+	int rc = r ? profev_recorder_run(r, &res) : -1;
+	dup2(saved, 2);
+	close(saved);
+	profev_recorder_free(r);
+	close(fd);
+	return rc;
+}
+
+static int count_bytes(void *ctx, const void *data, size_t len)
+{
+	(void)data;
+	*(uint64_t *)ctx += len;
+	return 0;
+}
+
+static double convert(const char *trace, int format, unsigned flags, const char *dir, uint64_t *bytes)
+{
+	FILE *f = fopen(trace, "rb");
+	struct profev_error err;
+	struct profev_reader *r = profev_reader_new(f, &err);
+	struct profev_conv_opts o;
+	profev_conv_opts_init(&o, format);
+	o.flags = flags;
+	o.image_dir = dir;
+	*bytes = 0;
+	struct profev_conv_sink sink = { NULL, count_bytes, NULL, bytes };
+	double c0 = cpu_seconds(RUSAGE_SELF);
+	profev_conv_run(r, &o, &sink, NULL, &err);
+	double c = cpu_seconds(RUSAGE_SELF) - c0;
+	profev_reader_free(r);
+	fclose(f);
+	return c;
+}
+
+static void recorded(const char *self)
+{
+	const int n = 600;
+	char tmp[] = "/tmp/profev-bench-image-XXXXXX";
+	if (!mkdtemp(tmp))
+		return;
+	char trace[512], errs[512], dir[512], count[16];
+	snprintf(trace, sizeof trace, "%s/t.bin", tmp);
+	snprintf(errs, sizeof errs, "%s/err.txt", tmp);
+	snprintf(dir, sizeof dir, "%s/png", tmp);
+	mkdir(dir, 0755);
+	double rec[2];
+	for (int k = 0; k < 2; k++) {
+		snprintf(count, sizeof count, "%d", k ? n : 0);
+		char *argv[] = { (char *)self, "client", count, NULL };
+		int efd = open(errs, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		double c0 = cpu_seconds(RUSAGE_SELF);
+		record(argv, trace, efd);
+		rec[k] = cpu_seconds(RUSAGE_SELF) - c0;
+		close(efd);
+	}
+	double call = 0, mean = 0, copy = 0;
+	FILE *e = fopen(errs, "r");
+	if (!e || fscanf(e, "%lf %lf %lf", &call, &mean, &copy) != 3)
+		fprintf(stderr, "bench_image: no figures from the client\n");
+	if (e)
+		fclose(e);
+	struct stat st;
+	stat(trace, &st);
+	printf("\nunder the recorder: %d game frames %dx%d, one per frame, lossless\n", n, W, H);
+	printf("  %-44s %8.2f us (mean %.2f us); memcpy %.2f us: %.2fx\n", "game thread per PROFEV_FRAME_IMAGE, best",
+	       call * 1e6, mean * 1e6, copy * 1e6, copy > 0 ? call / copy : 0);
+	printf("  %-44s %8.1f us (both its threads; run without images subtracted)\n", "pfrec CPU time per image",
+	       (rec[1] - rec[0]) * 1e6 / n);
+	printf("  %-44s %8.0f bytes per image (whole trace)\n", "trace size", (double)st.st_size / n);
+
+	uint64_t b0, b1;
+	double png = convert(trace, PROFEV_CONV_PNG, 0, dir, &b0);
+	double pf = convert(trace, PROFEV_CONV_PERFETTO, 0, NULL, &b1);
+	double pf0 = convert(trace, PROFEV_CONV_PERFETTO, PROFEV_CONV_NO_IMAGES, NULL, &b0);
+	printf("  %-44s %8.1f us per image (CPU, reading included)\n", "pfconv to png", png * 1e6 / n);
+	printf("  %-44s %8.1f us per image (CPU, the run with --no-images subtracted), %.0f bytes\n",
+	       "pfconv to perfetto: JPEG screenshots", (pf - pf0) * 1e6 / n, (double)(b1 - b0) / n);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_image: could not remove %s\n", tmp);
+}
+
+static void jpeg(void)
+{
+	static uint8_t blocks[W * H / 2], rgba[W * H * 4], back[W * H * 4];
+	tjhandle tc = tjInitCompress(), td = tjInitDecompress();
+	printf("\nJPEG of the decoded DXT1 (what Perfetto and Chrome get; TurboJPEG quality 85, 4:2:0)\n");
+	printf("  %-8s %10s %18s %18s\n", "picture", "bytes", "PSNR vs original", "PSNR vs DXT1");
+	const struct { const char *name; const uint8_t *px; } pics[] = { { "game", game }, { "photo", photo } };
+	for (int i = 0; i < 2; i++) {
+		dxt1_encode(pics[i].px, W * 4, W, H, blocks);
+		dxt1_decode(blocks, W, H, rgba, W * 4);
+		unsigned char *jpg = NULL;
+		unsigned long len = 0;
+		tjCompress2(tc, rgba, W, 0, H, TJPF_RGBA, &jpg, &len, TJSAMP_420, 85, TJFLAG_FASTDCT);
+		tjDecompress2(td, jpg, len, back, W, 0, H, TJPF_RGBA, 0);
+		printf("  %-8s %10lu %15.2f dB %15.2f dB\n", pics[i].name, len, image_psnr(pics[i].px, back, W, H),
+		       image_psnr(rgba, back, W, H));
+		tjFree(jpg);
+	}
+	tjDestroy(tc);
+	tjDestroy(td);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && strcmp(argv[1], "client") == 0)
+		return client(atoi(argv[2]));
+	pic_game(game, W, H, 7);
+	pic_photo(photo, W, H, 0);
+	printf("best DXT1 path on this machine: %s\n\n", dxt1_isa_name(dxt1_isa()));
+	encoding();
+	storage();
+	sequences();
+	jpeg();
+	recorded(argv[0]);
+	return 0;
+}
