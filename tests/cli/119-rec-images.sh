@@ -120,3 +120,44 @@ lost=$(sed -n 's/^images: *\([0-9]*\) stored, \([0-9]*\) lost.*/\2/p' out.txt)
 [ $((stored + lost)) -eq 200 ] || fail "--drop: $stored stored + $lost lost != 200"
 [ "$lost" -gt 0 ] || fail "--drop: no image was dropped by a burst of 200 full-HD images"
 [ "$(count_type d.bin frame_image)" -eq "$stored" ] || fail "--drop: events and stored images differ"
+
+# pfrec stopped, then killed, while the program waits for an image slot
+# (lossless): the client sees the pipe without a reader and runs on.
+build_prog shotloop <<'C'
+#include <profev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	(void)argc;
+	int n = atoi(argv[1]);
+	unsigned char *big = calloc(1920 * 1080, 4);
+	FILE *f = fopen(argv[2], "w");
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	for (int i = 0; i < n; i++) {
+		big[i % 4096]++;
+		PROFEV_FRAME_IMAGE(big, 1920, 1080, 0, 0);
+	}
+	fprintf(stderr, "done %d\n", n);
+	free(big);
+	return 0;
+}
+C
+rm -f pid.txt
+pfrec -q -o gone.bin ./shotloop 100000 pid.txt 2>err.txt &
+rec=$!
+wait_for pid.txt "" 10
+prog=$(cat pid.txt)
+sleep 0.5
+kill -STOP $rec
+sleep 1
+kill -KILL $rec
+wait $rec 2>/dev/null
+i=0
+while alive "$prog"; do
+	i=$((i + 1))
+	[ $i -le 300 ] || { kill -KILL "$prog"; fail "the program hangs waiting for an image slot after pfrec was killed"; }
+	sleep 0.1
+done
+contains err.txt "done 100000"
