@@ -50,6 +50,11 @@ CLIENT_CFLAGS := -fvisibility=hidden
 # built for their ISA; CPUID chooses among them at run time.
 X86         := $(filter x86_64 i386 i486 i586 i686,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine))))
 ISA_CFLAGS   = $(if $(X86),$(if $(findstring _avx2.c,$<),-mavx2,$(if $(findstring _sse41.c,$<),-msse4.1)))
+# Tracy's macros as a drop-in (<tracy/Tracy.hpp>, <tracy/TracyC.h>): a small
+# library on top of the client, its headers installed under include/profev-tracy.
+TRACY_SRC   := $(wildcard lib/tracy/*.c)
+TRACY_OBJ   := $(TRACY_SRC:%.c=$(BUILD)/%.o)
+TRACY_HDR   := $(wildcard lib/include/tracy/*)
 CMD_SRC     := $(wildcard cmd/*.c)
 CMD_OBJ     := $(CMD_SRC:%.c=$(BUILD)/%.o)
 # tests/unit/ mirrors lib/: tests/unit/trace/t_reader_batch.c tests lib/trace/.
@@ -73,13 +78,16 @@ SHARED_LIB  := $(BUILD)/libprofev.so.0
 CLIENT_A    := $(BUILD)/libprofev-client.a
 CLIENT_SO   := $(BUILD)/libprofev-client.so.0
 CLIENT_LIBS := $(if $(CLIENT_SRC),$(CLIENT_A) $(CLIENT_SO))
+TRACY_A     := $(BUILD)/libprofev-tracy.a
+TRACY_SO    := $(BUILD)/libprofev-tracy.so.0
+TRACY_LIBS  := $(if $(TRACY_SRC),$(TRACY_A) $(TRACY_SO))
 
 .SECONDARY:
 .PHONY: all lib commands examples tools test unit bench fuzz fuzz-build deps demo tsan-test install uninstall clean help
 
 all: lib commands examples ## build libraries, commands and examples (default)
 
-lib: $(STATIC_LIB) $(SHARED_LIB) $(CLIENT_LIBS) ## build libprofev (static and shared) and the client runtime
+lib: $(STATIC_LIB) $(SHARED_LIB) $(CLIENT_LIBS) $(TRACY_LIBS) ## build libprofev (static and shared), the client runtime and libprofev-tracy
 
 commands: $(BUILD)/profev $(COMMANDS:%=$(BUILD)/%) ## build the profev multi-call binary and its links
 
@@ -91,6 +99,17 @@ $(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<),$(CLIENT_CFLAGS)) $(ISA_CFLAGS) -c $< -o $@
+
+$(TRACY_OBJ): $(TRACY_HDR)
+
+$(TRACY_A): $(TRACY_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(TRACY_SO): $(TRACY_OBJ) $(CLIENT_SO)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libprofev-tracy.so.0 $(LDFLAGS_ALL) -o $@ $(TRACY_OBJ) -L$(BUILD) -lprofev-client
+	$(Q)ln -sf libprofev-tracy.so.0 $(BUILD)/libprofev-tracy.so
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
@@ -224,7 +243,16 @@ $(BUILD)/profev-client.pc: Makefile
 	  'Name: profev-client' 'Description: profev instrumentation runtime (<profev.h>)' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lprofev-client -pthread' 'Cflags: -I$${includedir}' > $@
 
-install: all $(BUILD)/profev.pc $(BUILD)/profev-client.pc ## install under $(DESTDIR)$(PREFIX)
+# -I.../profev-tracy finds <tracy/Tracy.hpp>, -I.../profev-tracy/tracy "Tracy.hpp";
+# kept apart from include/ so that a real Tracy installed there stays visible.
+$(BUILD)/profev-tracy.pc: Makefile
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: profev-tracy' "Description: Tracy's macros recorded by profev (<tracy/Tracy.hpp>, <tracy/TracyC.h>)" \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lprofev-tracy -lprofev-client -pthread' \
+	  'Cflags: -I$${includedir}/profev-tracy -I$${includedir}/profev-tracy/tracy -I$${includedir}' > $@
+
+install: all $(BUILD)/profev.pc $(BUILD)/profev-client.pc $(BUILD)/profev-tracy.pc ## install under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGDIR)
 	install -m 755 $(BUILD)/profev $(DESTDIR)$(BINDIR)/profev
 	for c in $(COMMANDS); do ln -sf profev $(DESTDIR)$(BINDIR)/$$c; done
@@ -234,15 +262,22 @@ install: all $(BUILD)/profev.pc $(BUILD)/profev-client.pc ## install under $(DES
 	$(if $(CLIENT_SRC),install -m 644 $(CLIENT_A) $(DESTDIR)$(LIBDIR)/)
 	$(if $(CLIENT_SRC),install -m 755 $(CLIENT_SO) $(DESTDIR)$(LIBDIR)/)
 	$(if $(CLIENT_SRC),ln -sf libprofev-client.so.0 $(DESTDIR)$(LIBDIR)/libprofev-client.so)
+	install -m 644 $(TRACY_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(TRACY_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libprofev-tracy.so.0 $(DESTDIR)$(LIBDIR)/libprofev-tracy.so
 	install -m 644 $(PUBLIC_HDR) $(DESTDIR)$(INCDIR)/
-	install -m 644 $(BUILD)/profev.pc $(BUILD)/profev-client.pc $(DESTDIR)$(PKGDIR)/
+	install -d $(DESTDIR)$(INCDIR)/profev-tracy/tracy
+	install -m 644 $(TRACY_HDR) $(DESTDIR)$(INCDIR)/profev-tracy/tracy/
+	install -m 644 $(BUILD)/profev.pc $(BUILD)/profev-client.pc $(BUILD)/profev-tracy.pc $(DESTDIR)$(PKGDIR)/
 	for m in $(MANPAGES); do s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 	  install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 
 uninstall: ## remove what install put under $(DESTDIR)$(PREFIX)
 	rm -f $(DESTDIR)$(BINDIR)/profev $(COMMANDS:%=$(DESTDIR)$(BINDIR)/%)
 	rm -f $(DESTDIR)$(LIBDIR)/libprofev* $(DESTDIR)$(PKGDIR)/profev.pc $(DESTDIR)$(PKGDIR)/profev-client.pc
+	rm -f $(DESTDIR)$(PKGDIR)/profev-tracy.pc
 	rm -f $(PUBLIC_HDR:lib/include/%=$(DESTDIR)$(INCDIR)/%)
+	rm -rf $(DESTDIR)$(INCDIR)/profev-tracy
 	for m in $(MANPAGES); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 
 clean: ## remove build outputs

@@ -48,3 +48,32 @@ cc ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} $cflags -o game game.c "$root/lib/libpr
 	fail "cannot build an instrumented program against the installed client"
 pfrec -q -o game.bin ./game || fail "pfrec of the installed-client program"
 [ "$(pfdump --jsonl game.bin | grep -c '"type":"zone_begin","name":"frame"')" = 1 ] || fail "zone missing"
+# A Tracy-instrumented program builds against the installed profev-tracy
+# with both spellings of the include, the way Tracy's manual says.
+for f in include/profev-tracy/tracy/Tracy.hpp include/profev-tracy/tracy/TracyC.h lib/libprofev-tracy.a \
+	lib/libprofev-tracy.so.0 lib/pkgconfig/profev-tracy.pc share/man/man3/profev-tracy.3; do
+	[ -e "$root/$f" ] || fail "install lacks $f"
+done
+cat > tgame.cpp <<'C'
+#include <tracy/Tracy.hpp>
+#include "Tracy.hpp"
+static void frame() { ZoneScopedN("tframe"); TracyPlot("n", 1.0); }
+int main() { frame(); FrameMark; return 0; }
+C
+cat > tgame.c <<'C'
+#include <tracy/TracyC.h>
+#include "TracyC.h"
+int main(void) { TracyCZoneN(z, "cframe", 1); TracyCZoneEnd(z); TracyCFrameMark; return 0; }
+C
+sed "s|^prefix=.*|prefix=$root|" "$root/lib/pkgconfig/profev-tracy.pc" > profev-tracy.pc
+tflags=$(PKG_CONFIG_PATH=$PWD pkg-config --cflags profev-tracy) || fail "pkg-config --cflags profev-tracy"
+tlibs=$(PKG_CONFIG_PATH=$PWD pkg-config --libs --static profev-tracy) || fail "pkg-config --libs profev-tracy"
+c++ ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} -DTRACY_ENABLE $tflags -o tgame tgame.cpp $tlibs ||
+	fail "cannot build a Tracy program against the installed profev-tracy"
+cc ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} -DTRACY_ENABLE $tflags -o tgamec tgame.c $tlibs ||
+	fail "cannot build a TracyC program against the installed profev-tracy"
+LD_LIBRARY_PATH=$root/lib pfrec -q -o tgame.bin ./tgame || fail "pfrec of the Tracy program"
+[ "$(pfdump --jsonl tgame.bin | grep -c '"type":"zone_begin","name":"tframe","category":"tracy"')" = 1 ] ||
+	fail "Tracy zone missing"
+LD_LIBRARY_PATH=$root/lib pfrec -q -o tgamec.bin ./tgamec || fail "pfrec of the TracyC program"
+[ "$(pfdump --jsonl tgamec.bin | grep -c '"type":"zone_begin","name":"cframe"')" = 1 ] || fail "TracyC zone missing"
