@@ -68,6 +68,10 @@ TOOL_SRC    := $(wildcard tests/tools/*.c)
 TOOL_BIN    := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_SRC   := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN   := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# C++ benchmarks (Tracy's macros): built with CXX.
+BENCH_CXX_SRC := $(wildcard tests/bench/bench_*.cpp)
+BENCH_CXX_BIN := $(BENCH_CXX_SRC:tests/bench/%.cpp=$(BUILD)/bench/%)
+CXX         ?= c++
 COMMANDS    := pfrec pfdump pfsym pfconv
 PUBLIC_HDR  := $(wildcard lib/include/*.h)
 LIB_HDR     := $(wildcard lib/include/*.h lib/*/*.h)
@@ -136,10 +140,10 @@ $(BUILD)/profev: $(CMD_OBJ) $(STATIC_LIB)
 $(COMMANDS:%=$(BUILD)/%): $(BUILD)/profev
 	$(Q)ln -sf profev $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(wildcard tests/unit/*.h) $(LIB_HDR)
+$(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(TRACY_LIBS) $(wildcard tests/unit/*.h) $(LIB_HDR) $(TRACY_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(TRACY_SRC),$(TRACY_A)) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS) $(LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -155,6 +159,12 @@ $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -O3 -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+
+$(BUILD)/bench/%: tests/bench/%.cpp $(STATIC_LIB) $(CLIENT_LIBS) $(TRACY_LIBS) $(TRACY_HDR) $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) -std=c++11 $(OPT) -O3 -Wall -Wextra -pthread -Ilib/include $(SANFLAGS) $(CXXFLAGS) -o $@ $< \
+	  $(STATIC_LIB) $(if $(TRACY_SRC),$(TRACY_A)) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
@@ -190,7 +200,7 @@ tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, 
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_record
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_writer_batch
 
-bench: all tools $(BENCH_BIN) ## run the benchmarks and print their tables
+bench: all tools $(BENCH_BIN) $(BENCH_CXX_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)
 
 # Fuzzing (tests/fuzz/): one libFuzzer target per decoder entry point, built

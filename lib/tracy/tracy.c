@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -16,7 +17,6 @@
 #include "tracy/TracyC.h"
 
 PROFEV_CATEGORY(tracy, "code instrumented with Tracy's macros");
-PROFEV_CATEGORY(tracy_appinfo, "TracyAppInfo messages");
 
 /*
  * Sites by key. Readers probe without a lock: a slot's key is stored last,
@@ -59,7 +59,7 @@ static struct slot *probe(const void *key, unsigned type, int *empty)
 }
 
 struct profev_site *profev_tracy__site(const void *key, unsigned type, struct profev_category *c,
-				       const char *name)
+				       const char *name, const char *function, const char *file, unsigned line)
 {
 	int empty;
 	struct slot *s = probe(key, type, &empty);
@@ -73,6 +73,12 @@ struct profev_site *profev_tracy__site(const void *key, unsigned type, struct pr
 		s->site.category = c;
 		s->site.name = name ? name : "";
 		s->site.type = type;
+		if (function) {
+			s->site.type |= PROFEV__SITE_LOC;
+			s->site.function = function;
+			s->site.file = file ? file : "";
+			s->site.line = line;
+		}
 		__atomic_store_n(&s->key, key, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&table_lock);
@@ -86,6 +92,15 @@ void profev_tracy__message(struct profev_category *c, const char *text, size_t l
 	if (len > 4080)
 		len = 4080;
 	profev__message(c, "%.*s", (int)len, text);
+}
+
+void profev_tracy__message_at(struct profev_site *s, const char *text, size_t len)
+{
+	if (!text)
+		return;
+	if (len > 4080)
+		len = 4080;
+	profev__message_at(s, "%.*s", (int)len, text);
 }
 
 /* Set while this thread registers a pool from a secure macro: an allocation
@@ -102,7 +117,7 @@ void profev_tracy__mem_secure_named(const char *pool, unsigned type, const void 
 	if (!profev__on(&profev__memory) || in_secure)
 		return;
 	in_secure = 1;
-	struct profev_site *s = profev_tracy__site(pool, type, &profev__memory, pool);
+	struct profev_site *s = profev_tracy__site(pool, type, &profev__memory, pool, 0, 0, 0);
 	uint64_t w = s ? profev__word(s) : 0;
 	in_secure = 0;
 	if (w)
@@ -113,7 +128,7 @@ void profev_tracy__plot(const char *name, double value)
 {
 	if (!name || !profev__on(&profev_cat_tracy))
 		return;
-	struct profev_site *s = profev_tracy__site(name, PROFEV__R_COUNTER, &profev_cat_tracy, name);
+	struct profev_site *s = profev_tracy__site(name, PROFEV__R_COUNTER, &profev_cat_tracy, name, 0, 0, 0);
 	if (s)
 		profev__counter(&profev_cat_tracy, s, value);
 }
@@ -126,7 +141,16 @@ void profev_tracy__frame(const char *name)
 		profev__emit(PROFEV__R_FRAME);
 		return;
 	}
-	struct profev_site *s = profev_tracy__site(name, PROFEV__R_FRAME, &profev__frames, name);
+	struct profev_site *s = profev_tracy__site(name, PROFEV__R_FRAME, &profev__frames, name, 0, 0, 0);
+	if (s)
+		profev__point(&profev__frames, s);
+}
+
+void profev_tracy__frame_edge(const char *name, unsigned type)
+{
+	if (!name || !profev__on(&profev__frames))
+		return;
+	struct profev_site *s = profev_tracy__site(name, type, &profev__frames, name, 0, 0, 0);
 	if (s)
 		profev__point(&profev__frames, s);
 }
@@ -151,7 +175,8 @@ TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_dat
 	uint64_t end = 0;
 	if (srcloc && active && profev__on(&profev_cat_tracy)) {
 		struct profev_site *s = profev_tracy__site(srcloc, PROFEV__R_BEGIN, &profev_cat_tracy,
-							   srcloc_name(srcloc));
+							   srcloc_name(srcloc), srcloc->function, srcloc->file,
+							   srcloc->line);
 		if (s)
 			end = profev__begin(&profev_cat_tracy, s);
 	}
@@ -167,7 +192,8 @@ TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_lo
 	uint64_t end = 0;
 	if (srcloc && active && profev__on(&profev_cat_tracy)) {
 		struct profev_site *s = profev_tracy__site(srcloc, PROFEV__R_ZONE_BEGIN_S, &profev_cat_tracy,
-							   srcloc_name(srcloc));
+							   srcloc_name(srcloc), srcloc->function, srcloc->file,
+							   srcloc->line);
 		if (s)
 			end = profev__zone_s(s, depth);
 	}
@@ -232,24 +258,30 @@ void ___tracy_emit_zone_end(TracyCZoneCtx ctx)
 	profev__end(profev_tracy__end_word(ctx));
 }
 
+/* A zone's arguments go to the innermost open zone, which is ctx's as long
+ * as zones nest; none for a zone that was not recorded. */
 void ___tracy_emit_zone_text(TracyCZoneCtx ctx, const char *txt, size_t size)
 {
-	(void)ctx; (void)txt; (void)size;
+	if (ctx.active && txt)
+		PROFEV_ZONE_TEXT(txt, size);
 }
 
 void ___tracy_emit_zone_name(TracyCZoneCtx ctx, const char *txt, size_t size)
 {
-	(void)ctx; (void)txt; (void)size;
+	if (ctx.active && txt)
+		PROFEV_ZONE_NAME(txt, size);
 }
 
 void ___tracy_emit_zone_color(TracyCZoneCtx ctx, uint32_t color)
 {
-	(void)ctx; (void)color;
+	if (ctx.active)
+		PROFEV_ZONE_COLOR(color);
 }
 
 void ___tracy_emit_zone_value(TracyCZoneCtx ctx, uint64_t value)
 {
-	(void)ctx; (void)value;
+	if (ctx.active)
+		PROFEV_ZONE_VALUE(value);
 }
 
 int32_t ___tracy_connected(void)
@@ -339,7 +371,8 @@ void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, in
 	(void)name; (void)secure; (void)depth;
 }
 
-/* Messages; profev's have no callstack and no color. */
+/* Messages; profev's have no callstack and no color. The macros give them
+ * their call site's location; these functions, called directly, do not. */
 
 void ___tracy_emit_message(const char *txt, size_t size, int32_t callstack_depth)
 {
@@ -368,8 +401,8 @@ void ___tracy_emit_messageLC(const char *txt, uint32_t color, int32_t callstack_
 
 void ___tracy_emit_message_appinfo(const char *txt, size_t size)
 {
-	if (profev__on(&profev_cat_tracy_appinfo))
-		profev_tracy__message(&profev_cat_tracy_appinfo, txt, size);
+	if (txt)
+		profev_app_info(txt, size);
 }
 
 /* Frames. */
@@ -381,12 +414,12 @@ void ___tracy_emit_frame_mark(const char *name)
 
 void ___tracy_emit_frame_mark_start(const char *name)
 {
-	(void)name;
+	profev_tracy__frame_edge(name, PROFEV__R_FRAME_START);
 }
 
 void ___tracy_emit_frame_mark_end(const char *name)
 {
-	(void)name;
+	profev_tracy__frame_edge(name, PROFEV__R_FRAME_END);
 }
 
 void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_t offset, int32_t flip)
@@ -416,18 +449,33 @@ void ___tracy_emit_plot_config(const char *name, int32_t type, int32_t step, int
 	(void)name; (void)type; (void)step; (void)fill; (void)color;
 }
 
-/* Locks: a context per lock, named after the function that announced it. */
-
+/*
+ * Locks: a context per lock, which is the lock in the trace. Its name (the
+ * function that announced it, or TracyCLockCustomName's) crosses the pipe
+ * with the first wait, through the context's own site. Tracy's C API
+ * reports a release after the unlock: the next holder's acquisition may
+ * come first in the trace, which then shows no hold time for that release.
+ */
 struct __tracy_lockable_context_data {
+	struct profev_site site;
 	char name[64];
 };
+
+static void lock_wait(struct __tracy_lockable_context_data *l)
+{
+	profev__point64(&profev__locks, &l->site, (uint64_t)(uintptr_t)l);
+}
 
 struct __tracy_lockable_context_data *___tracy_announce_lockable_ctx(
 	const struct ___tracy_source_location_data *srcloc)
 {
 	struct __tracy_lockable_context_data *l = calloc(1, sizeof *l);
-	if (l && srcloc && srcloc->function)
-		strncpy(l->name, srcloc->function, sizeof l->name - 1);
+	if (!l)
+		return NULL;
+	snprintf(l->name, sizeof l->name, "%s", srcloc && srcloc->function ? srcloc->function : "lock");
+	l->site.category = &profev__locks;
+	l->site.name = l->name;
+	l->site.type = PROFEV__R_LOCK_WAIT;
 	return l;
 }
 
@@ -438,23 +486,30 @@ void ___tracy_terminate_lockable_ctx(struct __tracy_lockable_context_data *lockd
 
 int32_t ___tracy_before_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata)
 {
-	(void)lockdata;
+	if (lockdata)
+		lock_wait(lockdata);
 	return 1;
 }
 
 void ___tracy_after_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata)
 {
-	(void)lockdata;
+	if (lockdata)
+		PROFEV_LOCK_ACQUIRED(lockdata);
 }
 
 void ___tracy_after_unlock_lockable_ctx(struct __tracy_lockable_context_data *lockdata)
 {
-	(void)lockdata;
+	if (lockdata)
+		PROFEV_LOCK_RELEASED(lockdata);
 }
 
+/* A lock taken without waiting: a wait of no time, then the acquisition. */
 void ___tracy_after_try_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata, int32_t acquired)
 {
-	(void)lockdata; (void)acquired;
+	if (lockdata && acquired) {
+		lock_wait(lockdata);
+		PROFEV_LOCK_ACQUIRED(lockdata);
+	}
 }
 
 void ___tracy_mark_lockable_ctx(struct __tracy_lockable_context_data *lockdata,
@@ -463,6 +518,7 @@ void ___tracy_mark_lockable_ctx(struct __tracy_lockable_context_data *lockdata,
 	(void)lockdata; (void)srcloc;
 }
 
+/* A new name, sent with the next wait; meant for before the lock is shared. */
 void ___tracy_custom_name_lockable_ctx(struct __tracy_lockable_context_data *lockdata, const char *name,
 				       size_t nameSz)
 {
@@ -470,8 +526,11 @@ void ___tracy_custom_name_lockable_ctx(struct __tracy_lockable_context_data *loc
 		return;
 	if (nameSz > sizeof lockdata->name - 1)
 		nameSz = sizeof lockdata->name - 1;
+	if (strncmp(lockdata->name, name, nameSz) == 0 && !lockdata->name[nameSz])
+		return; /* the same name: nothing new to send */
 	memcpy(lockdata->name, name, nameSz);
 	lockdata->name[nameSz] = 0;
+	__atomic_store_n(&lockdata->site.word, 0, __ATOMIC_RELEASE);
 }
 
 /* Neither sampling nor fibers: see profev-tracy(3). */

@@ -18,6 +18,9 @@ section "client and pfrec (bench_client, bare loop in the same run)"
 section "the example game with two arguments per frame zone, on disk"
 sh "$(dirname "$0")/game_args.sh" "$BUILD" || status=1
 
+section "Tracy's ZoneScoped (bench_tracy, PROFEV_ZONE in the same run)"
+"$BUILD/bench/bench_tracy" || status=1
+
 section "pfconv: events/s and bytes/event per target ($EVENTS events)"
 PROFEV_BUILD=$BUILD "$BUILD/bench/bench_conv" "$EVENTS" || status=1
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 
 // A reader-writer lock with the shared interface, for TracySharedLockable
 // (std::shared_mutex is C++17).
@@ -83,6 +84,8 @@ static void frame(int i)
 	ZoneNamedN(zoff, "inactive", false);
 	if (ZoneIsActiveV(zoff) || (ZoneIsActiveV(z2) && !TracyIsConnected))
 		std::abort();
+	// Arguments go to the innermost open zone: these to "zncs" (z8), not
+	// to the zone they name, as profev-tracy(3) says.
 	ZoneTextV(z2, "zn text", 7);
 	ZoneTextVF(z2, "zn %d", i);
 	ZoneNameV(z4, "znc renamed", 11);
@@ -181,6 +184,18 @@ static void frame(int i)
 	FrameMark;
 }
 
+// Contention: 4 threads "locker" take the lock "contended" 25 times each
+// and hold it 200 us: 100 acquisitions, most of them after a wait.
+static TracyLockableN(std::mutex, g_contended, "contended");
+static void locker()
+{
+	tracy::SetThreadName("locker");
+	for (int i = 0; i < 25; i++) {
+		std::lock_guard<LockableBase(std::mutex)> guard(g_contended);
+		usleep(200);
+	}
+}
+
 static void worker()
 {
 	tracy::SetThreadName("worker");
@@ -208,5 +223,10 @@ int main()
 	t.join();
 	for (int i = 0; i < 3; i++)
 		frame(i);
+	std::thread l[4];
+	for (auto &x : l)
+		x = std::thread(locker);
+	for (auto &x : l)
+		x.join();
 	return 0;
 }

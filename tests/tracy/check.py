@@ -32,7 +32,16 @@ if lang == "cpp":
     plots = {"plot_int": lambda i: i, "plot_float": lambda i: i + 0.5, "plot_double": lambda i: 2 * i}
     texts = lambda i: sorted(["message %d" % i] * 4 + ["literal", "literal c", "literal s", "literal cs"])
     appinfo = "app info"
-    pool, named_frames = "pool", "physics"
+    pool, named_frames, edge_frames = "pool", "physics", "load"
+    # Arguments per frame, by (zone, key): the V forms attach to the
+    # innermost open zone (zncs), as profev's arguments do.
+    args = {("leaf", "text"): 2, ("leaf", "name"): 2, ("leaf", "value"): 1, ("leaf", "color"): 1,
+            ("zncs", "color"): 2, ("zncs", "text"): 2, ("zncs", "name"): 2, ("zncs", "value"): 1,
+            ("frame", "color"): 4, ("znc", "color"): 1, ("named_c", "color"): 1, ("named_cs", "color"): 1,
+            ("transient_c", "color"): 1}
+    leaf_text = lambda i: ["text", "i=%d" % i]
+    # Locks per frame (name: acquisitions): try_lock, lock_guard, unique_lock, a member.
+    locks = {"std::mutex g_lock": 1, "named rw": 1, "std::mutex m_lock": 1}
     parents = {"named": "frame", "zn": "frame", "leaf": "manual_s", "manual_s": "manual",
                "transient": "frame"}
 else:
@@ -45,7 +54,11 @@ else:
     plots = {"cplot": lambda i: i, "cplot_float": lambda i: i + 0.5, "cplot_int": lambda i: 2 * i}
     texts = lambda i: sorted(["cmessage %d" % i] * 4 + ["cliteral", "cliteral c", "cliteral s", "cliteral cs"])
     appinfo = "c app info"
-    pool, named_frames = "cpool", "cphysics"
+    pool, named_frames, edge_frames = "cpool", "cphysics", "cload"
+    args = {("leaf", "text"): 1, ("leaf", "name"): 1, ("leaf", "value"): 1, ("leaf", "color"): 1,
+            ("frame", "color"): 2, ("named_c", "color"): 1, ("named_cs", "color"): 1}
+    leaf_text = lambda i: ["text"]
+    locks = {}
     parents = {"named": "frame", "leaf": "frame", "dynamic": "frame", "manual": "frame"}
 
 events = [json.loads(line) for line in open(path)]
@@ -101,13 +114,56 @@ for thread, frames in FRAMES.items():
         got = [e["value"] for e in evs if e["type"] == "counter" and e["name"] == name]
         if got != [f(i) for i in frames]:
             fail("%s: plot %s is %s, expected %s" % (thread, name, got, [f(i) for i in frames]))
-    # Messages: 8 per frame in "tracy", the app info in "tracy_appinfo".
+    # Arguments, from "arg" events after their zone's begin, or an "args"
+    # object on the zone's begin or end.
+    stack, got_args, values = [], collections.Counter(), collections.defaultdict(list)
+    for e in evs:
+        if e["type"] == "zone_begin":
+            stack.append(e["name"])
+        if e["type"] in ("zone_begin", "zone_end") and isinstance(e.get("args"), dict):
+            for k, v in e["args"].items():
+                for x in (v if isinstance(v, list) else [v]):
+                    got_args[(e["name"], k)] += 1
+                    values[(e["name"], k)].append(x)
+        if e["type"] == "arg" and stack:
+            got_args[(stack[-1], e["name"])] += 1
+            if "value" in e:
+                values[(stack[-1], e["name"])].append(e["value"])
+        if e["type"] == "zone_end" and stack:
+            stack.pop()
+    want_args = collections.Counter({k: v * n for k, v in args.items()})
+    if got_args != want_args:
+        fail("%s: arguments %s, expected %s" % (thread, dict(got_args), dict(want_args)))
+    if values.get(("leaf", "value")) and values[("leaf", "value")] != frames:
+        fail("%s: leaf values %s, expected %s" % (thread, values[("leaf", "value")], frames))
+    if values.get(("leaf", "text")) and values[("leaf", "text")] != sum((leaf_text(i) for i in frames), []):
+        fail("%s: leaf texts %s" % (thread, values[("leaf", "text")]))
+    if values.get(("leaf", "color")) and set(values[("leaf", "color")]) != {0xff0000}:
+        fail("%s: leaf colors %s" % (thread, values[("leaf", "color")]))
+    # Locks: a wait, an acquisition and a release for each.
+    waits = collections.Counter(e["name"] for e in evs if e["type"] == "lock_wait")
+    acq = sum(1 for e in evs if e["type"] == "lock_acquired")
+    rel = sum(1 for e in evs if e["type"] == "lock_released")
+    if lang == "cpp":
+        want_waits = collections.Counter({k: v * n for k, v in locks.items()})
+        # try_lock, then LockableName: the name changes after the first frame.
+        want_waits["renamed lock"] = n if thread == "main" else n - 1
+        if thread == "worker":
+            want_waits["named lock"] = 1
+        want_locks = 4 * n
+    else:
+        want_waits = collections.Counter({"c lock": 2} if thread == "main" else {})
+        want_locks = 2 if thread == "main" else 0
+    if waits != want_waits or acq != want_locks or rel != want_locks:
+        fail("%s: lock waits %s, %d acquired, %d released; expected %s, %d" % (thread, dict(waits), acq, rel,
+                                                                                 dict(want_waits), want_locks))
+    # Messages: 8 per frame in "tracy", the app info in "app_info".
     msgs = [e for e in evs if e["type"] == "message"]
     tracy_msgs = sorted(e["text"] for e in msgs if e.get("category") == "tracy")
     want_msgs = sorted(sum((texts(i) for i in frames), []))
     if tracy_msgs != want_msgs:
         fail("%s: messages %s, expected %s" % (thread, tracy_msgs, want_msgs))
-    info = [e["text"] for e in msgs if e.get("category") == "tracy_appinfo"]
+    info = [e["text"] for e in msgs if e.get("category") == "app_info"]
     if info != [appinfo] * n:
         fail("%s: app info %s" % (thread, info))
     # Memory: per frame 8 allocations and 8 frees, 4 of each in the pool,
@@ -130,9 +186,38 @@ for thread, frames in FRAMES.items():
     marks = collections.Counter(e["name"] for e in evs if e["type"] == "frame")
     if marks != collections.Counter({"": n, named_frames: n}):
         fail("%s: frame marks %s" % (thread, dict(marks)))
+    edges = [(e["type"], e["name"]) for e in evs if e["type"] in ("frame_start", "frame_end")]
+    if edges != [("frame_start", edge_frames), ("frame_end", edge_frames)] * n:
+        fail("%s: discontinuous frames %s" % (thread, edges))
     names = [e["name"] for e in evs if e["type"] == "thread_name"]
     if names != [thread]:
         fail("%s: thread names %s" % (thread, names))
+
+if lang == "cpp":
+    prog = [e["text"] for e in by_thread.get("main", []) if e["type"] == "message" and e.get("category") == "program_name"]
+    if prog != ["all_macros"]:
+        fail("program name %s" % prog)
+    # Contention: 4 lockers, 25 acquisitions each of "contended"; a wait is
+    # contended when another thread holds the lock as it begins.
+    lev = sorted((e for e in events if e.get("thread") == "locker" and e["type"].startswith("lock_")),
+                 key=lambda e: e["ts"])
+    per_tid = collections.Counter(e["tid"] for e in lev if e["type"] == "lock_acquired")
+    if sorted(per_tid.values()) != [25] * 4:
+        fail("lockers' acquisitions %s, expected 4 x 25" % dict(per_tid))
+    if any(e["name"] != "contended" for e in lev if e["type"] == "lock_wait"):
+        fail("a locker's wait is not on 'contended'")
+    holder, contended = None, 0
+    for e in lev:
+        if e["type"] == "lock_wait" and holder is not None and holder != e["tid"]:
+            contended += 1
+        elif e["type"] == "lock_acquired":
+            if holder is not None:
+                fail("'contended' acquired at %d while thread %d held it" % (e["ts"], holder))
+            holder = e["tid"]
+        elif e["type"] == "lock_released":
+            holder = None
+    if contended < 10:
+        fail("only %d of 100 waits on 'contended' were contended" % contended)
 
 for e in errors:
     print("check.py:", e, file=sys.stderr)

@@ -183,6 +183,8 @@ class Profiler
 {
 public:
 	static void SendFrameMark(const char *name) { profev_tracy__frame(name); }
+	static void SendFrameMarkStart(const char *name) { profev_tracy__frame_edge(name, PROFEV__R_FRAME_START); }
+	static void SendFrameMarkEnd(const char *name) { profev_tracy__frame_edge(name, PROFEV__R_FRAME_END); }
 	static void SendFrameImage(const void *image, uint16_t w, uint16_t h, uint8_t offset, bool flip)
 	{
 		(void)image; (void)w; (void)h; (void)offset; (void)flip;
@@ -207,6 +209,7 @@ public:
 		if (profev__on(&profev_cat_tracy))
 			profev_tracy__message(&profev_cat_tracy, txt, strlen(txt));
 	}
+	/* profev's messages carry no arguments: the color is not kept. */
 	static void MessageColor(const char *txt, size_t size, uint32_t color, int32_t callstack_depth)
 	{
 		(void)color;
@@ -217,11 +220,7 @@ public:
 		(void)color;
 		Message(txt, callstack_depth);
 	}
-	static void MessageAppInfo(const char *txt, size_t size)
-	{
-		if (profev__on(&profev_cat_tracy_appinfo))
-			profev_tracy__message(&profev_cat_tracy_appinfo, txt, size);
-	}
+	static void MessageAppInfo(const char *txt, size_t size) { profev_app_info(txt, size); }
 	static void MemAlloc(const void *ptr, size_t size, bool secure)
 	{
 		if (secure)
@@ -302,7 +301,7 @@ public:
 
 	bool IsConnected() const { return profev_active() != 0; }
 	bool IsStarted() const { return profev_active() != 0; }
-	void SetProgramName(const char *name) { (void)name; }
+	void SetProgramName(const char *name) { profev_program_name(name); }
 };
 
 inline Profiler &GetProfiler()
@@ -343,7 +342,8 @@ public:
 	{
 		if (is_active && profev__on(&profev_cat_tracy)) {
 			profev_site *s = profev_tracy__site(srcloc, PROFEV__R_BEGIN, &profev_cat_tracy,
-							    srcloc->name ? srcloc->name : srcloc->function);
+							    srcloc->name ? srcloc->name : srcloc->function,
+							    srcloc->function, srcloc->file, srcloc->line);
 			if (s)
 				m_end = profev_tracy__begin(s, 1);
 		}
@@ -353,7 +353,8 @@ public:
 	{
 		if (is_active && profev__on(&profev_cat_tracy)) {
 			profev_site *s = profev_tracy__site(srcloc, PROFEV__R_ZONE_BEGIN_S, &profev_cat_tracy,
-							    srcloc->name ? srcloc->name : srcloc->function);
+							    srcloc->name ? srcloc->name : srcloc->function,
+							    srcloc->function, srcloc->file, srcloc->line);
 			if (s)
 				m_end = profev_tracy__begin_s(s, depth, 1);
 		}
@@ -385,12 +386,53 @@ public:
 	ScopedZone &operator=(const ScopedZone &) = delete;
 	ScopedZone &operator=(ScopedZone &&) = delete;
 
-	void Text(const char *txt, size_t size) { (void)txt; (void)size; }
-	void TextFmt(const char *fmt, ...) { (void)fmt; }
-	void Name(const char *txt, size_t size) { (void)txt; (void)size; }
-	void NameFmt(const char *fmt, ...) { (void)fmt; }
-	void Color(uint32_t color) { (void)color; }
-	void Value(uint64_t value) { (void)value; }
+	/* Arguments of the zone ("text", "name", "color", "value"), given only
+	 * if it was recorded: an argument goes to the innermost open zone, which
+	 * is this one as long as zones nest, as Tracy's do. */
+	void Text(const char *txt, size_t size)
+	{
+		if (m_end)
+			PROFEV_ZONE_TEXT(txt, size);
+	}
+	void TextFmt(const char *fmt, ...)
+	{
+		if (!m_end)
+			return;
+		char buf[PROFEV_ARG_STR_MAX + 1];
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(buf, sizeof buf, fmt, ap);
+		va_end(ap);
+		if (n >= 0)
+			PROFEV_ZONE_TEXT(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+	}
+	void Name(const char *txt, size_t size)
+	{
+		if (m_end)
+			PROFEV_ZONE_NAME(txt, size);
+	}
+	void NameFmt(const char *fmt, ...)
+	{
+		if (!m_end)
+			return;
+		char buf[PROFEV_ARG_STR_MAX + 1];
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(buf, sizeof buf, fmt, ap);
+		va_end(ap);
+		if (n >= 0)
+			PROFEV_ZONE_NAME(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+	}
+	void Color(uint32_t color)
+	{
+		if (m_end)
+			PROFEV_ZONE_COLOR(color);
+	}
+	void Value(uint64_t value)
+	{
+		if (m_end)
+			PROFEV_ZONE_VALUE(value);
+	}
 	bool IsActive() const { return m_end != 0; }
 
 private:
@@ -398,51 +440,127 @@ private:
 };
 
 /*
- * A lock that Tracy watches. profev records nothing of it yet: it is the
- * lock it wraps, with Tracy's interface (lock, unlock, try_lock, Mark,
- * CustomName), so std::lock_guard<LockableBase(std::mutex)> and the like
- * build.
+ * What a watched lock records: PROFEV_LOCK_WAIT before it takes the lock,
+ * PROFEV_LOCK_ACQUIRED once it has it, PROFEV_LOCK_RELEASED before it lets
+ * go (so that the next holder's acquisition comes after). The lock is the
+ * object's address; its name (the variable's, TracyLockableN's or
+ * LockableName's) crosses the pipe once, through the object's own site.
+ */
+class LockState
+{
+public:
+	explicit LockState(const char *name) : m_site()
+	{
+		m_site.category = &profev__locks;
+		m_site.name = name ? name : "lock";
+		m_site.type = PROFEV__R_LOCK_WAIT;
+		m_custom[0] = 0;
+	}
+	PROFEV_TRACY__AI void Wait(const void *lock) { profev__point64(&profev__locks, &m_site, (uint64_t)(uintptr_t)lock); }
+	PROFEV_TRACY__AI void Acquired(const void *lock) { PROFEV_LOCK_ACQUIRED(lock); }
+	PROFEV_TRACY__AI void Released(const void *lock) { PROFEV_LOCK_RELEASED(lock); }
+	/* A new name: sent with the next wait. Meant for before the lock is shared. */
+	void Rename(const char *name, size_t size)
+	{
+		if (!name)
+			return;
+		if (size > sizeof m_custom - 1)
+			size = sizeof m_custom - 1;
+		if (m_site.name == m_custom && strncmp(m_custom, name, size) == 0 && !m_custom[size])
+			return; /* the same name: nothing new to send */
+		memcpy(m_custom, name, size);
+		m_custom[size] = 0;
+		m_site.name = m_custom;
+		__atomic_store_n(&m_site.word, 0, __ATOMIC_RELEASE);
+	}
+
+private:
+	profev_site m_site;
+	char m_custom[64];
+};
+
+/*
+ * A lock that Tracy watches: the lock it wraps, with Tracy's interface
+ * (lock, unlock, try_lock, Mark, CustomName), so that
+ * std::lock_guard<LockableBase(std::mutex)> and the like build; each
+ * exclusive acquisition is recorded (see LockState).
  */
 template <class T> class Lockable
 {
 public:
-	Lockable(const SourceLocationData *srcloc) : m_name(srcloc ? srcloc->function : 0) {}
-	Lockable(const char *name) : m_name(name) {}
+	Lockable(const SourceLocationData *srcloc) : m_state(srcloc ? srcloc->function : 0) {}
+	Lockable(const char *name) : m_state(name) {}
 	Lockable(const Lockable &) = delete;
 	Lockable &operator=(const Lockable &) = delete;
 
-	void lock() { m_lockable.lock(); }
-	void unlock() { m_lockable.unlock(); }
-	bool try_lock() { return m_lockable.try_lock(); }
+	void lock()
+	{
+		m_state.Wait(this);
+		m_lockable.lock();
+		m_state.Acquired(this);
+	}
+	void unlock()
+	{
+		m_state.Released(this);
+		m_lockable.unlock();
+	}
+	bool try_lock()
+	{
+		bool got = m_lockable.try_lock();
+		if (got) {
+			m_state.Wait(this);
+			m_state.Acquired(this);
+		}
+		return got;
+	}
 	void Mark(const SourceLocationData *srcloc) { (void)srcloc; }
-	void CustomName(const char *name, size_t size) { (void)name; (void)size; }
+	void CustomName(const char *name, size_t size) { m_state.Rename(name, size); }
 
 protected:
 	T m_lockable;
-	const char *m_name;
+	LockState m_state;
 };
 
-/** The same for a shared (reader-writer) lock: lock_shared and friends too. */
+/** The same for a shared (reader-writer) lock: lock_shared and friends too.
+ *  Only exclusive acquisitions are recorded: shared holders do not exclude
+ *  one another, and profev's lock events have no shared kind. */
 template <class T> class SharedLockable
 {
 public:
-	SharedLockable(const SourceLocationData *srcloc) : m_name(srcloc ? srcloc->function : 0) {}
-	SharedLockable(const char *name) : m_name(name) {}
+	SharedLockable(const SourceLocationData *srcloc) : m_state(srcloc ? srcloc->function : 0) {}
+	SharedLockable(const char *name) : m_state(name) {}
 	SharedLockable(const SharedLockable &) = delete;
 	SharedLockable &operator=(const SharedLockable &) = delete;
 
-	void lock() { m_lockable.lock(); }
-	void unlock() { m_lockable.unlock(); }
-	bool try_lock() { return m_lockable.try_lock(); }
+	void lock()
+	{
+		m_state.Wait(this);
+		m_lockable.lock();
+		m_state.Acquired(this);
+	}
+	void unlock()
+	{
+		m_state.Released(this);
+		m_lockable.unlock();
+	}
+	bool try_lock()
+	{
+		bool got = m_lockable.try_lock();
+		if (got) {
+			m_state.Wait(this);
+			m_state.Acquired(this);
+		}
+		return got;
+	}
 	void lock_shared() { m_lockable.lock_shared(); }
 	void unlock_shared() { m_lockable.unlock_shared(); }
 	bool try_lock_shared() { return m_lockable.try_lock_shared(); }
 	void Mark(const SourceLocationData *srcloc) { (void)srcloc; }
-	void CustomName(const char *name, size_t size) { (void)name; (void)size; }
+	void CustomName(const char *name, size_t size) { m_state.Rename(name, size); }
 
 protected:
 	T m_lockable;
-	const char *m_name;
+	LockState m_state;
 };
 
 } /* namespace tracy */
@@ -519,11 +637,13 @@ protected:
 #define ZoneIsActiveV(varname) varname.IsActive()
 
 #define FrameMark PROFEV_FRAME_MARK()
-#define FrameMarkNamed(name) do { \
-	PROFEV_TRACY__SITE(profev__tsite, &profev__frames, name, PROFEV__R_FRAME); \
+#define PROFEV_TRACY__FRAME(name, type) do { \
+	PROFEV_TRACY__SITE_PLAIN(profev__tsite, &profev__frames, name, type); \
 	profev__point(&profev__frames, &profev__tsite); } while (0)
-#define FrameMarkStart(name) ((void)sizeof(::tracy::profev__name_check(name)))
-#define FrameMarkEnd(name) ((void)sizeof(::tracy::profev__name_check(name)))
+#define FrameMarkNamed(name) PROFEV_TRACY__FRAME(name, PROFEV__R_FRAME)
+/* Discontinuous frame sets: PROFEV_FRAME_START and PROFEV_FRAME_END. */
+#define FrameMarkStart(name) PROFEV_TRACY__FRAME(name, PROFEV__R_FRAME_START)
+#define FrameMarkEnd(name) PROFEV_TRACY__FRAME(name, PROFEV__R_FRAME_END)
 
 #define FrameImage(image, width, height, offset, flip) \
 	::tracy::Profiler::SendFrameImage(image, width, height, offset, flip)
@@ -545,22 +665,33 @@ protected:
 
 #define TracyAppInfo(txt, size) ::tracy::Profiler::MessageAppInfo(txt, size)
 
-#define TracyMessage(txt, size) ::tracy::Profiler::Message(txt, size, TRACY_CALLSTACK)
-#define TracyMessageL(txt) ::tracy::Profiler::Message(txt, TRACY_CALLSTACK)
-#define TracyMessageC(txt, size, color) ::tracy::Profiler::MessageColor(txt, size, color, TRACY_CALLSTACK)
-#define TracyMessageLC(txt, color) ::tracy::Profiler::MessageColor(txt, color, TRACY_CALLSTACK)
-#define TracyMessageS(txt, size, depth) ::tracy::Profiler::Message(txt, size, depth)
-#define TracyMessageLS(txt, depth) ::tracy::Profiler::Message(txt, depth)
-#define TracyMessageCS(txt, size, color, depth) ::tracy::Profiler::MessageColor(txt, size, color, depth)
-#define TracyMessageLCS(txt, color, depth) ::tracy::Profiler::MessageColor(txt, color, depth)
+/* Messages keep their call site's location; not their callstack depth or
+ * color (profev's messages have neither). */
+#define PROFEV_TRACY__MESSAGE(txt, size) do { \
+	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
+	if (profev__on(&profev_cat_tracy)) \
+		profev_tracy__message_at(&profev__tsite, txt, size); } while (0)
+#define PROFEV_TRACY__MESSAGE_L(txt) do { \
+	const char *profev__txt = (txt); \
+	PROFEV_TRACY__MESSAGE(profev__txt, strlen(profev__txt)); } while (0)
+#define TracyMessage(txt, size) PROFEV_TRACY__MESSAGE(txt, size)
+#define TracyMessageL(txt) PROFEV_TRACY__MESSAGE_L(txt)
+#define TracyMessageC(txt, size, color) do { PROFEV_TRACY__MESSAGE(txt, size); (void)(color); } while (0)
+#define TracyMessageLC(txt, color) do { PROFEV_TRACY__MESSAGE_L(txt); (void)(color); } while (0)
+#define TracyMessageS(txt, size, depth) do { PROFEV_TRACY__MESSAGE(txt, size); (void)(depth); } while (0)
+#define TracyMessageLS(txt, depth) do { PROFEV_TRACY__MESSAGE_L(txt); (void)(depth); } while (0)
+#define TracyMessageCS(txt, size, color, depth) \
+	do { PROFEV_TRACY__MESSAGE(txt, size); (void)(color); (void)(depth); } while (0)
+#define TracyMessageLCS(txt, color, depth) \
+	do { PROFEV_TRACY__MESSAGE_L(txt); (void)(color); (void)(depth); } while (0)
 
 /* Memory: the named forms keep one static site per call site (pool names
  * are pointers in Tracy too); the secure named ones look the pool up. */
 #define PROFEV_TRACY__POOL(ptr, size, name, type) do { \
-	PROFEV_TRACY__SITE(profev__tsite, &profev__memory, name, type); \
+	PROFEV_TRACY__SITE_PLAIN(profev__tsite, &profev__memory, name, type); \
 	profev__mem(&profev__tsite, 0, (const void *)(ptr), (uint64_t)(size)); } while (0)
 #define PROFEV_TRACY__POOL_S(ptr, size, name, type, depth) do { \
-	PROFEV_TRACY__SITE(profev__tsite, &profev__memory, name, type); \
+	PROFEV_TRACY__SITE_PLAIN(profev__tsite, &profev__memory, name, type); \
 	profev__mem_stack(&profev__tsite, 0, (const void *)(ptr), (uint64_t)(size), (int)(depth)); \
 	PROFEV__NO_TAIL(); } while (0)
 
@@ -608,12 +739,6 @@ protected:
 #define TracyFiberEnterHint(fiber, groupHint) ::tracy::Profiler::EnterFiber(fiber, groupHint)
 #define TracyFiberLeave ::tracy::Profiler::LeaveFiber()
 #endif
-
-namespace tracy
-{
-/* FrameMarkStart/End take a frame set's name. */
-inline int profev__name_check(const char *name) { return name != 0; }
-}
 
 #endif /* TRACY_ENABLE */
 #endif

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #ifdef TRACY_ENABLE
+#include <string.h>
 #include "profev_tracy.h"
 #else
 #include <sys/prctl.h>
@@ -322,14 +323,25 @@ PROFEV__INLINE uint64_t profev_tracy__end_word(TracyCZoneCtx c)
 	___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, 1, name)
 #define TracyCSecureFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, 1, name)
 
-#define TracyCMessage(txt, size) ___tracy_emit_message(txt, size, TRACY_CALLSTACK);
-#define TracyCMessageL(txt) ___tracy_emit_messageL(txt, TRACY_CALLSTACK);
-#define TracyCMessageC(txt, size, color) ___tracy_emit_messageC(txt, size, color, TRACY_CALLSTACK);
-#define TracyCMessageLC(txt, color) ___tracy_emit_messageLC(txt, color, TRACY_CALLSTACK);
-#define TracyCMessageS(txt, size, depth) ___tracy_emit_message(txt, size, depth);
-#define TracyCMessageLS(txt, depth) ___tracy_emit_messageL(txt, depth);
-#define TracyCMessageCS(txt, size, color, depth) ___tracy_emit_messageC(txt, size, color, depth);
-#define TracyCMessageLCS(txt, color, depth) ___tracy_emit_messageLC(txt, color, depth);
+/* Messages keep their call site's location; not their callstack depth or
+ * color (profev's messages have neither). */
+#define PROFEV_TRACY__CMESSAGE(txt, size) do { \
+	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
+	if (profev__on(&profev_cat_tracy)) \
+		profev_tracy__message_at(&profev__tsite, txt, size); } while (0)
+#define PROFEV_TRACY__CMESSAGE_L(txt) do { \
+	const char *profev__txt = (txt); \
+	PROFEV_TRACY__CMESSAGE(profev__txt, profev__txt ? strlen(profev__txt) : 0); } while (0)
+#define TracyCMessage(txt, size) PROFEV_TRACY__CMESSAGE(txt, size);
+#define TracyCMessageL(txt) PROFEV_TRACY__CMESSAGE_L(txt);
+#define TracyCMessageC(txt, size, color) do { PROFEV_TRACY__CMESSAGE(txt, size); (void)(color); } while (0);
+#define TracyCMessageLC(txt, color) do { PROFEV_TRACY__CMESSAGE_L(txt); (void)(color); } while (0);
+#define TracyCMessageS(txt, size, depth) do { PROFEV_TRACY__CMESSAGE(txt, size); (void)(depth); } while (0);
+#define TracyCMessageLS(txt, depth) do { PROFEV_TRACY__CMESSAGE_L(txt); (void)(depth); } while (0);
+#define TracyCMessageCS(txt, size, color, depth) \
+	do { PROFEV_TRACY__CMESSAGE(txt, size); (void)(color); (void)(depth); } while (0);
+#define TracyCMessageLCS(txt, color, depth) \
+	do { PROFEV_TRACY__CMESSAGE_L(txt); (void)(color); (void)(depth); } while (0);
 
 #define TracyCFrameMark PROFEV_FRAME_MARK();
 #define TracyCFrameMarkNamed(name) ___tracy_emit_frame_mark(name);

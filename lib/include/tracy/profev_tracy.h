@@ -19,21 +19,28 @@
 extern "C" {
 #endif
 
-/* The category of zones, plots and messages, and the one of TracyAppInfo;
- * both are defined in libprofev-tracy. */
+/* The category of zones, plots and messages, defined in libprofev-tracy. */
 extern PROFEV_API struct profev_category profev_cat_tracy;
-extern PROFEV_API struct profev_category profev_cat_tracy_appinfo;
 
 /**
  * The call site that the pointer key stands for, made on first use: how the
  * functions of TracyC.h and tracy::Profiler, which get a name or a source
  * location by pointer, find their site. A key of a given type is looked up
  * without a lock; the first use of a key takes one. name is the site's name
- * (copied when pfrec is told about it).
+ * (copied when pfrec is told about it); function, file and line its source
+ * location, if function is not NULL. The strings must outlive the program's
+ * use of the key, as Tracy requires of them too.
  * @return the site, or NULL when the table (4096 keys) is full.
  */
 PROFEV_API struct profev_site *profev_tracy__site(const void *key, unsigned type,
-						  struct profev_category *c, const char *name);
+						  struct profev_category *c, const char *name,
+						  const char *function, const char *file, unsigned line);
+
+/** A message with the source location of site s (type PROFEV__R_MESSAGE_AT). */
+PROFEV_API void profev_tracy__message_at(struct profev_site *s, const char *text, size_t len);
+
+/** A frame of the discontinuous frame set name begins (type PROFEV__R_FRAME_START) or ends. */
+PROFEV_API void profev_tracy__frame_edge(const char *name, unsigned type);
 
 /** A message of len bytes of text (no NUL needed) in category c. */
 PROFEV_API void profev_tracy__message(struct profev_category *c, const char *text, size_t len);
@@ -85,7 +92,7 @@ PROFEV__INLINE void profev_tracy__mem_s(unsigned type, const void *ptr, uint64_t
 PROFEV__INLINE void profev_tracy__mem_named(const char *name, unsigned type, const void *ptr, uint64_t size)
 {
 	if (profev__on(&profev__memory)) {
-		struct profev_site *s = profev_tracy__site(name, type, &profev__memory, name);
+		struct profev_site *s = profev_tracy__site(name, type, &profev__memory, name, 0, 0, 0);
 		if (s)
 			profev__mem(s, 0, ptr, size);
 	}
@@ -95,7 +102,7 @@ PROFEV__INLINE void profev_tracy__mem_named_s(const char *name, unsigned type, c
 					      uint64_t size, int depth)
 {
 	if (profev__on(&profev__memory)) {
-		struct profev_site *s = profev_tracy__site(name, type, &profev__memory, name);
+		struct profev_site *s = profev_tracy__site(name, type, &profev__memory, name, 0, 0, 0);
 		if (s)
 			profev__mem_stack(s, 0, ptr, size, depth);
 	}
@@ -106,10 +113,13 @@ PROFEV__INLINE void profev_tracy__mem_named_s(const char *name, unsigned type, c
 } /* extern "C" */
 #endif
 
-/* A site with a name given by pointer; constant when the name is (a string
- * literal, __func__). */
+/* A site with a name given by pointer, and its source location; constant
+ * when the name is (a string literal, __func__), as Tracy's are. */
 #define PROFEV_TRACY__SITE(var, cat, name, type) \
-	static struct profev_site var = { 0, cat, name, type }
+	static struct profev_site var = { 0, cat, name, (type) | PROFEV__SITE_LOC, TracyLine, __func__, TracyFile }
+/* A site without a location: pools and frame sets, as in <profev.h>. */
+#define PROFEV_TRACY__SITE_PLAIN(var, cat, name, type) \
+	static struct profev_site var = { 0, cat, name, type, 0, 0, 0 }
 
 #ifndef TRACY_CALLSTACK
 #define TRACY_CALLSTACK 0
