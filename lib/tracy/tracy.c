@@ -422,9 +422,14 @@ void ___tracy_emit_frame_mark_end(const char *name)
 	profev_tracy__frame_edge(name, PROFEV__R_FRAME_END);
 }
 
+/* A frame image, where <profev.h> has PROFEV_FRAME_IMAGE. */
 void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_t offset, int32_t flip)
 {
+#ifdef PROFEV_FRAME_IMAGE
+	PROFEV_FRAME_IMAGE(image, w, h, offset, flip);
+#else
 	(void)image; (void)w; (void)h; (void)offset; (void)flip;
+#endif
 }
 
 /* Plots. */

@@ -185,9 +185,14 @@ public:
 	static void SendFrameMark(const char *name) { profev_tracy__frame(name); }
 	static void SendFrameMarkStart(const char *name) { profev_tracy__frame_edge(name, PROFEV__R_FRAME_START); }
 	static void SendFrameMarkEnd(const char *name) { profev_tracy__frame_edge(name, PROFEV__R_FRAME_END); }
+	/* A frame image, where <profev.h> has PROFEV_FRAME_IMAGE. */
 	static void SendFrameImage(const void *image, uint16_t w, uint16_t h, uint8_t offset, bool flip)
 	{
+#ifdef PROFEV_FRAME_IMAGE
+		PROFEV_FRAME_IMAGE(image, w, h, offset, flip);
+#else
 		(void)image; (void)w; (void)h; (void)offset; (void)flip;
+#endif
 	}
 	static void PlotData(const char *name, int64_t val) { profev_tracy__plot(name, (double)val); }
 	static void PlotData(const char *name, float val) { profev_tracy__plot(name, (double)val); }
