@@ -35,6 +35,18 @@ for cc in gcc clang; do
 	done
 done
 
+# Nested ZoneScoped shadow the outer zone's variable; Clang is told not to
+# warn, as Tracy's header does.
+cat >shadow.cpp <<'C'
+#include <tracy/Tracy.hpp>
+int f(int x) { ZoneScoped; { ZoneScopedN("inner"); x++; { ZoneScopedC(0xff); x++; } } return x; }
+int main() { return f(0) == 2 ? 0 : 1; }
+C
+if command -v clang++ >/dev/null; then
+	clang++ -std=c++17 $W -Wshadow -DTRACY_ENABLE $INC -o shadow shadow.cpp $LIBS 2>err.txt ||
+		{ cat err.txt; fail "nested ZoneScoped warn with clang++ -Wshadow"; }
+fi
+
 # Every build records the same events; check one of each compiler and language fully.
 for p in px-g++-c++11 px-clang++-c++20 px-g++-c++17; do
 	[ -x "$p" ] || continue

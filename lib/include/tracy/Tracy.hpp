@@ -617,10 +617,20 @@ protected:
 #define ZoneTransientS(varname, depth, active) ZoneTransient(varname, active); (void)(depth)
 #define ZoneTransientNS(varname, name, depth, active) ZoneTransientN(varname, name, active); (void)(depth)
 
-#define ZoneScoped ZoneNamed(___tracy_scoped_zone, true)
-#define ZoneScopedN(name) ZoneNamedN(___tracy_scoped_zone, name, true)
-#define ZoneScopedC(color) ZoneNamedC(___tracy_scoped_zone, color, true)
-#define ZoneScopedNC(name, color) ZoneNamedNC(___tracy_scoped_zone, name, color, true)
+/* A ZoneScoped in a nested scope shadows the outer one's variable: Clang is
+ * told not to warn of it, as Tracy's header does (unless
+ * TRACY_ALLOW_SHADOW_WARNING). */
+#if defined(__clang__) && !defined(TRACY_ALLOW_SHADOW_WARNING)
+#define PROFEV_TRACY__NOSHADOW(x) _Pragma("clang diagnostic push") \
+	_Pragma("clang diagnostic ignored \"-Wshadow\"") x _Pragma("clang diagnostic pop")
+#else
+#define PROFEV_TRACY__NOSHADOW(x) x
+#endif
+
+#define ZoneScoped PROFEV_TRACY__NOSHADOW(ZoneNamed(___tracy_scoped_zone, true))
+#define ZoneScopedN(name) PROFEV_TRACY__NOSHADOW(ZoneNamedN(___tracy_scoped_zone, name, true))
+#define ZoneScopedC(color) PROFEV_TRACY__NOSHADOW(ZoneNamedC(___tracy_scoped_zone, color, true))
+#define ZoneScopedNC(name, color) PROFEV_TRACY__NOSHADOW(ZoneNamedNC(___tracy_scoped_zone, name, color, true))
 #define ZoneScopedS(depth) ZoneNamedS(___tracy_scoped_zone, depth, true)
 #define ZoneScopedNS(name, depth) ZoneNamedNS(___tracy_scoped_zone, name, depth, true)
 #define ZoneScopedCS(color, depth) ZoneNamedCS(___tracy_scoped_zone, color, depth, true)
