@@ -62,6 +62,11 @@ for p in pc-gcc-c99 pc-clang-gnu17; do
 	pfdump --jsonl "$p.bin" >"$p.jsonl" || fail "pfdump $p.bin"
 	python3 "$SRC/check.py" c "$p.jsonl" || fail "$p: wrong events"
 done
+# The contended lock in pfdump's lock table: 100 acquisitions, some contended.
+pfdump --stats px-g++-c++11.bin >stats.txt || fail "pfdump --stats"
+awk '$1 == "contended" && $2 == 100 && $3 > 0 { ok = 1 } END { exit !ok }' stats.txt ||
+	{ cat stats.txt; fail "the lock table lacks 'contended' with 100 acquisitions, some contended"; }
+
 # Outside pfrec the program runs and knows it is not recorded.
 expect_exit 0 ./px-g++-c++11
 contains out.txt "connected 0 started 0"

@@ -109,26 +109,48 @@ for thread, frames in FRAMES.items():
             fail("%s: '%s' nested in %s, expected '%s'" % (thread, child, sorted(map(str, seen_parent[child])), parent))
     if lang == "c" and seen_parent["frame"] - {None, "frame"}:
         fail("%s: 'frame' nested in %s" % (thread, seen_parent["frame"]))
+    # Source locations: every zone with a static site (and the zones built
+    # from a SourceLocationData) names its function and file; the messages
+    # and (C++) plots too. Names made at run time have none.
+    src_file = "all_macros." + lang
+    frames_without_src = 0
+    for e in evs:
+        if e["type"] not in ("zone_begin", "message", "counter"):
+            continue
+        if e["type"] == "counter" and lang == "c":
+            continue
+        if e["type"] == "message" and e.get("category") != "tracy":
+            continue
+        if e["type"] == "zone_begin" and e["name"] in dynamic - {"manual"}:
+            if "src" in e:
+                fail("%s: zone %s made at run time has a source location" % (thread, e["name"]))
+            continue
+        src = e.get("src") or {}
+        if e["type"] == "zone_begin" and e["name"] == "frame" and not src:
+            frames_without_src += 1
+            continue
+        if not str(src.get("file", "")).endswith(src_file) or src.get("function") not in ("frame", "leaf") \
+                or not src.get("line"):
+            fail("%s: %s %s has the source location %s" % (thread, e["type"], e.get("name", e.get("text")), src))
+            break
+    if frames_without_src != frame_dynamic * n:
+        fail("%s: %d 'frame' zones without a source location, expected %d" % (thread, frames_without_src,
+                                                                              frame_dynamic * n))
     # Plots, in order.
     for name, f in plots.items():
         got = [e["value"] for e in evs if e["type"] == "counter" and e["name"] == name]
         if got != [f(i) for i in frames]:
             fail("%s: plot %s is %s, expected %s" % (thread, name, got, [f(i) for i in frames]))
-    # Arguments, from "arg" events after their zone's begin, or an "args"
-    # object on the zone's begin or end.
+    # Arguments: the "arg" events, each given to the innermost open zone.
     stack, got_args, values = [], collections.Counter(), collections.defaultdict(list)
     for e in evs:
         if e["type"] == "zone_begin":
             stack.append(e["name"])
-        if e["type"] in ("zone_begin", "zone_end") and isinstance(e.get("args"), dict):
-            for k, v in e["args"].items():
-                for x in (v if isinstance(v, list) else [v]):
-                    got_args[(e["name"], k)] += 1
-                    values[(e["name"], k)].append(x)
         if e["type"] == "arg" and stack:
-            got_args[(stack[-1], e["name"])] += 1
+            key = e.get("key", e.get("name"))
+            got_args[(stack[-1], key)] += 1
             if "value" in e:
-                values[(stack[-1], e["name"])].append(e["value"])
+                values[(stack[-1], key)].append(e["value"])
         if e["type"] == "zone_end" and stack:
             stack.pop()
     want_args = collections.Counter({k: v * n for k, v in args.items()})
@@ -141,7 +163,7 @@ for thread, frames in FRAMES.items():
     if values.get(("leaf", "color")) and set(values[("leaf", "color")]) != {0xff0000}:
         fail("%s: leaf colors %s" % (thread, values[("leaf", "color")]))
     # Locks: a wait, an acquisition and a release for each.
-    waits = collections.Counter(e["name"] for e in evs if e["type"] == "lock_wait")
+    waits = collections.Counter(e.get("lock", e.get("name")) for e in evs if e["type"] == "lock_wait")
     acq = sum(1 for e in evs if e["type"] == "lock_acquired")
     rel = sum(1 for e in evs if e["type"] == "lock_released")
     if lang == "cpp":
@@ -204,7 +226,7 @@ if lang == "cpp":
     per_tid = collections.Counter(e["tid"] for e in lev if e["type"] == "lock_acquired")
     if sorted(per_tid.values()) != [25] * 4:
         fail("lockers' acquisitions %s, expected 4 x 25" % dict(per_tid))
-    if any(e["name"] != "contended" for e in lev if e["type"] == "lock_wait"):
+    if any(e.get("lock", e.get("name")) != "contended" for e in lev if e["type"] == "lock_wait"):
         fail("a locker's wait is not on 'contended'")
     holder, contended = None, 0
     for e in lev:
