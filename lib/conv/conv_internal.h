@@ -165,7 +165,7 @@ static inline const struct profev_event *conv_zone_args(const struct conv_thread
 							 const struct conv_zone *z, uint32_t *n)
 {
 	*n = t->nargs > z->args ? t->nargs - z->args : 0;
-	return t->args + z->args;
+	return t->args ? t->args + z->args : NULL; /* no args yet: no NULL + 0 */
 }
 
 CONV_HIDDEN extern const struct conv_ops conv_perfetto_ops;

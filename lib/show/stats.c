@@ -275,7 +275,8 @@ static int lock_table(struct collect *c)
 	struct wait_state *ws = NULL;
 	uint32_t cap = 0, nws = 0, wcap = 0;
 	int rc = -1;
-	qsort(c->lockev, c->nlockev, sizeof(*c->lockev), by_time);
+	if (c->nlockev) /* else lockev may be NULL, which qsort must not get */
+		qsort(c->lockev, c->nlockev, sizeof(*c->lockev), by_time);
 	for (uint32_t i = 0; i < c->nlockev; i++) {
 		const struct lock_ev *e = &c->lockev[i];
 		struct profev_lock_stat *l = lock_stat(s, &st, &cap, e->addr);

@@ -1,9 +1,11 @@
 # The regression inputs of tests/golden/bad/ (inputs the fuzz targets of
 # tests/fuzz/ found crashing something):
 #   - each trace (*.bin) goes through every command that reads traces:
-#     pfdump, pfdump --jsonl, --stats and --leaks, pfconv to each target, pfsym. Each
-#     must exit 1 (a bad or cut trace) or 2 (unreadable), never die of a
-#     signal, and name the file in its message;
+#     pfdump, pfdump --jsonl, --stats and --leaks, pfconv to each target and
+#     pfsym. Each must exit 1 (a bad or cut trace) or 2 (unreadable), never
+#     die of a signal, and name the file in its message; an input listed in
+#     tests/golden/bad/whole is a whole trace (a crash on good input): there
+#     every command must succeed;
 #   - each client stream (wire/*.bin: a u32 length n, n bytes for the shared
 #     memory file, then the pipe stream; see tests/fuzz/feed.c) is played to
 #     pfrec by a shell standing in for the program: pfrec must pass the
@@ -12,12 +14,12 @@
 # fixed elsewhere (issue 11): they are named and skipped until their line goes.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 BAD="$GOLDEN/bad"
-known() { sed -n "s|^$1[[:space:]]\{1,\}||p" "$BAD/known"; }
+listed() { sed -n "s|^$2[[:space:]]\{1,\}||p" "$BAD/$1"; }
 ran=0
 for f in "$BAD"/*.bin; do
 	[ -f "$f" ] || continue
 	name=${f##*/}
-	why=$(known "$name")
+	why=$(listed known "$name")
 	if [ -n "$why" ]; then
 		echo "known, not run yet: $name ($why)"
 		continue
@@ -27,12 +29,16 @@ for f in "$BAD"/*.bin; do
 		# shellcheck disable=SC2086 # the command's words
 		$cmd "$f" >out.txt 2>err.txt
 		got=$?
+		ran=$((ran + 1))
+		if [ -n "$(listed whole "$name")" ]; then
+			[ "$got" -eq 0 ] || { cat err.txt >&2; fail "'$cmd $name' exited $got on a whole trace"; }
+			continue
+		fi
 		case $got in
 		1 | 2) ;;
 		*) cat err.txt >&2; fail "'$cmd $name' exited $got, expected 1 or 2" ;;
 		esac
 		grep -qF -- "'$f'" err.txt || { cat err.txt >&2; fail "'$cmd $name': the message does not name '$f'"; }
-		ran=$((ran + 1))
 	done
 done
 # The stand-in client: the shared file's bytes where the rings are (the
@@ -45,7 +51,7 @@ exit 3'
 for f in "$BAD"/wire/*.bin; do
 	[ -f "$f" ] || continue
 	name=wire/${f##*/}
-	why=$(known "$name")
+	why=$(listed known "$name")
 	if [ -n "$why" ]; then
 		echo "known, not run yet: $name ($why)"
 		continue
