@@ -6,8 +6,9 @@
 #           gcc, and by clang with its indexed forms), a C++ one with DWARF 4
 #           and mangled names (no libc, a few KB each)
 #   trace/  traces: a pfrec recording of client.c (every client record), the
-#           golden allkinds and nested traces, a small game, and sym.bin whose
-#           modules are the elf/ files (for pfsym's rewrite)
+#           golden allkinds and nested traces, a small game, a recording with
+#           samples and context switches, and sym.bin whose modules are the
+#           elf/ files (for pfsym's rewrite)
 #   conv/   one option byte (see fuzz_conv.c), then a trace
 #   wire/   what client.c writes to pfrec: through the pipe alone, and with
 #           its rings in the shared memory file (the u32 length and the
@@ -32,6 +33,9 @@ $CC -O1 -g -Ilib/include -o "$tmp/client" "$S/client.c" "$B/libprofev-client.a" 
 "$B/tools/mktrace" allkinds "$C/trace/allkinds.bin"
 "$B/tools/mktrace" nested "$C/trace/nested.bin"
 "$B/tools/mktrace" game "$C/trace/game.bin" 200 2
+# samples and context switches (perf events; two frames of the example game)
+"$B/pfrec" -q --sample=20000 --sched -o "$C/trace/samples.bin" "$B/examples/game" 2 >/dev/null ||
+	echo "make-seeds: no samples seed: perf events are not available here" >&2
 $CC -O1 -Ilib/include -o "$tmp/mksym" "$S/mksym.c" "$B/libprofev.a" \
 	$(pkg-config --libs libzstd libxxhash libelf) -ldwarf -lz -lm -pthread
 "$tmp/mksym" "$C/trace/sym.bin" "$C/elf/c.so" "$C/elf/cxx.so"
@@ -42,6 +46,11 @@ for t in client allkinds nested; do
 		{ printf "\\$o"; cat "$C/trace/$t.bin"; } > "$C/conv/$t-$o.bin"
 	done
 done
+if [ -f "$C/trace/samples.bin" ]; then
+	for o in 000 021 074; do
+		{ printf "\\$o"; cat "$C/trace/samples.bin"; } > "$C/conv/samples-$o.bin"
+	done
+fi
 
 python3 - "$tmp/client" "$C/wire" <<'PY'
 import os, subprocess, sys
