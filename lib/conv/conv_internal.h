@@ -148,6 +148,14 @@ struct conv_ops {
 	 * are with PROFEV_CONV_NO_IMAGES. */
 	int (*image)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
 		     const struct profev_image *img);
+	/* A cpu-clock sample of t (ev->type SAMPLE; ev->stack known to the
+	 * reader or 0) in the window, at ev->ts. Samples and switches come in
+	 * the kernel's order, not with t's zones: t's clock may be past ev->ts.
+	 * NULL: samples are skipped. */
+	int (*sample)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	/* A context switch of t (SWITCH_OUT or SWITCH_IN), as sample().
+	 * NULL: switches are skipped. */
+	int (*sched)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
 	/* After the last event, before the last part_end. May be NULL. */
 	int (*finish)(struct conv *c);
 	/* An ARG, FLOW_OUT or FLOW_IN event of t's top zone z, which the read

@@ -890,6 +890,33 @@ static __attribute__((noinline)) int on_rich(struct loop *l, const struct profev
 	}
 }
 
+/* Samples and context switches come from the kernel in their own order,
+ * behind or ahead of their thread's zones: each is passed on at its own
+ * time when that falls in the window, and moves neither its thread's clock
+ * nor its place in the window, which the zones keep. */
+static __attribute__((noinline)) int on_kernel_event(struct loop *l, const struct profev_event *ev)
+{
+	struct conv *c = &l->c;
+	int (*pass)(struct conv *, struct conv_thread *, const struct profev_event *) =
+		ev->type == PROFEV_EV_SAMPLE ? c->ops->sample : c->ops->sched;
+	if (!pass || ev->ts < l->from || ev->ts > l->to)
+		return 0;
+	struct conv_thread *t = thread_of(l, ev);
+	if (!t)
+		return c->out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
+	if (!t->selected)
+		return 0;
+	int rc = announce(l, t);
+	if (rc)
+		return rc;
+	c->now = ev->ts;
+	c->st.events_out++;
+	l->part_events++;
+	struct profev_event e = *ev;
+	e.stack = known_stack(l, ev->stack);
+	return pass(c, t, &e);
+}
+
 static inline int has_category(unsigned type)
 {
 	return type == PROFEV_EV_ZONE_BEGIN || type == PROFEV_EV_ZONE_END ||
@@ -948,6 +975,10 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
 		return c->ops->memory ? on_memory_event(l, ev) : 0;
+	case PROFEV_EV_SAMPLE:
+	case PROFEV_EV_SWITCH_OUT:
+	case PROFEV_EV_SWITCH_IN:
+		return on_kernel_event(l, ev);
 	case PROFEV_EV_FRAME_IMAGE:
 		if (!c->ops->image || (c->opts->flags & PROFEV_CONV_NO_IMAGES))
 			return 0;

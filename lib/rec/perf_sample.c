@@ -70,6 +70,7 @@ struct file {
 struct thread {
 	uint32_t tid, pid;
 	int named;
+	int on_cpu;                   /* its last switch was in */
 	char comm[16];
 };
 
@@ -416,6 +417,9 @@ static int on_switch(struct perf_sampler *s, const struct perf_event_header *hd,
 		ev.type = PROFEV_EV_SWITCH_IN;
 	}
 	thread_seen(s, t.tid, t.pid);
+	struct thread *th = thread_find(s, t.tid);
+	if (th)
+		th->on_cpu = ev.type == PROFEV_EV_SWITCH_IN;
 	s->n.switches++;
 	return pend(s, &ev);
 }
@@ -461,11 +465,11 @@ static void on_comm(struct perf_sampler *s, const struct perf_event_header *hd,
 	(void)hd;
 }
 
-static void on_task(struct perf_sampler *s, unsigned type, const unsigned char *rec, uint32_t size)
+static int on_task(struct perf_sampler *s, unsigned type, const unsigned char *rec, uint32_t size)
 {
 	/* pid, ppid, tid, ptid, time */
 	if (size < 8 + 24)
-		return;
+		return 0;
 	uint32_t pid, ppid, tid, ptid;
 	memcpy(&pid, rec + 8, 4);
 	memcpy(&ppid, rec + 12, 4);
@@ -481,14 +485,27 @@ static void on_task(struct perf_sampler *s, unsigned type, const unsigned char *
 			memcpy(t->comm, comm, sizeof comm);
 		if (pid != ppid && pid == tid)
 			proc_fork(s, ppid, pid);
-		return;
+		return 0;
 	}
-	/* EXIT */
+	/* EXIT. The kernel reports no switch out of a thread that ends: it
+	 * leaves its CPU here, for good. */
 	struct thread *t = thread_find(s, tid);
+	struct id_tail it;
+	int rc = 0;
+	if (t && t->on_cpu && s->o.sched && !tail(rec, size, 8 + 24, &it)) {
+		struct profev_event ev = { 0 };
+		memcpy(&ev.ts, rec + 24, 8);
+		ev.tid = tid;
+		ev.type = PROFEV_EV_SWITCH_OUT;
+		ev.payload = it.cpu;
+		s->n.switches++;
+		rc = pend(s, &ev);
+	}
 	if (t)
 		*t = s->threads[--s->nthreads];
 	if (pid == tid && pid != s->pid)
 		proc_drop(s, pid);
+	return rc;
 }
 
 /* Side-band records that later samples depend on (where modules are, what
@@ -520,8 +537,7 @@ static int record(struct perf_sampler *s, const unsigned char *rec, uint32_t siz
 		return 0;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		on_task(s, hd.type, rec, size);
-		return 0;
+		return on_task(s, hd.type, rec, size);
 	default:
 		return 0; /* throttling and records not asked for */
 	}

@@ -1,0 +1,94 @@
+# pfconv to perfetto with samples and context switches (pfrec --sample
+# --sched), loaded by trace_processor: every sample is in perf_sample with
+# its callsite, per thread as pfdump counts them, in the right function and
+# under main; the switches give each thread its thread_state (the sleeping
+# thread Sleeping for as long as it slept) and sched slices on the CPUs.
+. "$PROFEV_ROOT/tests/cli/lib.sh"
+. "$PROFEV_ROOT/tests/cli/rec-lib.sh"
+. "$PROFEV_ROOT/tests/cli/tp-lib.sh"
+tp_need
+[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
+	skip "perf_event_paranoid above 2"
+build_prog busy <<'C'
+#include <profev.h>
+#include <pthread.h>
+#include <time.h>
+PROFEV_CATEGORY(app, "application");
+static double cpu(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+volatile double sink;
+__attribute__((noinline)) void spin_main(double s)
+{
+	for (double e = cpu() + s; cpu() < e;)
+		for (int i = 0; i < 200000; i++)
+			sink += i;
+}
+static void *sleeper(void *a)
+{
+	(void)a;
+	profev_thread_name("sleeper");
+	for (int i = 0; i < 4; i++) {
+		PROFEV_ZONE(app, "nap");
+		struct timespec d = { 0, 50000000 };
+		nanosleep(&d, NULL);
+	}
+	return NULL;
+}
+int main(void)
+{
+	profev_thread_name("main");
+	pthread_t t;
+	pthread_create(&t, NULL, sleeper, NULL);
+	spin_main(0.15);
+	pthread_join(t, NULL);
+	return 0;
+}
+C
+# -g for pfsym; the frame pointers are kept for the kernel's unwinding.
+$CC -std=gnu99 -O1 -g -fno-omit-frame-pointer $SANFLAGS -I"$PROFEV_ROOT/lib/include" -o busy busy.c \
+	"$CLIENT_A" -pthread || fail "cannot build busy"
+expect_exit 0 pfrec -q --sample --sched -o b.bin ./busy
+expect_exit 0 pfsym b.bin
+expect_exit 0 pfconv -q to perfetto -o b.pftrace b.bin
+tp_import_ok b.pftrace
+
+n=$(count_type b.bin sample)
+[ "$n" -ge 100 ] || fail "only $n samples for 0.15 s of CPU at 1000 Hz"
+[ "$(tp_value b.pftrace "select count(*) from perf_sample")" -eq "$n" ] ||
+	fail "perf_sample holds $(tp_value b.pftrace "select count(*) from perf_sample") samples, the trace $n"
+[ "$(tp_value b.pftrace "select count(*) from perf_sample where callsite_id is null")" -eq 0 ] ||
+	fail "samples without a callsite"
+# Per thread, as pfdump counts them.
+expect_exit 0 pfdump --stats b.bin
+sed -n '/^samples and CPU time/,/^$/p' out.txt | awk 'NR > 2 && NF > 3 && $3 > 0 { print $1 "," $3 }' | sort >want.csv
+tp_sql b.pftrace "select t.tid || ',' || count(*) from perf_sample s join thread t using (utid) group by t.tid" |
+	tr -d '"' | sort >got.csv
+diff want.csv got.csv >&2 || fail "samples per thread differ (< pfdump, > trace_processor)"
+# main's samples: mostly in spin_main (the rest in the clock it reads),
+# and main is on their stacks (frame pointers lose a frame or two in the
+# vdso's clock, whose code keeps none: 97% at least).
+main_tid=$(tp_value b.pftrace "select tid from thread where name = 'main'")
+total=$(tp_value b.pftrace "select count(*) from perf_sample s join thread t using (utid) where t.tid = $main_tid")
+leaf=$(tp_value b.pftrace "select count(*) from perf_sample s join thread t using (utid)
+	join stack_profile_callsite c on c.id = s.callsite_id join stack_profile_frame f on f.id = c.frame_id
+	where t.tid = $main_tid and f.name = 'spin_main'")
+[ $((leaf * 10)) -ge $((total * 8)) ] || fail "$leaf of $total samples of main in spin_main"
+under=$(tp_value b.pftrace "with recursive up(sample, cs) as (
+		select s.id, s.callsite_id from perf_sample s join thread t using (utid) where t.tid = $main_tid
+		union all select up.sample, c.parent_id from up join stack_profile_callsite c on c.id = up.cs
+		where c.parent_id is not null)
+	select count(distinct up.sample) from up join stack_profile_callsite c on c.id = up.cs
+	join stack_profile_frame f on f.id = c.frame_id where f.name = 'main'")
+[ $((under * 100)) -ge $((total * 97)) ] || fail "main is on $under of $total stacks"
+# The sleeper: four stretches Sleeping of about 50 ms, Running slices on a CPU.
+s=$(tp_value b.pftrace "select count(*) from thread_state ts join thread t using (utid)
+	where t.name = 'sleeper' and ts.state = 'S' and ts.dur between 49000000 and 80000000")
+[ "$s" -eq 4 ] || fail "the sleeper has $s stretches Sleeping of about 50 ms, not 4"
+[ "$(tp_value b.pftrace "select count(*) from sched s join thread t using (utid) where t.name = 'sleeper'")" -ge 4 ] ||
+	fail "no sched slices for the sleeper"
+[ "$(tp_value b.pftrace "select count(*) from thread_state ts join thread t using (utid)
+	where t.name = 'main' and ts.state = 'Running'")" -ge 1 ] || fail "main never Running"
