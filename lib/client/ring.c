@@ -17,7 +17,8 @@
 #include "client.h"
 
 /* A thread without a ring points here: pos == end sends it to the slow path. */
-static struct profev__ring no_ring;
+#define no_ring profev__no_ring
+PROFEV_API struct profev__ring no_ring;
 PROFEV_API __thread struct profev__ring *profev__tls
 	__attribute__((tls_model("initial-exec"))) = &no_ring;
 
@@ -471,6 +472,13 @@ void profev__emit_val_slow(uint64_t word, uint64_t value)
 	q[0] = value;
 	q[1] = word;
 	publish(p + PFW_REC_HEAD);
+}
+
+void profev__emit_arg_slow(struct profev_site *s, uint64_t value)
+{
+	uint64_t w = profev__word(s);
+	if (w)
+		profev__emit_val_slow(w, value);
 }
 
 void profev__arg_str(struct profev_site *s, const char *str, size_t len)
