@@ -1317,10 +1317,12 @@ static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone
 }
 
 /*
- * An argument or flow mark of t's top zone z. Right after z's begin (as
- * they come as a rule) the begin is written again with them: trace_processor
- * binds a flow to the slice whose begin lists it. A later argument rides on
- * the zone's end; a later flow mark on an instant "flow" inside the zone.
+ * An argument or flow mark of t's top zone z. Arguments ride on the zone's
+ * end, whose annotations trace_processor adds to the slice. A flow mark
+ * must be on the begin, since trace_processor binds a flow to the slice
+ * whose begin lists it: right after z's begin (as they come as a rule) the
+ * begin is written again with it and what came before it; a later one
+ * rides on an instant "flow" inside the zone.
  */
 static int pf_arg(struct conv *c, struct conv_thread *t, struct conv_zone *z, const struct profev_event *ev)
 {
@@ -1328,9 +1330,10 @@ static int pf_arg(struct conv *c, struct conv_thread *t, struct conv_zone *z, co
 	struct outbuf *o = &c->out;
 	uint32_t n;
 	const struct profev_event *a = conv_zone_args(t, z, &n);
+	if (ev->type == PROFEV_EV_ARG)
+		return 0;
 	if (t->kind == CONV_THREAD && p->open_t == t && p->open_depth == t->depth && p->open_p == o->p &&
-	    p->open_drained == o->drained && (size_t)(o->p - o->base) >= p->open_len &&
-	    z->aux + 1 == n) {
+	    p->open_drained == o->drained && (size_t)(o->p - o->base) >= p->open_len) {
 		for (unsigned i = 0; i < p->nundo; i++) {
 			struct conv_idset *set = p->undo[i].set;
 			uint32_t id = p->undo[i].id;
@@ -1340,8 +1343,6 @@ static int pf_arg(struct conv *c, struct conv_thread *t, struct conv_zone *z, co
 		p->open_t = NULL;
 		return begin_packet(c, t, z, p->open_edge, a, n);
 	}
-	if (ev->type == PROFEV_EV_ARG)
-		return 0;
 	int rc = outbuf_reserve(o, PACKET_MAX);
 	if (rc)
 		return rc;
