@@ -14,13 +14,16 @@ cc -O2 -I"$ROOT/lib/include" -o "$TMP/game-plain" "$ROOT/examples/game.c" \
 	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
 cc -O2 -I"$ROOT/lib/include" -DGAME_ARGS -o "$TMP/game-args" "$ROOT/examples/game.c" \
 	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
-# bytes events: the trace's size and its events other than arguments
+# bytes events args: the bytes of the trace's events chunks (the frame
+# images the game sends are chunks of their own, and their size varies
+# from run to run far more than arguments weigh), its events other than
+# arguments, and its arguments
 measure() {
 	"$BUILD/pfrec" -q -o "$TMP/t.bin" "$TMP/$1" "$FRAMES" > /dev/null || return 1
-	size=$(wc -c < "$TMP/t.bin")
-	"$BUILD/pfdump" --stats "$TMP/t.bin" | awk -v size="$size" '
+	"$BUILD/pfdump" --stats "$TMP/t.bin" | awk '
 		/^events:/ { ev = $2 } /^  arg / { args = $2 }
-		END { printf "%d %d %d\n", size, ev - args, args }'
+		/^on disk:/ { sub(/.*events chunks /, ""); per = $1 + 0 }
+		END { printf "%d %d %d\n", per * ev + 0.5, ev - args, args }'
 }
 median() { sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"; }
 for kind in plain args; do
@@ -32,8 +35,8 @@ a_size=$(cut -d' ' -f1 "$TMP/args.txt" | median)
 events=$(cut -d' ' -f2 "$TMP/args.txt" | median)
 args=$(cut -d' ' -f3 "$TMP/args.txt" | median)
 awk -v p="$p_size" -v a="$a_size" -v n="$events" -v k="$args" 'BEGIN {
-	printf "  %-44s %10d bytes  (%d events)\n", "trace without arguments (median)", p, n
-	printf "  %-44s %10d bytes  (%d arguments more)\n", "trace with two per frame zone (median)", a, k
+	printf "  %-44s %10d bytes  (%d events)\n", "events chunks without arguments (median)", p, n
+	printf "  %-44s %10d bytes  (%d arguments more)\n", "events chunks with two per frame zone", a, k
 	printf "  %-44s %10.3f bytes  (goal <= 0.2)\n", "growth per event", (a - p) / n
 	printf "  %-44s %10.2f bytes\n", "per argument", (a - p) / (k ? k : 1)
 }'
