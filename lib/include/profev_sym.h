@@ -39,17 +39,22 @@ struct profev_symbolizer;
 
 /**
  * Open an ELF file (executable, shared object or separate debug file) for
- * lookups. Reads the symbol table (.symtab, else .dynsym) and the list of
- * compile units at once; each unit's line table and DIE ranges are loaded
- * the first time an address inside it is looked up, and kept.
- * A file without DWARF still answers from its symbol table.
- * @param symbols_path file whose symbol table to use, NULL for path itself:
- *        llvm-symbolizer takes symbols from the module even when DWARF comes
- *        from a separate debug file, so pass the module when it is at hand.
- * Damaged DWARF is not an error: units that cannot be read are skipped and
- * their addresses answered from the symbol table.
+ * lookups. Reads the symbol table and the list of compile units at once;
+ * each unit's line table and DIE ranges are loaded the first time an
+ * address inside it is looked up, and kept. An address no DWARF unit covers
+ * (start-up code, assembly, objects built without -g), and a file without
+ * DWARF, still answer from the symbol table.
+ * @param symbols_path the module, when path is its separate debug file
+ *        (NULL: none): the symbol table is path's .symtab, else the
+ *        module's .symtab, else path's or the module's .dynsym, so that the
+ *        answers are llvm-symbolizer's on the unstripped module.
+ * DWARF sections compressed with zlib or zstd (SHF_COMPRESSED) or in the
+ * GNU .zdebug form are decompressed. Damaged DWARF is not an error: units
+ * that cannot be read are skipped and their addresses answered from the
+ * symbol table.
  * @return a symbolizer, or NULL with *err filled (IO: cannot open;
- *         UNSUPPORTED: not an ELF file; NOMEM).
+ *         UNSUPPORTED: not an ELF file; CORRUPT: a DWARF section lies
+ *         outside the file or does not decompress to its stated size; NOMEM).
  */
 struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
 						struct profev_error *err);
@@ -99,7 +104,8 @@ struct profev_debuginfo {
 	int has_dwarf;       /**< path holds DWARF (else symbol table only) */
 	char *symbols_path;  /**< the module file when it exists, is ELF with the
 	                          recorded build-id and another file holds the
-	                          DWARF: its symbol table is the one to use */
+	                          DWARF: its symbol table is used when that file
+	                          has no .symtab */
 	char **warnings;     /**< files refused ("'f': build-id ... does not
 	                          match the recorded ..."), lowercase, no period */
 	unsigned nwarnings;
@@ -143,8 +149,9 @@ struct profev_symtrace_opts {
 struct profev_symtrace_module {
 	const char *path;          /**< as recorded */
 	const char *debug_file;    /**< file used, NULL if none was found */
-	const char *symbols_file;  /**< module file whose symbol table was used,
-	                                NULL when debug_file's was */
+	const char *symbols_file;  /**< module file opened beside debug_file for
+	                                its symbol table (used when debug_file
+	                                has no .symtab), NULL if none */
 	uint64_t addresses;        /**< distinct offsets the stacks use */
 	uint64_t kept;             /**< already symbolized in the input */
 	uint64_t resolved;         /**< symbolized now */

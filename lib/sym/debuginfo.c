@@ -22,6 +22,7 @@ struct elfinfo {
 	unsigned idlen;
 	int has_dwarf;
 	int has_syms;
+	int cut;            /* section headers or a section past the end */
 	char debuglink[256];
 };
 
@@ -41,6 +42,12 @@ static int read_elf(const char *path, struct elfinfo *info)
 	}
 	size_t shstrndx = 0;
 	elf_getshdrstrndx(elf, &shstrndx);
+	struct stat st;
+	GElf_Ehdr eh;
+	uint64_t fsize = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
+	if (gelf_getehdr(elf, &eh) && eh.e_shoff &&
+	    eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize > fsize)
+		info->cut = 1;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -49,6 +56,8 @@ static int read_elf(const char *path, struct elfinfo *info)
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!name)
 			name = "";
+		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > fsize)
+			info->cut = 1;
 		if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_entsize &&
 		    sh.sh_size / sh.sh_entsize > 1)
 			info->has_syms = 1;
@@ -170,6 +179,10 @@ static int consider(struct search *s, const char *path)
 	}
 	if (rc == 0) {
 		warn(s, "'%s': not an ELF file", path);
+		return 0;
+	}
+	if (info.cut) {
+		warn(s, "'%s': cut: its sections end past the end of the file", path);
 		return 0;
 	}
 	if (s->idlen) {

@@ -1,6 +1,8 @@
 /*
- * sym/elf_symtab.c - an ELF symbol table (.symtab, else .dynsym) sorted
- * for lookups, and the STT_FILE symbols that name local symbols' sources.
+ * sym/elf_symtab.c - an ELF symbol table sorted for lookups, and the
+ * STT_FILE symbols that name local symbols' sources. Of the files given
+ * (the debug file, then the module), the first .symtab is used, else the
+ * first .dynsym: what llvm-symbolizer reads from the unstripped module.
  *
  * As LLVM's SymbolizableObjectFile: function, object, ifunc and untyped
  * symbols in sections, sorted by (address, size) keeping table order among
@@ -44,21 +46,28 @@ static int nomem(struct profev_error *err)
 	return PROFEV_E_NOMEM;
 }
 
-int symtab_load(struct symtab *t, Elf *elf, struct profev_error *err)
+/* The first section of type in elf holding more than the null symbol. */
+static Elf_Scn *find_table(Elf *elf, unsigned type, GElf_Shdr *sh)
 {
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type && sh->sh_entsize &&
+		    sh->sh_size / sh->sh_entsize > 1)
+			return scn;
+	return NULL;
+}
+
+int symtab_load(struct symtab *t, Elf *const *elfs, unsigned nelfs, struct profev_error *err)
+{
+	Elf_Scn *scn = NULL;
+	Elf *elf = NULL;
 	GElf_Shdr sh;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
-			dynsym = scn;
-	}
-	/* LLVM uses .dynsym only when there is no .symtab. */
-	scn = symtab ? symtab : dynsym;
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_entsize == 0)
+	/* every .symtab before any .dynsym, each in the order given */
+	for (unsigned pass = 0; pass < 2 && !scn; pass++)
+		for (unsigned i = 0; i < nelfs && !scn; i++)
+			if (elfs[i] && (scn = find_table(elfs[i], pass ? SHT_DYNSYM : SHT_SYMTAB, &sh)))
+				elf = elfs[i];
+	if (!scn)
 		return 0;
 	Elf_Data *data = elf_getdata(scn, NULL);
 	if (!data)

@@ -4,6 +4,7 @@
  *   dwarf_form.c   abbreviations, attribute forms, DIE attributes, ranges
  *   dwarf_info.c   the .debug_info walk: units, subroutines, inline chains
  *   dwarf_line.c   .debug_line programs: file tables, rows, sequences
+ *   elf_sections.c ELF sections holding DWARF, decompressed
  *   elf_symtab.c   ELF symbol tables
  *   demangle.c     Itanium names spelled as LLVM spells them
  *   symbolizer.c   opening a file, loading its sections, lookups
@@ -417,6 +418,8 @@ struct profev_symbolizer {
 	struct symtab symtab;
 	/* DWARF */
 	struct dwsects dw;
+	void **bufs;          /* decompressed sections */
+	size_t nbufs, capbufs;
 	struct abbrevs ab;
 	int32_t *stack;
 	size_t capstack;
@@ -445,8 +448,14 @@ const char *sym_demangled(struct profev_symbolizer *s, const char *name);
 void *demangler_open(cxa_demangle_fn *fn);
 char *demangle_with(cxa_demangle_fn cxa, const char *name);
 
+/* elf_sections.c: s->dw from s->elf (named path in errors), decompressed.
+ * @return 1 with DWARF, 0 without, <0 with s->err set (a section that
+ * cannot be read or decompressed: the file is refused). */
+int sections_load(struct profev_symbolizer *s, const char *path);
+
 /* elf_symtab.c */
-int symtab_load(struct symtab *t, Elf *elf, struct profev_error *err);
+/* The first .symtab of elfs[0..n) (NULLs skipped), else the first .dynsym. */
+int symtab_load(struct symtab *t, Elf *const *elfs, unsigned n, struct profev_error *err);
 struct elfsym *symtab_find(struct symtab *t, uint64_t addr);
 const char *symtab_file_symbol(const struct symtab *t, uint32_t idx);
 void symtab_release(struct symtab *t);

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "sym/sym_internal.h"
@@ -197,57 +196,6 @@ int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
 /* Open and close                                                    */
 /* ---------------------------------------------------------------- */
 
-/* The DWARF sections' bytes, decompressed if need be (SHF_COMPRESSED or
- * GNU .zdebug). @return whether there is a .debug_info. */
-static int load_sections(Elf *elf, struct dwsects *d)
-{
-	static const struct { const char *name; size_t off; } want[] = {
-		{ "info", offsetof(struct dwsects, info) },
-		{ "abbrev", offsetof(struct dwsects, abbrev) },
-		{ "line", offsetof(struct dwsects, line) },
-		{ "line_str", offsetof(struct dwsects, line_str) },
-		{ "str", offsetof(struct dwsects, str) },
-		{ "rnglists", offsetof(struct dwsects, rnglists) },
-		{ "ranges", offsetof(struct dwsects, ranges) },
-		{ "addr", offsetof(struct dwsects, addr) },
-		{ "str_offsets", offsetof(struct dwsects, str_offsets) },
-	};
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-		int gnu = 0;
-		if (!name)
-			continue;
-		if (strncmp(name, ".debug_", 7) == 0)
-			name += 7;
-		else if (strncmp(name, ".zdebug_", 8) == 0)
-			name += 8, gnu = 1;
-		else
-			continue;
-		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-			if (strcmp(name, want[i].name) != 0)
-				continue;
-			if (gnu)
-				elf_compress_gnu(scn, 0, 0);
-			else if (sh.sh_flags & SHF_COMPRESSED)
-				elf_compress(scn, 0, 0);
-			Elf_Data *data = elf_getdata(scn, NULL);
-			if (data && data->d_buf) {
-				struct sect *sec = (struct sect *)((char *)d + want[i].off);
-				sec->p = data->d_buf;
-				sec->n = data->d_size;
-			}
-		}
-	}
-	return d->info.n > 0 && d->abbrev.n > 0;
-}
-
 struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
 						struct profev_error *err)
 {
@@ -286,12 +234,12 @@ struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *sy
 			goto out;
 		}
 	}
-	if (symtab_load(&s->symtab, s->selfp ? s->selfp : s->elf, &s->err))
+	Elf *tables[2] = { s->elf, s->selfp };
+	if (symtab_load(&s->symtab, tables, 2, &s->err))
 		goto out;
-	if (load_sections(s->elf, &s->dw)) {
-		if (info_load_units(s))
-			goto out;
-	}
+	int rc = sections_load(s, path);
+	if (rc < 0 || (rc > 0 && info_load_units(s)))
+		goto out;
 	return s;
 out:
 	if (err)
@@ -318,6 +266,9 @@ void profev_symbolizer_free(struct profev_symbolizer *s)
 	free(s->out);
 	free(s->chain);
 	symtab_release(&s->symtab);
+	for (size_t i = 0; i < s->nbufs; i++)
+		free(s->bufs[i]);
+	free(s->bufs);
 	if (s->selfp)
 		elf_end(s->selfp);
 	if (s->sfd >= 0)

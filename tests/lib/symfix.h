@@ -4,6 +4,8 @@
 #ifndef PROFEV_SYMFIX_H
 #define PROFEV_SYMFIX_H
 #include <stddef.h>
+#include <stdint.h>
+#include "profev_sym.h"
 
 /* system(cmd); a failure is said on stderr with the command. */
 int symfix_run(const char *cmd);
@@ -11,6 +13,20 @@ int symfix_run(const char *cmd);
 /* Builds the fixtures into DIR/fx, an existing directory, and names that
  * folder in fx (cap bytes). 0, or -1 after saying what failed. */
 int symfix_build(const char *dir, char *fx, size_t cap);
+
+/* Frames as llvm-symbolizer prints them ("??" for unknowns). */
+void symfix_format(char *buf, size_t cap, const struct profev_symframe *f, int n);
+
+/* Addresses every stride bytes of path's executable sections (malloc()ed). */
+uint64_t *symfix_sample(const char *path, unsigned stride, size_t *n);
+
+/* Look addrs up with s and with llvm-symbolizer --inlines --demangle
+ * --obj=REF (ref may carry more options; files go in tmpdir); *known
+ * counts the addresses s knows something about. @return the addresses
+ * whose answers differ (the first few printed), -1 if llvm-symbolizer
+ * could not be run. */
+int symfix_compare(const char *tmpdir, struct profev_symbolizer *s, const char *ref,
+		   const uint64_t *addrs, size_t n, size_t *known);
 
 /* Removes dir and everything below it. */
 void symfix_remove(const char *dir);

@@ -3,6 +3,8 @@
 #   prog           -g -O2 program (DWARF 5) writing a trace of its own stacks
 #   libfix.so      C++ library it dlopens (-g -O2, DWARF 4)
 #   prog.stripped  prog without symbols or debug info, with a .gnu_debuglink
+#                  (its start-up code and fixture_asm_call, which has no
+#                  DWARF, are named only by the debug file's .symtab)
 #   dbg/.build-id/xx/rest.debug   prog's debug info, found by build-id
 #   bad/.build-id/xx/rest.debug   debug info of a build with another build-id,
 #                  placed under prog's build-id path: must be refused
@@ -23,10 +25,12 @@ nm "$BUILD/libprofev.a" 2>/dev/null | grep -q __ubsan_ && SAN=${SAN:+$SAN,}undef
 [ -n "$SAN" ] && LIBS="$LIBS -fsanitize=$SAN"
 
 $CXX -g -O2 -gdwarf-4 -fPIC -shared -o "$OUT/libfix.so" "$ROOT/tests/sym/fixlib.cc"
-$CC -g -O2 -I"$ROOT/lib/include" -o "$OUT/prog" "$ROOT/tests/sym/prog.c" $LIBS -ldl
+# assembled without -g: no DWARF unit covers fixture_asm_call
+$CC -c -o "$OUT/asm_call.o" "$ROOT/tests/sym/asm_call.S"
+$CC -g -O2 -I"$ROOT/lib/include" -o "$OUT/prog" "$ROOT/tests/sym/prog.c" "$OUT/asm_call.o" $LIBS -ldl
 # same program, another build-id: its debug info must not be used for prog
 $CC -g -O2 -I"$ROOT/lib/include" -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
-	-o "$OUT/prog.other" "$ROOT/tests/sym/prog.c" $LIBS -ldl
+	-o "$OUT/prog.other" "$ROOT/tests/sym/prog.c" "$OUT/asm_call.o" $LIBS -ldl
 
 id=$(readelf -n "$OUT/prog" | sed -n 's/.*Build ID: *//p')
 dir=$(echo "$id" | cut -c1-2)

@@ -4,7 +4,9 @@
  * size, GNU build-id), loads a C++ library with dlopen and writes a trace
  * with the profev_writer API, one ZONE_BEGIN/END pair per captured stack.
  * Inlined functions, a cold split part and a dlopen'ed module give pfsym
- * inline chains, symbol table renames and a module added late.
+ * inline chains, symbol table renames and a module added late; a call
+ * through hand-written assembly (asm_call.S, no DWARF) and the start-up
+ * code below main give frames only a symbol table names.
  *
  * usage: prog TRACE LIBFIX.so [FRAMES-OUT]
  * FRAMES-OUT lists "module-index offset flags" per distinct frame.
@@ -216,6 +218,9 @@ static __attribute__((noinline)) void recurse(int depth)
 	sink++;
 }
 
+/* asm_call.S: calls fn() from code that has no debug info */
+void fixture_asm_call(void (*fn)(void));
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -245,6 +250,7 @@ int main(int argc, char **argv)
 	recurse(5);
 	sink = 12345;
 	work_rare(3);
+	fixture_asm_call(fixture_capture);
 
 	void *h = dlopen(argv[2], RTLD_NOW);
 	if (!h) {

@@ -20,112 +20,19 @@
 static char tmpdir[] = "/tmp/t_symbolizer.XXXXXX";
 
 
-/* Executable sections' address ranges of an ELF file. */
-static size_t code_ranges(const char *path, uint64_t (*r)[2], size_t max)
-{
-	size_t n = 0;
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	while (e && (scn = elf_nextscn(e, scn)) && n < max)
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size)
-			r[n][0] = sh.sh_addr, r[n][1] = sh.sh_addr + sh.sh_size, n++;
-	elf_end(e);
-	close(fd);
-	return n;
-}
-
-struct answer {
-	char *text;  /* llvm-symbolizer's block for one address */
-};
-
-static void fmt_frames(char *buf, size_t cap, const struct profev_symframe *f, int n)
-{
-	size_t o = 0;
-	buf[0] = '\0';
-	if (n <= 0) {
-		snprintf(buf, cap, "??\n??:0:0\n");
-		return;
-	}
-	for (int i = 0; i < n && o < cap; i++)
-		o += (size_t)snprintf(buf + o, cap - o, "%s\n%s:%u:%u\n",
-				      f[i].function ? f[i].function : "??",
-				      f[i].file ? f[i].file : "??", f[i].line, f[i].column);
-}
-
-/*
- * Symbolize addrs with pfsym's symbolizer on `path` and with llvm-symbolizer
- * on `ref`, and count the addresses whose answers differ (printing the
- * first few).
- */
+/* pfsym's symbolizer on path (symbols from syms) against llvm-symbolizer
+ * on ref: the addresses whose answers differ. */
 static int compare(const char *path, const char *syms, const char *ref, const uint64_t *addrs,
 		   size_t n, size_t *known)
 {
-	char list[512], out[512], cmd[2048];
-	snprintf(list, sizeof(list), "%s/addrs", tmpdir);
-	snprintf(out, sizeof(out), "%s/llvm.out", tmpdir);
-	FILE *f = fopen(list, "w");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "0x%llx\n", (unsigned long long)addrs[i]);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --inlines --demangle --obj=%s < '%s' > '%s'",
-		 ref, list, out);
-	if (symfix_run(cmd))
-		return -1;
-	FILE *in = fopen(out, "r");
 	struct profev_error err;
 	struct profev_symbolizer *s = profev_symbolizer_new(path, syms, &err);
 	CHECK(s != NULL);
-	if (!s || !in) {
-		if (in)
-			fclose(in);
-		profev_symbolizer_free(s);
+	if (!s)
 		return -1;
-	}
-	int bad = 0;
-	char line[8192], want[65536], got[65536];
-	*known = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t o = 0;
-		want[0] = '\0';
-		while (fgets(line, sizeof(line), in) && line[0] != '\n')
-			o += (size_t)snprintf(want + o, sizeof(want) - o, "%s", line);
-		const struct profev_symframe *fr;
-		int k = profev_symbolizer_lookup(s, addrs[i], &fr);
-		CHECK(k >= 0);
-		if (k > 0)
-			(*known)++;
-		fmt_frames(got, sizeof(got), fr, k);
-		if (strcmp(want, got) != 0) {
-			if (bad < 5)
-				fprintf(stderr, "%s 0x%llx:\n--- llvm-symbolizer\n%s--- pfsym\n%s",
-					path, (unsigned long long)addrs[i], want, got);
-			bad++;
-		}
-	}
-	fclose(in);
+	int bad = symfix_compare(tmpdir, s, ref, addrs, n, known);
 	profev_symbolizer_free(s);
 	return bad;
-}
-
-/* Addresses spread over the code of path, plus those in extra. */
-static uint64_t *sample(const char *path, unsigned stride, size_t *n)
-{
-	uint64_t r[32][2];
-	size_t nr = code_ranges(path, r, 32), cap = 1024;
-	uint64_t *a = malloc(cap * sizeof(*a));
-	*n = 0;
-	for (size_t i = 0; i < nr; i++)
-		for (uint64_t x = r[i][0]; x < r[i][1]; x += stride) {
-			if (*n == cap)
-				a = realloc(a, (cap *= 2) * sizeof(*a));
-			a[(*n)++] = x;
-		}
-	return a;
 }
 
 /* ref: llvm-symbolizer's --obj and options, the module's name first */
@@ -136,7 +43,7 @@ static void check_module(const char *path, const char *syms, const char *ref, un
 	char refpath[1024];
 	snprintf(refpath, sizeof(refpath), "%s", ref);
 	refpath[strcspn(refpath, " ")] = '\0';
-	uint64_t *a = sample(refpath, stride, &n);
+	uint64_t *a = symfix_sample(refpath, stride, &n);
 	/* the return addresses the fixture captured, looked up at offset - 1 */
 	FILE *f = fopen(frames, "r");
 	unsigned m, fl;
@@ -159,6 +66,45 @@ static void check_module(const char *path, const char *syms, const char *ref, un
 	CHECK_EQ(bad, 0);
 	CHECK(known > n / 2);
 	free(a);
+}
+
+/*
+ * The captured frames of the program that no DWARF unit covers are its
+ * start-up code (_start) and the assembly function: both named, without a
+ * file, by the debug file's .symtab; with the stripped module's .dynsym
+ * alone they are unknown.
+ */
+static void check_symtab_only(const char *debug, const char *stripped, const char *frames)
+{
+	struct profev_error err;
+	struct profev_symbolizer *s = profev_symbolizer_new(debug, stripped, &err);
+	struct profev_symbolizer *bare = profev_symbolizer_new(stripped, NULL, &err);
+	CHECK(s && bare);
+	FILE *f = fopen(frames, "r");
+	unsigned m, fl;
+	unsigned long long off;
+	int start = 0, asm_fn = 0;
+	while (s && bare && f && fscanf(f, "%u %llu %u", &m, &off, &fl) == 3) {
+		if (m != 0 || (fl & PROFEV_FRAMEF_NOMODULE))
+			continue;
+		uint64_t a = (fl & PROFEV_FRAMEF_RETURN) ? off - 1 : off;
+		const struct profev_symframe *fr;
+		int k = profev_symbolizer_lookup(s, a, &fr);
+		if (k != 1 || !fr[0].function || fr[0].file)
+			continue;
+		int is_start = strcmp(fr[0].function, "_start") == 0;
+		int is_asm = strcmp(fr[0].function, "fixture_asm_call") == 0;
+		start += is_start;
+		asm_fn += is_asm;
+		if (is_start || is_asm)
+			CHECK_EQ(profev_symbolizer_lookup(bare, a, &fr), 0);
+	}
+	if (f)
+		fclose(f);
+	CHECK(start > 0);
+	CHECK(asm_fn > 0);
+	profev_symbolizer_free(s);
+	profev_symbolizer_free(bare);
 }
 
 /* Section file offset and size by name, 0 if absent. */
@@ -193,7 +139,7 @@ static void check_damaged(const char *prog)
 	char path[600], cmd[2048];
 	snprintf(path, sizeof(path), "%s/damaged", tmpdir);
 	size_t n, hit = 0;
-	uint64_t *a = sample(prog, 7, &n);
+	uint64_t *a = symfix_sample(prog, 7, &n);
 	uint64_t seed = 0x2545f4914f6cdd1dull;
 	for (int round = 0; round < 12; round++) {
 		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", prog, path);
@@ -227,8 +173,8 @@ static void check_damaged(const char *prog)
 
 /*
  * A real library: the C library with its debug file from /usr/lib/debug
- * (libc6-dbg), found by build-id like pfsym does, symbols from the library
- * itself. Skipped where the debug file is not installed.
+ * (libc6-dbg), found by build-id like pfsym does, symbols from the debug
+ * file's .symtab. Skipped where the debug file is not installed.
  */
 static void check_system_libc(void)
 {
@@ -243,10 +189,14 @@ static void check_system_libc(void)
 		profev_debuginfo_release(&di);
 		return;
 	}
+	/* the reference: llvm-symbolizer on the library put back together
+	 * with its debug file, as it was before it was stripped */
+	char ref[600], cmd[2048];
+	snprintf(ref, sizeof(ref), "%s/libc.unstripped", tmpdir);
+	snprintf(cmd, sizeof(cmd), "eu-unstrip -o '%s' '%s' '%s'", ref, lib, di.path);
+	CHECK_EQ(symfix_run(cmd), 0);
 	size_t n, known = 0;
-	uint64_t *a = sample(lib, 97, &n);
-	char ref[600];
-	snprintf(ref, sizeof(ref), "'%s'", lib);
+	uint64_t *a = symfix_sample(lib, 97, &n);
 	int bad = compare(di.path, di.symbols_path, ref, a, n, &known);
 	fprintf(stderr, "%s with %s: %zu addresses, %zu known, %d differ\n", lib, di.path, n,
 		known, bad);
@@ -319,12 +269,14 @@ int main(void)
 	snprintf(r, sizeof(r), "%s/prog", fx);
 	check_module(p, NULL, r, 5, frames, 0);
 
-	/* DWARF from the debug file, symbols from the stripped module: as
-	 * llvm-symbolizer finding the debug file by build-id */
+	/* DWARF and .symtab from the debug file, the stripped module beside
+	 * it: the answers of the unstripped program, start-up code and the
+	 * assembly function (no DWARF covers them) named from the .symtab */
 	char stripped[1536];
 	snprintf(stripped, sizeof(stripped), "%s/prog.stripped", fx);
-	snprintf(r, sizeof(r), "%s --debug-file-directory=%s/dbg", stripped, fx);
+	snprintf(r, sizeof(r), "%s/prog", fx);
 	check_module(p, stripped, r, 5, frames, 0);
+	check_symtab_only(p, stripped, frames);
 
 	struct profev_error err;
 	struct profev_symbolizer *s = profev_symbolizer_new(p, NULL, &err);

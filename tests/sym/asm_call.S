@@ -1,0 +1,23 @@
+/*
+ * Symbolization fixture: a hand-written function with call frame
+ * information but no DWARF debug info (assembled without -g), so that only
+ * a symbol table names it. fixture_asm_call(fn) calls fn().
+ */
+	.text
+	.globl	fixture_asm_call
+	.type	fixture_asm_call, @function
+fixture_asm_call:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset 6, -16
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register 6
+	call	*%rdi
+	nop
+	popq	%rbp
+	.cfi_def_cfa 7, 8
+	ret
+	.cfi_endproc
+	.size	fixture_asm_call, .-fixture_asm_call
+	.section .note.GNU-stack,"",@progbits
