@@ -40,9 +40,11 @@ static void print_report(const struct profev_symtrace_report *rep)
 			snprintf(kept, sizeof(kept), ", %llu already symbolized",
 				 (unsigned long long)m->kept);
 		if (m->debug_file)
-			fprintf(stderr, "%s: '%s': %llu resolved, %llu unresolved%s, using '%s'\n",
+			fprintf(stderr, "%s: '%s': %llu resolved, %llu unresolved%s, using '%s'%s%s%s\n",
 				cmd_name, m->path, (unsigned long long)m->resolved,
-				(unsigned long long)m->unresolved, kept, m->debug_file);
+				(unsigned long long)m->unresolved, kept, m->debug_file,
+				m->sup_file ? " with '" : "", m->sup_file ? m->sup_file : "",
+				m->sup_file ? "'" : "");
 		else if (m->resolved + m->unresolved)
 			fprintf(stderr, "%s: '%s': no debug info found, %llu unresolved%s\n",
 				cmd_name, m->path, (unsigned long long)m->unresolved, kept);

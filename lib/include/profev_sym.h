@@ -59,6 +59,27 @@ struct profev_symbolizer;
 struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
 						struct profev_error *err);
 
+/** The files one module's debug info is spread over (see profev_debuginfo). */
+struct profev_symbolizer_files {
+	const char *path;          /**< the file with the DWARF, or the only one */
+	const char *symbols_path;  /**< the module, when path is its separate debug
+	                                file (as profev_symbolizer_new()); NULL */
+	const char *sup_path;      /**< dwz supplementary file (.gnu_debugaltlink or
+	                                DWARF 5 .debug_sup) that path's DWARF
+	                                refers to; NULL: none */
+};
+
+/**
+ * profev_symbolizer_new() for debug info spread over several files: with
+ * sup_path, names and strings that dwz moved to the supplementary file
+ * (DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt, DW_FORM_ref_sup4/8,
+ * DW_FORM_strp_sup) are read from it.
+ * @return as profev_symbolizer_new(); a supplementary file that cannot be
+ *         opened or read fails the same way, its name in the message.
+ */
+struct profev_symbolizer *profev_symbolizer_open(const struct profev_symbolizer_files *files,
+						 struct profev_error *err);
+
 /** Whether the file has DWARF (.debug_info) as opposed to symbols only. */
 int profev_symbolizer_has_dwarf(const struct profev_symbolizer *s);
 
@@ -106,6 +127,9 @@ struct profev_debuginfo {
 	                          recorded build-id and another file holds the
 	                          DWARF: its symbol table is used when that file
 	                          has no .symtab */
+	char *sup_path;      /**< the dwz supplementary file path's DWARF refers
+	                          to (.gnu_debugaltlink, .debug_sup), NULL if
+	                          none or not found (then a warning says so) */
 	char **warnings;     /**< files refused ("'f': build-id ... does not
 	                          match the recorded ..."), lowercase, no period */
 	unsigned nwarnings;
@@ -119,7 +143,10 @@ struct profev_debuginfo {
  * .build-id tree), then the module file itself. The first candidate holding
  * DWARF wins; if none does, the first holding a symbol table. A candidate
  * that is not ELF or whose build-id differs from the recorded one is refused
- * with a warning.
+ * with a warning. When the file found refers to a dwz supplementary file,
+ * that is looked for by its build-id (or .debug_sup checksum) in each debug
+ * dir's .build-id tree and .dwz directory, beside the file, at the name the
+ * link gives and under the system dir.
  * @return 0 with *out filled (out->path may be NULL), <0 (NOMEM).
  */
 int profev_debuginfo_find(const char *path, const uint8_t *build_id, unsigned build_id_len,
@@ -149,6 +176,7 @@ struct profev_symtrace_opts {
 struct profev_symtrace_module {
 	const char *path;          /**< as recorded */
 	const char *debug_file;    /**< file used, NULL if none was found */
+	const char *sup_file;      /**< dwz supplementary file used, NULL if none */
 	const char *symbols_file;  /**< module file opened beside debug_file for
 	                                its symbol table (used when debug_file
 	                                has no .symtab), NULL if none */

@@ -24,7 +24,43 @@ struct elfinfo {
 	int has_syms;
 	int cut;            /* section headers or a section past the end */
 	char debuglink[256];
+	/* dwz: the supplementary file this one refers to (.gnu_debugaltlink:
+	 * name and build-id; .debug_sup: name and checksum), or, in a
+	 * supplementary file itself, its .debug_sup checksum */
+	int alt;            /* 1 .gnu_debugaltlink, 2 .debug_sup, 0 none */
+	int is_sup;         /* .debug_sup says this is a supplementary file */
+	char alt_name[1024];
+	uint8_t alt_id[MAX_ID];
+	unsigned alt_idlen;
 };
+
+/* .debug_sup: version (2), is_supplementary (1), file name, checksum
+ * (ULEB128 length, bytes). */
+static void read_debug_sup(const uint8_t *p, size_t n, struct elfinfo *info)
+{
+	if (n < 4 || (p[0] | p[1] << 8) != 5)
+		return;
+	const uint8_t *z = memchr(p + 3, 0, n - 3);
+	if (!z)
+		return;
+	size_t i = (size_t)(z - p) + 1;
+	uint64_t len = 0;
+	unsigned shift = 0;
+	while (i < n && shift < 35) {
+		len |= (uint64_t)(p[i] & 0x7f) << shift;
+		shift += 7;
+		if (!(p[i++] & 0x80))
+			break;
+	}
+	if (len == 0 || len > MAX_ID || len > n - i || (size_t)(z - p - 3) >= sizeof(info->alt_name))
+		return;
+	info->is_sup = p[2] == 1;
+	info->alt = 2;
+	memcpy(info->alt_name, p + 3, (size_t)(z - p - 3));
+	info->alt_name[z - p - 3] = '\0';
+	memcpy(info->alt_id, p + i, (size_t)len);
+	info->alt_idlen = (unsigned)len;
+}
 
 /* 1 ELF read, 0 not ELF, -1 cannot open. */
 static int read_elf(const char *path, struct elfinfo *info)
@@ -76,6 +112,23 @@ static int read_elf(const char *path, struct elfinfo *info)
 					info->idlen = nh.n_descsz;
 					break;
 				}
+			}
+		}
+		if ((strcmp(name, ".gnu_debugaltlink") == 0 || strcmp(name, ".debug_sup") == 0) &&
+		    sh.sh_type != SHT_NOBITS && !info->cut) {
+			Elf_Data *d = elf_rawdata(scn, NULL);
+			const uint8_t *p = d ? d->d_buf : NULL;
+			size_t n = d ? d->d_size : 0;
+			const uint8_t *z = p ? memchr(p, 0, n) : NULL;
+			if (name[1] == 'd') {
+				if (p)
+					read_debug_sup(p, n, info);
+			} else if (z && (size_t)(z - p) < sizeof(info->alt_name) &&
+				   n - (size_t)(z - p) - 1 <= MAX_ID && n - (size_t)(z - p) - 1 > 0) {
+				info->alt = 1;
+				memcpy(info->alt_name, p, (size_t)(z - p) + 1);
+				info->alt_idlen = (unsigned)(n - (size_t)(z - p) - 1);
+				memcpy(info->alt_id, z + 1, info->alt_idlen);
 			}
 		}
 		if (strcmp(name, ".gnu_debuglink") == 0 && sh.sh_type != SHT_NOBITS) {
@@ -214,6 +267,91 @@ static void join(char *buf, size_t cap, const char *a, const char *b, const char
 	snprintf(buf, cap, "%s%s%s%s%s", a, *b ? "/" : "", b, *c ? "/" : "", c);
 }
 
+/* The candidate path for the supplementary file that info names: 1 when
+ * it is the one (out->sup_path set), else 0 (with a warning if it is
+ * another file). */
+static int consider_sup(struct search *s, const struct elfinfo *want, const char *path)
+{
+	struct stat st;
+	if (s->nomem || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	struct elfinfo info;
+	int rc = read_elf(path, &info);
+	if (rc <= 0) {
+		warn(s, rc < 0 ? "unable to open '%s'" : "'%s': not an ELF file", path);
+		return 0;
+	}
+	int ok = want->alt == 1 ?
+		info.idlen == want->alt_idlen && memcmp(info.id, want->alt_id, info.idlen) == 0 :
+		info.is_sup && info.alt_idlen == want->alt_idlen &&
+		memcmp(info.alt_id, want->alt_id, info.alt_idlen) == 0;
+	if (info.cut) {
+		warn(s, "'%s': cut: its sections end past the end of the file", path);
+		return 0;
+	}
+	if (!ok) {
+		char h[2 * MAX_ID + 1];
+		hex(h, want->alt_id, want->alt_idlen);
+		warn(s, "'%s': not the supplementary file %s ('%s')", path, h, want->alt_name);
+		return 0;
+	}
+	if (!(s->out->sup_path = strdup(path)))
+		s->nomem = 1;
+	return 1;
+}
+
+/*
+ * dwz: the supplementary file the debug file refers to, found by its
+ * build-id (or .debug_sup checksum) under each debug dir and the system
+ * dir, under their .dwz directories, beside the debug file, and at the
+ * name the link gives.
+ */
+static void find_sup(struct search *s, const struct profev_debuginfo_opts *opts, const char *sys,
+		     const char *debug_file)
+{
+	struct elfinfo d;
+	if (read_elf(debug_file, &d) != 1 || !d.alt || d.is_sup)
+		return;
+	char h[2 * MAX_ID + 1], idpath[2 * MAX_ID + 32], buf[8192], dir[4096];
+	hex(h, d.alt_id, d.alt_idlen);
+	snprintf(idpath, sizeof(idpath), ".build-id/%.2s/%s.debug", h, h + 2);
+	const char *base = strrchr(d.alt_name, '/') ? strrchr(d.alt_name, '/') + 1 : d.alt_name;
+	const char *dwz = strstr(d.alt_name, "/.dwz/");
+	const char *tail = dwz ? dwz + 6 : base;   /* the part below a .dwz dir */
+	snprintf(dir, sizeof(dir), "%s", debug_file);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	int done = 0;
+	for (unsigned i = 0; i < opts->ndebug_dirs && !done; i++) {
+		join(buf, sizeof(buf), opts->debug_dirs[i], idpath, "");
+		done = consider_sup(s, &d, buf);
+		join(buf, sizeof(buf), opts->debug_dirs[i], ".dwz", tail);
+		done = done || consider_sup(s, &d, buf);
+	}
+	if (!done && base[0]) {
+		join(buf, sizeof(buf), dir, base, "");
+		done = consider_sup(s, &d, buf);
+	}
+	if (!done && d.alt_name[0] && d.alt_name[0] != '/') {
+		join(buf, sizeof(buf), dir, d.alt_name, "");
+		done = consider_sup(s, &d, buf);
+	}
+	if (!done && sys[0]) {
+		join(buf, sizeof(buf), sys, idpath, "");
+		done = consider_sup(s, &d, buf);
+		join(buf, sizeof(buf), sys, ".dwz", tail);
+		done = done || consider_sup(s, &d, buf);
+	}
+	if (!done && d.alt_name[0] == '/')
+		done = consider_sup(s, &d, d.alt_name);
+	if (!done)
+		warn(s, "'%s': supplementary file '%s' (%s %s) not found: the names it holds stay unknown",
+		     debug_file, d.alt_name, d.alt == 1 ? "build-id" : "checksum", h);
+}
+
 int profev_debuginfo_find(const char *path, const uint8_t *build_id, unsigned build_id_len,
 			  const struct profev_debuginfo_opts *opts, struct profev_debuginfo *out)
 {
@@ -274,8 +412,10 @@ int profev_debuginfo_find(const char *path, const uint8_t *build_id, unsigned bu
 		out->path = s.fallback;
 		s.fallback = NULL;
 	}
-	/* symbols come from the module itself when it is here and the same
-	 * build, as llvm-symbolizer takes them */
+	if (out->path && out->has_dwarf)
+		find_sup(&s, opts, sys, out->path);
+	/* the module itself is opened for its symbol table too when it is
+	 * here and the same build */
 	if (out->path && have_mod && strcmp(out->path, path) != 0 &&
 	    (!s.idlen || (mod.idlen == s.idlen && memcmp(mod.id, build_id, s.idlen) == 0)) &&
 	    !(out->symbols_path = strdup(path)))
@@ -297,6 +437,7 @@ void profev_debuginfo_release(struct profev_debuginfo *d)
 		return;
 	free(d->path);
 	free(d->symbols_path);
+	free(d->sup_path);
 	for (unsigned i = 0; i < d->nwarnings; i++)
 		free(d->warnings[i]);
 	free(d->warnings);

@@ -21,8 +21,9 @@ static int form_size(unsigned form, const struct unitctx *u)
 	case DW_FORM_addrx1: return 1;
 	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2: return 2;
 	case DW_FORM_strx3: case DW_FORM_addrx3: return 3;
-	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4: return 4;
-	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: return 8;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4:
+	case DW_FORM_ref_sup4: return 4;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8: return 8;
 	case DW_FORM_data16: return 16;
 	case DW_FORM_flag_present: case DW_FORM_implicit_const: return 0;
 	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset:
@@ -114,8 +115,10 @@ void form_read(struct cur *c, unsigned form, int64_t implicit, const struct unit
 		v->u = rd_u(c, 2); break;
 	case DW_FORM_strx3: case DW_FORM_addrx3: v->u = rd_u(c, 3); break;
 	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_strx4: case DW_FORM_addrx4:
+	case DW_FORM_ref_sup4:
 		v->u = rd_u(c, 4); break;
-	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: v->u = rd_u(c, 8); break;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8:
+		v->u = rd_u(c, 8); break;
 	case DW_FORM_data16: skip(c, 16); v->u = 0; break;
 	case DW_FORM_sdata: v->u = (uint64_t)rd_sleb(c); break;
 	case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
@@ -190,6 +193,9 @@ const char *form_str(const struct dwsects *d, const struct unitctx *u, const str
 	case DW_FORM_line_strp:
 		sec = &d->line_str;
 		break;
+	case DW_FORM_GNU_strp_alt: case DW_FORM_strp_sup:
+		sec = &d->sup_str;  /* the supplementary file's (dwz) */
+		break;
 	case DW_FORM_strp:
 		break;
 	default: {
@@ -224,6 +230,7 @@ void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 {
 	d->has = 0;
 	d->nrefs = 0;
+	d->ref_sup = 0;
 	d->call_file = d->call_line = d->call_col = d->stmt_list = 0;
 	d->addr_base = d->rnglists_base = d->str_offsets_base = 0;
 	for (uint32_t k = 0; k < a->n; k++) {
@@ -259,16 +266,21 @@ void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 		case DW_AT_abstract_origin: case DW_AT_specification: {
 			int r = sp->attr == DW_AT_specification;
 			d->nrefs++;
-			if (v.form == DW_FORM_GNU_ref_alt || v.form == DW_FORM_ref_sig8) {
-				d->nrefs = 99; /* another file: not followed */
+			if (v.form == DW_FORM_ref_sig8) {
+				d->nrefs = 99; /* a type unit: not followed */
 				break;
 			}
-			d->last_ref = v.form == DW_FORM_ref_addr ? v.u : unit_off + v.u;
-			if (v.form == DW_FORM_ref_addr || v.form == DW_FORM_ref1 ||
+			int sup = v.form == DW_FORM_GNU_ref_alt || v.form == DW_FORM_ref_sup4 ||
+				  v.form == DW_FORM_ref_sup8;
+			/* offsets in the supplementary file's .debug_info */
+			d->last_ref = v.form == DW_FORM_ref_addr || sup ? v.u : unit_off + v.u;
+			d->last_ref_sup = sup;
+			if (sup || v.form == DW_FORM_ref_addr || v.form == DW_FORM_ref1 ||
 			    v.form == DW_FORM_ref2 || v.form == DW_FORM_ref4 ||
 			    v.form == DW_FORM_ref8 || v.form == DW_FORM_ref_udata) {
 				d->ref[r] = d->last_ref;
 				d->has |= r ? DIE_HAS_SPEC : DIE_HAS_ORIGIN;
+				d->ref_sup = (d->ref_sup & ~(1u << r)) | (unsigned)sup << r;
 			}
 			break;
 		}

@@ -314,6 +314,7 @@ static struct sub *add_sub(struct cu *cu, uint64_t off, int32_t parent, const st
 	    die->nrefs == 1) {
 		sb->via_origin = 1;
 		sb->origin = die->last_ref;
+		sb->origin_sup = (uint8_t)die->last_ref_sup;
 	}
 	return sb;
 }
@@ -399,51 +400,57 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
  * so one walk serves them: it stops at the first linkage name and keeps
  * the first plain name on the way.
  */
-static const char *die_name_raw(struct profev_symbolizer *s, uint64_t off)
+static const char *die_name_raw(struct profev_symbolizer *s, uint64_t off, int sup)
 {
+	/* a DIE is its offset, with bit 63 set for the supplementary file */
+	const uint64_t SUP = (uint64_t)1 << 63;
 	uint64_t work[16], seen[16];
 	int nwork = 0, nseen = 0;
 	const char *name = NULL;
-	work[nwork++] = off;
-	seen[nseen++] = off;
+	work[nwork++] = seen[nseen++] = off | (sup ? SUP : 0);
 	while (nwork) {
 		uint64_t at = work[--nwork];
-		struct cu *cu = cu_of(s, at);
-		if (!cu || abbrevs_use(&s->ab, &s->dw.abbrev, cu->abbrev_off, &cu->u))
+		/* t: the file holding the DIE */
+		struct profev_symbolizer *t = at & SUP ? s->sup : s;
+		at &= ~SUP;
+		struct cu *cu = t ? cu_of(t, at) : NULL;
+		if (!cu || abbrevs_use(&t->ab, &t->dw.abbrev, cu->abbrev_off, &cu->u))
 			continue;
-		struct cur c = cur_at(&s->dw.info, at, cu->unit_end);
+		struct cur c = cur_at(&t->dw.info, at, cu->unit_end);
 		const struct abbrev *a;
 		struct die die;
-		if (die_begin(&c, &s->ab, &a) != 1)
+		if (die_begin(&c, &t->ab, &a) != 1)
 			continue;
-		die_attrs(&c, &s->ab, a, &cu->u, cu->unit_off, &die);
+		die_attrs(&c, &t->ab, a, &cu->u, cu->unit_off, &die);
 		const char *link = NULL;
 		if (die.has & DIE_HAS_MIPS_LINKAGE)
-			link = form_str(&s->dw, &cu->u, &die.mips_linkage);
+			link = form_str(&t->dw, &cu->u, &die.mips_linkage);
 		if (!link && (die.has & DIE_HAS_LINKAGE))
-			link = form_str(&s->dw, &cu->u, &die.linkage);
+			link = form_str(&t->dw, &cu->u, &die.linkage);
 		if (link)
 			return link;
 		if (!name && (die.has & DIE_HAS_NAME))
-			name = form_str(&s->dw, &cu->u, &die.name);
+			name = form_str(&t->dw, &cu->u, &die.name);
 		for (int r = 0; r < 2; r++) {
 			if (!(die.has & (r ? DIE_HAS_SPEC : DIE_HAS_ORIGIN)))
 				continue;
+			/* the supplementary file refers only to itself */
+			uint64_t ref = die.ref[r] | (t != s || (die.ref_sup >> r & 1) ? SUP : 0);
 			int dup = 0;
 			for (int j = 0; j < nseen; j++)
-				dup |= seen[j] == die.ref[r];
+				dup |= seen[j] == ref;
 			if (!dup && nseen < 16 && nwork < 16) {
-				seen[nseen++] = die.ref[r];
-				work[nwork++] = die.ref[r];
+				seen[nseen++] = ref;
+				work[nwork++] = ref;
 			}
 		}
 	}
 	return name;
 }
 
-static const char *die_name(struct profev_symbolizer *s, uint64_t off)
+static const char *die_name(struct profev_symbolizer *s, uint64_t off, int sup)
 {
-	const char *raw = die_name_raw(s, off);
+	const char *raw = die_name_raw(s, off, sup);
 	return raw ? sym_demangled(s, raw) : NULL;
 }
 
@@ -458,14 +465,16 @@ const char *info_sub_name(struct profev_symbolizer *s, struct sub *sb)
 		return sb->name;
 	sb->named = 1;
 	if (!sb->via_origin) {
-		sb->name = die_name(s, sb->off);
+		sb->name = die_name(s, sb->off, 0);
 		return sb->name;
 	}
+	/* the cache key: the origin's offset, bit 63 for the supplementary file */
+	uint64_t key = sb->origin | (uint64_t)sb->origin_sup << 63;
 	if ((s->nnames + 1) * 2 > s->capnames) {
 		size_t cap = s->capnames ? s->capnames * 2 : 4096;
 		struct namecache *v = calloc(cap, sizeof(*v));
 		if (!v) {
-			sb->name = die_name(s, sb->origin);
+			sb->name = die_name(s, sb->origin, sb->origin_sup);
 			return sb->name;
 		}
 		for (size_t i = 0; i < s->capnames; i++) {
@@ -480,13 +489,13 @@ const char *info_sub_name(struct profev_symbolizer *s, struct sub *sb)
 		s->names = v;
 		s->capnames = cap;
 	}
-	size_t h = (sb->origin * 0x9e3779b97f4a7c15ull) >> 20 & (s->capnames - 1);
-	while (s->names[h].used && s->names[h].off != sb->origin)
+	size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20 & (s->capnames - 1);
+	while (s->names[h].used && s->names[h].off != key)
 		h = (h + 1) & (s->capnames - 1);
 	if (!s->names[h].used) {
 		s->names[h].used = 1;
-		s->names[h].off = sb->origin;
-		s->names[h].name = die_name(s, sb->origin);
+		s->names[h].off = key;
+		s->names[h].name = die_name(s, sb->origin, sb->origin_sup);
 		s->nnames++;
 	}
 	sb->name = s->names[h].name;

@@ -277,7 +277,9 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 		pm->nwarnings = mi->di.nwarnings;
 		if (mi->di.path) {
 			struct profev_error serr;
-			mi->sym = profev_symbolizer_new(mi->di.path, mi->di.symbols_path, &serr);
+			struct profev_symbolizer_files files = { mi->di.path, mi->di.symbols_path,
+								 mi->di.sup_path };
+			mi->sym = profev_symbolizer_open(&files, &serr);
 			if (!mi->sym) {
 				if (serr.code == PROFEV_E_NOMEM) {
 					if (err)
@@ -299,6 +301,7 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 			} else {
 				pm->debug_file = mi->di.path;
 				pm->symbols_file = mi->di.symbols_path;
+				pm->sup_file = mi->di.sup_path;
 			}
 		}
 		for (; i < end; i++) {

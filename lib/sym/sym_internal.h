@@ -194,6 +194,7 @@ static inline int rd_unit_length(struct cur *c, unsigned *offsize)
 
 struct dwsects {
 	struct sect info, abbrev, line, line_str, str, rnglists, ranges, addr, str_offsets;
+	struct sect sup_str;   /* the dwz supplementary file's .debug_str */
 };
 
 /* What a unit header and its root DIE say, for reading its DIEs. */
@@ -253,8 +254,10 @@ struct die {
 	/* abstract_origin [0] and specification [1] as .debug_info offsets,
 	 * DIE_HAS_ORIGIN / DIE_HAS_SPEC when given by a reference form */
 	uint64_t ref[2];
+	unsigned ref_sup;    /* bit r: ref[r] is in the supplementary file */
 	uint64_t last_ref;   /* the last of them, whatever its form */
-	unsigned nrefs;      /* how many; 99 when one is in another file */
+	int last_ref_sup;
+	unsigned nrefs;      /* how many; 99 when one is in a type unit */
 };
 
 enum {
@@ -325,6 +328,7 @@ struct sub {
 	uint8_t named;        /* name below computed */
 	uint8_t via_origin;   /* named only through one abstract_origin or
 	                         specification: origin, shared by many */
+	uint8_t origin_sup;   /* origin is in the supplementary file */
 	uint64_t origin;      /* .debug_info offset of that DIE */
 	const char *name;     /* demangled, NULL if none */
 };
@@ -418,6 +422,7 @@ struct profev_symbolizer {
 	struct symtab symtab;
 	/* DWARF */
 	struct dwsects dw;
+	struct profev_symbolizer *sup;  /* dwz supplementary file, NULL if none */
 	void **bufs;          /* decompressed sections */
 	size_t nbufs, capbufs;
 	struct abbrevs ab;

@@ -196,48 +196,75 @@ int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
 /* Open and close                                                    */
 /* ---------------------------------------------------------------- */
 
-struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
-						struct profev_error *err)
+static struct profev_symbolizer *alloc(struct profev_error *err)
 {
 	struct profev_symbolizer *s = calloc(1, sizeof(*s));
-	if (!s) {
-		if (err) {
-			memset(err, 0, sizeof(*err));
-			err->code = PROFEV_E_NOMEM;
-			snprintf(err->message, sizeof(err->message), "out of memory");
-		}
-		return NULL;
+	if (!s && err) {
+		memset(err, 0, sizeof(*err));
+		err->code = PROFEV_E_NOMEM;
+		snprintf(err->message, sizeof(err->message), "out of memory");
 	}
-	s->fd = -1;
-	s->sfd = -1;
+	if (s) {
+		s->fd = -1;
+		s->sfd = -1;
+	}
+	return s;
+}
+
+/* Open path as ELF into *fd, *elf. @return 0, or <0 with s->err set. */
+static int open_elf(struct profev_symbolizer *s, const char *path, int *fd, Elf **elf)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return sym_fail(s, PROFEV_E_IO, "unable to open '%s': %s", path, strerror(errno));
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF)
+		return sym_fail(s, PROFEV_E_UNSUPPORTED, "'%s': not an ELF file", path);
+	return 0;
+}
+
+/* The supplementary file: its DWARF alone (units, abbreviations, strings),
+ * for the DIEs and strings the main file refers to. */
+static int open_sup(struct profev_symbolizer *s, const char *path)
+{
+	struct profev_symbolizer *t = s->sup = alloc(&s->err);
+	if (!t)
+		return PROFEV_E_NOMEM;
+	int rc = open_elf(t, path, &t->fd, &t->elf);
+	if (rc == 0)
+		rc = sections_load(t, path);
+	if (rc == 0)
+		rc = sym_fail(t, PROFEV_E_CORRUPT, "'%s': no DWARF in the supplementary file", path);
+	if (rc > 0)
+		rc = info_load_units(t);
+	if (rc < 0) {
+		s->err = t->err;
+		return rc;
+	}
+	s->dw.sup_str = t->dw.str;
+	return 0;
+}
+
+struct profev_symbolizer *profev_symbolizer_open(const struct profev_symbolizer_files *f,
+						 struct profev_error *err)
+{
+	struct profev_symbolizer *s = alloc(err);
+	if (!s)
+		return NULL;
 	s->demangler_handle = demangler_open(&s->demangler);
 	elf_version(EV_CURRENT);
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0) {
-		sym_fail(s, PROFEV_E_IO, "unable to open '%s': %s", path, strerror(errno));
+	const char *path = f->path, *symbols_path = f->symbols_path;
+	if (open_elf(s, path, &s->fd, &s->elf))
 		goto out;
-	}
-	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
-	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
-		sym_fail(s, PROFEV_E_UNSUPPORTED, "'%s': not an ELF file", path);
+	if (symbols_path && strcmp(symbols_path, path) != 0 &&
+	    open_elf(s, symbols_path, &s->sfd, &s->selfp))
 		goto out;
-	}
-	if (symbols_path && strcmp(symbols_path, path) != 0) {
-		s->sfd = open(symbols_path, O_RDONLY | O_CLOEXEC);
-		if (s->sfd < 0) {
-			sym_fail(s, PROFEV_E_IO, "unable to open '%s': %s", symbols_path, strerror(errno));
-			goto out;
-		}
-		s->selfp = elf_begin(s->sfd, ELF_C_READ_MMAP, NULL);
-		if (!s->selfp || elf_kind(s->selfp) != ELF_K_ELF) {
-			sym_fail(s, PROFEV_E_UNSUPPORTED, "'%s': not an ELF file", symbols_path);
-			goto out;
-		}
-	}
 	Elf *tables[2] = { s->elf, s->selfp };
 	if (symtab_load(&s->symtab, tables, 2, &s->err))
 		goto out;
 	int rc = sections_load(s, path);
+	if (rc > 0 && f->sup_path && open_sup(s, f->sup_path))
+		goto out;
 	if (rc < 0 || (rc > 0 && info_load_units(s)))
 		goto out;
 	return s;
@@ -246,6 +273,13 @@ out:
 		*err = s->err;
 	profev_symbolizer_free(s);
 	return NULL;
+}
+
+struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
+						struct profev_error *err)
+{
+	struct profev_symbolizer_files f = { path, symbols_path, NULL };
+	return profev_symbolizer_open(&f, err);
 }
 
 int profev_symbolizer_has_dwarf(const struct profev_symbolizer *s)
@@ -262,6 +296,7 @@ void profev_symbolizer_free(struct profev_symbolizer *s)
 {
 	if (!s)
 		return;
+	profev_symbolizer_free(s->sup);
 	info_release(s);
 	free(s->out);
 	free(s->chain);
