@@ -4,7 +4,8 @@
 # worker in the flow table, the two overlapping "load" spans on tracks of
 # their own (the first ended on the worker), and a "wait: the lock" slice
 # for every acquisition on the waiting thread, the contended ones naming
-# another thread as the holder. The program is tests/cli/rich-prog.c.
+# another thread as the holder, and the one frame of the discontinuous set
+# "render". The program is tests/cli/rich-prog.c.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
 . "$PROFEV_ROOT/tests/cli/tp-lib.sh"
@@ -53,6 +54,16 @@ for f in rich.pftrace rich.json; do
 		and a.display_value like 'locker %' and a.display_value != t.name")
 	[ "$got" -ge $((contended * 3 / 4)) ] ||
 		fail "$f: $got of the $contended contended waits name another locker as the holder"
+	# The discontinuous frame of set "render": a frame of its own track
+	# (Perfetto) or thread (Chrome JSON).
+	case $f in
+	*.json) q="select count(*) as v from slice s join thread_track tt on tt.id = s.track_id
+		join thread th using (utid) where th.name = 'Frames: render' and s.name = 'Frame 0'" ;;
+	*) q="select count(*) as v from slice s join track t on t.id = s.track_id
+		where t.name = 'Frames: render' and s.name = 'Frame 0'" ;;
+	esac
+	got=$(tp_value "$f" "$q")
+	[ "$got" = 1 ] || fail "$f: $got frames of the discontinuous set 'render', not 1"
 done
 
 # Perfetto: the source locations of the zones.
