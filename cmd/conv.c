@@ -27,6 +27,7 @@ static const char usage_text[] =
 	"                       (64M, 1G): OUT's name gets .000, .001... before its\n"
 	"                       extension\n"
 	"      --merge-threads  folded: one profile for all threads\n"
+	"      --samples        folded: the samples' callstacks, one per unit of weight\n"
 	"      --begin-end      chrome: B/E event pairs instead of X events\n"
 	"      --no-images      perfetto, chrome: leave the frame images out\n"
 	"  -q, --quiet          no warnings and no progress line\n"
@@ -183,7 +184,7 @@ static int same_file(const char *a, const char *b)
 static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui *ui,
 		 const char **output, const char *operand[3])
 {
-	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_BE, O_NOIMG, O_VERSION };
+	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_BE, O_NOIMG, O_VERSION };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, O_FROM },
@@ -191,6 +192,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		{ "thread", required_argument, NULL, O_THREAD },
 		{ "split-size", required_argument, NULL, O_SPLIT },
 		{ "merge-threads", no_argument, NULL, O_MERGE },
+		{ "samples", no_argument, NULL, O_SAMPLES },
 		{ "begin-end", no_argument, NULL, O_BE },
 		{ "no-images", no_argument, NULL, O_NOIMG },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -227,6 +229,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 			opts->split_size = v;
 			break;
 		case O_MERGE: opts->flags |= PROFEV_CONV_MERGE_THREADS; break;
+		case O_SAMPLES: opts->flags |= PROFEV_CONV_SAMPLES; break;
 		case O_BE: opts->flags |= PROFEV_CONV_CHROME_BE; break;
 		case O_NOIMG: opts->flags |= PROFEV_CONV_NO_IMAGES; break;
 		case ':':
@@ -257,6 +260,8 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		return cmd_usage_error("--no-images applies to perfetto and chrome output only");
 	if ((opts->flags & PROFEV_CONV_MERGE_THREADS) && opts->format != PROFEV_CONV_FOLDED)
 		return cmd_usage_error("--merge-threads applies to folded output only");
+	if ((opts->flags & PROFEV_CONV_SAMPLES) && opts->format != PROFEV_CONV_FOLDED)
+		return cmd_usage_error("--samples applies to folded output only");
 	if ((opts->flags & PROFEV_CONV_CHROME_BE) && opts->format != PROFEV_CONV_CHROME)
 		return cmd_usage_error("--begin-end applies to chrome output only");
 	return -1;

@@ -5,6 +5,10 @@
  * remembers its node, so an end adds its self time in O(1); the lines are
  * written from the tree at the end. Per thread, the first frame names the
  * thread; with PROFEV_CONV_MERGE_THREADS all threads share one tree.
+ * With PROFEV_CONV_SAMPLES the tree holds the samples' callstacks instead,
+ * each sample a weight of 1, and zones are left out: frames are named by
+ * function (once pfsym has run) or module+offset, names the folded target
+ * keeps itself (FNAME ids), since the trace has no string for them.
  * Memory grows with the number of distinct stacks, not with events.
  */
 #include <inttypes.h>
@@ -15,6 +19,7 @@
 #include "common/utf8.h"
 
 #define NONE UINT32_MAX
+#define FNAME 0x80000000u /* a node name that is an index in fnames */
 
 struct fnode {
 	uint32_t parent, name; /* name: string id; a root's is unused */
@@ -36,6 +41,11 @@ struct folded {
 	uint32_t nroots, rcap;
 	char *path;      /* the line being written */
 	size_t plen, pcap;
+	/* frame names of samples: offsets of NUL-terminated names in text */
+	char *text;
+	size_t tlen, tcap;
+	uint32_t *names, nnames, namecap;
+	uint32_t *nslot, nslotcap; /* hash of name -> index + 1 */
 };
 
 static uint32_t hash2(uint32_t parent, uint32_t name)
@@ -141,6 +151,9 @@ static void fo_fini(struct conv *c)
 	free(f->slots);
 	free(f->roots);
 	free(f->path);
+	free(f->text);
+	free(f->names);
+	free(f->nslot);
 	free(f);
 }
 
@@ -157,28 +170,35 @@ static int fo_thread(struct conv *c, struct conv_thread *t)
 	return 0;
 }
 
+/* The root node of t's tree (the merged one with MERGE_THREADS); NONE on
+ * no memory. */
+static uint32_t thread_root(struct conv *c, struct conv_thread *t)
+{
+	struct folded *f = c->fmt;
+	if (c->opts->flags & PROFEV_CONV_MERGE_THREADS)
+		return 0;
+	/* t->aux holds the thread's root node + 1 */
+	if (!t->aux) {
+		uint32_t r = add_root(f, t);
+		if (r == NONE)
+			return NONE;
+		t->aux = (uint64_t)r + 1;
+	}
+	return (uint32_t)(t->aux - 1);
+}
+
 static int fo_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
 	struct folded *f = c->fmt;
 	(void)edge;
-	if (t->kind == CONV_FRAMES)
+	if (t->kind == CONV_FRAMES || (c->opts->flags & PROFEV_CONV_SAMPLES))
 		return 0;
 	uint32_t parent;
 	size_t level = (size_t)(z - t->stack);
-	if (level) {
+	if (level)
 		parent = (uint32_t)t->stack[level - 1].aux;
-	} else if (c->opts->flags & PROFEV_CONV_MERGE_THREADS) {
-		parent = 0;
-	} else {
-		/* t->aux holds the thread's root node + 1 */
-		if (!t->aux) {
-			uint32_t r = add_root(f, t);
-			if (r == NONE)
-				return PROFEV_E_NOMEM;
-			t->aux = (uint64_t)r + 1;
-		}
-		parent = (uint32_t)(t->aux - 1);
-	}
+	else if ((parent = thread_root(c, t)) == NONE)
+		return PROFEV_E_NOMEM;
 	uint32_t id = child(f, parent, z->name);
 	if (id == NONE)
 		return PROFEV_E_NOMEM;
@@ -191,7 +211,7 @@ static int fo_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 {
 	struct folded *f = c->fmt;
 	(void)edge;
-	if (t->kind == CONV_FRAMES)
+	if (t->kind == CONV_FRAMES || (c->opts->flags & PROFEV_CONV_SAMPLES))
 		return 0;
 	uint64_t dur = ts - z->shown;
 	f->nodes[z->aux].weight += dur > z->child ? dur - z->child : 0;
@@ -229,6 +249,103 @@ static int fo_counter(struct conv *c, const struct profev_event *ev)
 {
 	(void)c;
 	(void)ev;
+	return 0;
+}
+
+/* ---- samples ---- */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int nslot_grow(struct folded *f)
+{
+	uint32_t n = f->nslotcap ? f->nslotcap * 2 : 1024;
+	uint32_t *s = calloc(n, sizeof(*s));
+	if (!s)
+		return PROFEV_E_NOMEM;
+	for (uint32_t i = 0; i < f->nnames; i++) {
+		uint32_t h = name_hash(f->text + f->names[i]) & (n - 1);
+		while (s[h])
+			h = (h + 1) & (n - 1);
+		s[h] = i + 1;
+	}
+	free(f->nslot);
+	f->nslot = s;
+	f->nslotcap = n;
+	return 0;
+}
+
+/* The FNAME id of a frame name, added if new; NONE on no memory. */
+static uint32_t frame_name(struct folded *f, const char *s)
+{
+	if ((uint64_t)f->nnames * 2 >= f->nslotcap && nslot_grow(f))
+		return NONE;
+	uint32_t h = name_hash(s) & (f->nslotcap - 1);
+	for (uint32_t k; (k = f->nslot[h]) != 0; h = (h + 1) & (f->nslotcap - 1))
+		if (strcmp(f->text + f->names[k - 1], s) == 0)
+			return FNAME | (k - 1);
+	size_t len = strlen(s) + 1;
+	if (f->nnames >= FNAME - 1 ||
+	    array_grow((void **)&f->names, &f->namecap, sizeof(*f->names), (uint64_t)f->nnames + 1))
+		return NONE;
+	if (f->tlen + len > f->tcap) {
+		size_t cap = f->tcap ? f->tcap : 4096;
+		while (cap < f->tlen + len)
+			cap *= 2;
+		char *p = realloc(f->text, cap);
+		if (!p || cap > UINT32_MAX)
+			return NONE;
+		f->text = p;
+		f->tcap = cap;
+	}
+	memcpy(f->text + f->tlen, s, len);
+	f->names[f->nnames] = (uint32_t)f->tlen;
+	f->tlen += len;
+	f->nslot[h] = ++f->nnames;
+	return FNAME | (f->nnames - 1);
+}
+
+/* One sample: its stack from the outermost frame in, each frame's inline
+ * chain outermost first, weight 1 on the innermost. */
+static int fo_sample(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	struct folded *f = c->fmt;
+	if (!(c->opts->flags & PROFEV_CONV_SAMPLES))
+		return 0;
+	uint32_t node = thread_root(c, t);
+	if (node == NONE)
+		return PROFEV_E_NOMEM;
+	unsigned n;
+	const struct profev_frame *fr = conv_stack(c, ev->stack, &n);
+	char buf[512];
+	for (unsigned i = n; i-- > 0;) {
+		unsigned ns = 0;
+		const struct profev_symframe *sym = NULL;
+		if (!(fr[i].flags & PROFEV_FRAMEF_NOMODULE))
+			sym = profev_reader_symbol(c->r, fr[i].module, fr[i].offset, &ns);
+		for (unsigned k = ns ? ns : 1; k-- > 0;) {
+			const char *name = buf;
+			if (ns) {
+				name = sym[k].function ? sym[k].function : "??";
+			} else if (fr[i].flags & PROFEV_FRAMEF_NOMODULE) {
+				snprintf(buf, sizeof(buf), "0x%" PRIx64, fr[i].offset);
+			} else {
+				const struct profev_module *m = profev_reader_module(c->r, fr[i].module);
+				const char *path = m ? m->path : "?";
+				const char *base = strrchr(path, '/');
+				snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base ? base + 1 : path, fr[i].offset);
+			}
+			uint32_t id = frame_name(f, name);
+			if (id == NONE || (node = child(f, node, id)) == NONE)
+				return PROFEV_E_NOMEM;
+		}
+	}
+	f->nodes[node].weight++;
 	return 0;
 }
 
@@ -323,7 +440,8 @@ static int walk(struct conv *c, uint32_t root)
 		struct walk_frame fr = s.f[--s.n];
 		const struct fnode *nd = &f->nodes[fr.node];
 		f->plen = fr.plen;
-		const char *name = profev_reader_string(c->r, nd->name);
+		const char *name = nd->name & FNAME ? f->text + f->names[nd->name & ~FNAME]
+						    : profev_reader_string(c->r, nd->name);
 		rc = path_add(c, name, strlen(name));
 		if (!rc && nd->weight)
 			rc = write_line(c, nd->weight);
@@ -375,4 +493,5 @@ const struct conv_ops conv_folded_ops = {
 	.lost = fo_lost,
 	.counter = fo_counter,
 	.finish = fo_finish,
+	.sample = fo_sample,
 };

@@ -54,6 +54,9 @@ enum profev_conv_flags {
 	PROFEV_CONV_MERGE_THREADS = 1u << 0, /**< folded: one profile for all threads */
 	PROFEV_CONV_CHROME_BE = 1u << 1,     /**< chrome: B/E pairs instead of X events */
 	PROFEV_CONV_NO_IMAGES = 1u << 2,     /**< perfetto, chrome: leave frame images out */
+	PROFEV_CONV_SAMPLES = 1u << 3,       /**< folded: the samples' callstacks (pfrec
+	                                          --sample), one per unit of weight,
+	                                          instead of the zones' self time */
 };
 
 /**

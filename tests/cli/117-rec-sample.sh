@@ -73,3 +73,14 @@ grep -A3 ' sample ' out.txt | grep -A1 '#0  hot_worker ' | grep -q '#1  worker '
 expect_exit 0 pfdump --jsonl s.bin
 contains out.txt "\"module\":\"$PWD/plain\""
 [ -n "$id" ] || fail "plain has no build-id"
+# A flame graph of the samples: one line per distinct stack, outermost
+# first under the thread, its weight the samples that stack had.
+expect_exit 0 pfconv -q to folded --samples -o s.folded s.bin
+awk '{ n += $NF } END { print n }' s.folded >folded-total.txt
+[ "$(cat folded-total.txt)" -eq "$(count_type s.bin sample)" ] ||
+	fail "the flame graph weighs $(cat folded-total.txt), the trace has $(count_type s.bin sample) samples"
+w=$(awk '/;main;hot_main [0-9]+$/ { n += $NF } END { print n + 0 }' s.folded)
+[ "$w" -eq "$m" ] || { cat s.folded; fail "main;hot_main weighs $w in the flame graph, $m samples in the listing"; }
+grep -q '^plain ([0-9]*);.*;worker;hot_worker [0-9]*$' s.folded || { cat s.folded; fail "no worker;hot_worker stack"; }
+expect_exit 2 pfconv to chrome --samples s.bin
+contains err.txt "--samples applies to folded output only"
