@@ -506,7 +506,8 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 		return rc;
 	}
 	uint64_t nthreads = cur_varint(&c);
-	if (c.bad || nthreads > n || (n && !nthreads)) {
+	/* A thread is at least its tid's byte: the count sizes the states. */
+	if (c.bad || nthreads > n || (n && !nthreads) || nthreads > (uint64_t)(c.end - c.p)) {
 		*why = "bad thread count";
 		return rc;
 	}

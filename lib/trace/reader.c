@@ -203,12 +203,23 @@ uint64_t profev_reader_offset(const struct profev_reader *r)
 	return r->offset;
 }
 
-/* ---- definitions ---- */
+/* ---- definitions ----
+ *
+ * No count from the file sizes an allocation before the body could hold
+ * that many entries: each entry takes at least min bytes of what is left,
+ * so a table grows by at most a few times the chunk's body (whose size is
+ * bounded by CHUNK_MAX_RAW), however large the count claims to be.
+ */
+static int count_fits(const struct cursor *c, uint64_t count, unsigned min)
+{
+	return !c->bad && count <= (uint64_t)(c->end - c->p) / min;
+}
 
 static int parse_strings(struct profev_reader *r, struct cursor *c, uint32_t count)
 {
 	uint64_t first = cur_varint(c);
-	if (first != (uint64_t)r->nstrs + 1)
+	/* A string is at least its length's byte. */
+	if (first != (uint64_t)r->nstrs + 1 || !count_fits(c, count, 1))
 		return -1;
 	if (array_grow((void **)&r->strs, &r->strs_cap, sizeof(*r->strs), (uint64_t)r->nstrs + count))
 		return PROFEV_E_NOMEM;
@@ -259,6 +270,8 @@ static int set_thread(struct profev_reader *r, uint32_t tid, uint32_t pid, uint3
 
 static int parse_threads(struct profev_reader *r, struct cursor *c, uint32_t count)
 {
+	if (!count_fits(c, count, 3))
+		return -1;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t tid = cur_varint(c), pid = cur_varint(c), name = cur_varint(c);
 		if (c->bad || tid > UINT32_MAX || pid > UINT32_MAX || name > r->nstrs)
@@ -272,7 +285,11 @@ static int parse_threads(struct profev_reader *r, struct cursor *c, uint32_t cou
 
 static int parse_modules(struct profev_reader *r, struct cursor *c, uint32_t count)
 {
-	if (cur_varint(c) != r->nmodules)
+	/* Views made earlier cover fewer modules: whatever happens below, the
+	 * next profev_reader_module() makes them again. */
+	free(r->module_views);
+	r->module_views = NULL;
+	if (cur_varint(c) != r->nmodules || !count_fits(c, count, 4))
 		return -1;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t plen = cur_varint(c);
@@ -299,8 +316,6 @@ static int parse_modules(struct profev_reader *r, struct cursor *c, uint32_t cou
 		m->load_bias = bias;
 		m->size = size;
 	}
-	free(r->module_views);
-	r->module_views = NULL;
 	return 0;
 }
 
@@ -323,17 +338,19 @@ static int arena_room(void **p, size_t *cap, size_t elem, size_t used, uint64_t 
 
 static int parse_stacks(struct profev_reader *r, struct cursor *c, uint32_t count)
 {
-	if (cur_varint(c) != (uint64_t)r->nstacks + 1)
+	/* A callstack is at least its frame count's byte. */
+	if (cur_varint(c) != (uint64_t)r->nstacks + 1 || !count_fits(c, count, 1))
 		return -1;
 	if (array_grow((void **)&r->stacks, &r->stacks_cap, sizeof(*r->stacks), (uint64_t)r->nstacks + count))
 		return PROFEV_E_NOMEM;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t n = cur_varint(c);
-		if (c->bad || n > STACK_MAX_FRAMES)
+		/* A frame is at least three bytes (module, flags, offset). */
+		if (n > STACK_MAX_FRAMES || !count_fits(c, n, 3))
 			return -1;
-		if (arena_room((void **)&r->frames, &r->frames_cap, sizeof(*r->frames), r->nframes, n))
+		if (n && arena_room((void **)&r->frames, &r->frames_cap, sizeof(*r->frames), r->nframes, n))
 			return PROFEV_E_NOMEM;
-		struct profev_frame *f = r->frames + r->nframes;
+		struct profev_frame *f = n ? r->frames + r->nframes : NULL;
 		for (uint64_t k = 0; k < n; k++) {
 			uint64_t module = cur_varint(c), flags = cur_varint(c);
 			f[k].offset = cur_varint(c);
@@ -367,13 +384,16 @@ static uint32_t *sym_slot(const struct profev_reader *r, uint32_t module, uint64
 
 static int parse_symbols(struct profev_reader *r, struct cursor *c, uint32_t count)
 {
+	/* An entry is at least three bytes, each of its frames four. */
+	if (!count_fits(c, count, 3))
+		return -1;
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t module = cur_varint(c), offset = cur_varint(c), n = cur_varint(c);
-		if (c->bad || module > UINT32_MAX || n > STACK_MAX_FRAMES)
+		if (module > UINT32_MAX || n > STACK_MAX_FRAMES || !count_fits(c, n, 4))
 			return -1;
-		if (arena_room((void **)&r->symraw, &r->symraw_cap, sizeof(*r->symraw), r->nsymraw, n))
+		if (n && arena_room((void **)&r->symraw, &r->symraw_cap, sizeof(*r->symraw), r->nsymraw, n))
 			return PROFEV_E_NOMEM;
-		struct sym_raw *s = r->symraw + r->nsymraw;
+		struct sym_raw *s = n ? r->symraw + r->nsymraw : NULL;
 		for (uint64_t k = 0; k < n; k++) {
 			uint64_t fn = cur_varint(c), file = cur_varint(c), line = cur_varint(c), col = cur_varint(c);
 			if (fn > r->nstrs || file > r->nstrs || line > UINT32_MAX || col > UINT32_MAX)
@@ -530,6 +550,9 @@ static int parse_meta(struct profev_reader *r, struct cursor *c, uint32_t count)
 				r->meta_argv = calloc(n ? n : 1, sizeof(char *));
 				if (!r->meta_argv)
 					return PROFEV_E_NOMEM;
+				/* argc counts the strings kept so far: argv is
+				 * whole up to it even if the list ends early. */
+				m->argv = (const char *const *)r->meta_argv;
 			}
 			for (uint64_t k = 0; k < n; k++) {
 				uint64_t len = cur_varint(c);
@@ -641,9 +664,10 @@ uint64_t profev_reader_lost_images(const struct profev_reader *r)
 static int parse_events(struct profev_reader *r, const uint8_t *body, size_t len, uint32_t count,
 			const char **why)
 {
-	/* Every event takes at least one body byte (its time), which bounds
-	 * the allocation a hostile count can ask for. */
-	if ((uint64_t)count > len) {
+	/* Every event takes at least one body byte (its time), and a chunk
+	 * holds at most EVENTS_MAX_CHUNK of them: this bounds the allocation a
+	 * hostile count can ask for. */
+	if ((uint64_t)count > len || count > EVENTS_MAX_CHUNK) {
 		*why = "event count larger than the body can hold";
 		return PROFEV_E_CORRUPT;
 	}

@@ -14,6 +14,8 @@
 /* Hostile-input limits: a reader refuses larger chunks before allocating. */
 #define CHUNK_MAX_STORED (64u << 20)
 #define CHUNK_MAX_RAW (256u << 20)
+/* Events in one events chunk (formats/trace.md); writers make smaller ones. */
+#define EVENTS_MAX_CHUNK (1u << 22)
 #define STRING_MAX_LEN (1u << 20)
 #define STACK_MAX_FRAMES 256u
 

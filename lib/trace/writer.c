@@ -129,8 +129,8 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 	if (level > ZSTD_maxCLevel())
 		level = ZSTD_maxCLevel();
 	w->chunk_events = opts && opts->chunk_events ? opts->chunk_events : DEFAULT_CHUNK_EVENTS;
-	if (w->chunk_events > (1u << 22))
-		w->chunk_events = 1u << 22;
+	if (w->chunk_events > EVENTS_MAX_CHUNK)
+		w->chunk_events = EVENTS_MAX_CHUNK;
 	w->store = chunk_store_new(fd, level, opts && opts->threaded);
 	w->strings = strtab_new();
 	w->sites = strtab_new();

@@ -8,6 +8,9 @@
  *   mktrace nested OUT                   one thread, known nesting, for exact checks
  *   mktrace ties OUT                     one thread whose zones begin and end at
  *                                        each other's times, in every way
+ *   mktrace hostile KIND OUT             a few hundred bytes that once broke a reader:
+ *                                        argv-cut, strings-count, stacks-count,
+ *                                        symbols-empty (see hostile() below)
  *
  * OUT may be "-" for stdout. */
 #include <errno.h>
@@ -198,10 +201,76 @@ static int ties(int fd)
 	return rc ? 1 : 0;
 }
 
+/* One uncompressed chunk with a valid checksum around a crafted body. */
+static int raw_chunk(int fd, unsigned kind, uint32_t count, const uint8_t *body, size_t len)
+{
+	uint8_t hdr[CHUNK_HEADER_SIZE];
+	struct chunk_header h = { (uint16_t)kind, 0, count, (uint32_t)len, (uint32_t)len, 0 };
+	chunk_header_encode(hdr, &h);
+	h.checksum = chunk_checksum(hdr, body, len);
+	chunk_header_encode(hdr, &h);
+	return write(fd, hdr, sizeof hdr) == (ssize_t)sizeof hdr &&
+			       write(fd, body, len) == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * Traces whose chunks are whole (checksums right) but whose bodies lie,
+ * each the regression input of a reader defect:
+ *   argv-cut       a program name, then a metadata argv list of 3 whose
+ *                  second string runs past the body
+ *                  (argc 1 with argv NULL crashed pfdump --stats, pfconv)
+ *   strings-count  a strings chunk claiming 2^31 - 16 strings in 3 bytes
+ *                  (the reader allocated and zeroed 16 GiB first)
+ *   stacks-count   the same for callstacks
+ *   symbols-empty  a valid symbols entry with no frames, then the end
+ *                  (NULL + 0 in the symbols parser)
+ */
+static int hostile(const char *kind, int fd)
+{
+	uint8_t hdr[FILE_HEADER_SIZE] = { 0 };
+	memcpy(hdr, FILE_MAGIC, 8);
+	put_le16(hdr + 8, PROFEV_FORMAT_MAJOR);
+	put_le16(hdr + 10, PROFEV_FORMAT_MINOR);
+	if (write(fd, hdr, sizeof hdr) != (ssize_t)sizeof hdr)
+		return die("write", NULL);
+	static const uint8_t meta_argv[] = { 7, 'p', 'r', 'o', 'g', 'r', 'a', 'm', 1, 1, 'p',
+					     4, 'a', 'r', 'g', 'v', 5, 3, 1, 'a', 100 };
+	static const uint8_t strings[] = { 1, 1, 'x' };
+	static const uint8_t stacks[] = { 1, 0 };
+	static const uint8_t symbols[] = { 0, 0, 0 };
+	/* The end chunk's ten totals, all 0. */
+	static const uint8_t end[10] = { 0 };
+	int rc;
+	if (strcmp(kind, "argv-cut") == 0)
+		rc = raw_chunk(fd, PROFEV_CHUNK_META, 2, meta_argv, sizeof meta_argv);
+	else if (strcmp(kind, "strings-count") == 0)
+		rc = raw_chunk(fd, PROFEV_CHUNK_STRINGS, 0x7ffffff0u, strings, sizeof strings);
+	else if (strcmp(kind, "stacks-count") == 0)
+		rc = raw_chunk(fd, PROFEV_CHUNK_STACKS, 0x7ffffff0u, stacks, sizeof stacks);
+	else if (strcmp(kind, "symbols-empty") == 0)
+		rc = raw_chunk(fd, PROFEV_CHUNK_SYMBOLS, 1, symbols, sizeof symbols) ||
+		     raw_chunk(fd, PROFEV_CHUNK_END, 0, end, sizeof end);
+	else {
+		fprintf(stderr, "mktrace: unknown hostile kind '%s'\n", kind);
+		return 2;
+	}
+	return rc ? die("write", NULL) : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], "hostile") == 0) {
+		int fd = strcmp(argv[3], "-") == 0 ? 1 : open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			return die(argv[3], NULL);
+		int rc = hostile(argv[2], fd);
+		if (fd != 1)
+			close(fd);
+		return rc;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties OUT [EVENTS] [THREADS]\n");
+		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties OUT [EVENTS] [THREADS]\n"
+				"       mktrace hostile KIND OUT\n");
 		return 2;
 	}
 	int fd = strcmp(argv[2], "-") == 0 ? 1 : open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
