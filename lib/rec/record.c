@@ -315,7 +315,10 @@ static int def_module(struct profev_recorder *r, const unsigned char *b, uint32_
 	if (len < sizeof m)
 		return -1;
 	memcpy(&m, b, sizeof m);
-	if (m.build_id_len > PFW_MAX_BUILD_ID || m.path_len > len - sizeof m - m.build_id_len ||
+	/* The build-id is checked against the body before the path is checked
+	 * against what follows it: the subtraction cannot wrap. */
+	if (m.build_id_len > PFW_MAX_BUILD_ID || m.build_id_len > len - sizeof m ||
+	    m.path_len > len - sizeof m - m.build_id_len ||
 	    m.vaddr_lo >= m.vaddr_hi || m.load_bias + m.vaddr_lo < m.load_bias ||
 	    m.load_bias + m.vaddr_hi < m.load_bias + m.vaddr_lo || m.path_len >= 4096)
 		return -1;

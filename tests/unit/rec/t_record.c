@@ -515,6 +515,24 @@ static void test_broken_streams(void)
 	CHECK_EQ(o.n, 2);
 	CHECK(strstr(o.warnings, "client stream ends inside a message") != NULL);
 
+	/* A MODULE shorter than its header and build-id: the path's length
+	 * was once checked against a length that had wrapped around, and the
+	 * path and build-id copied from the bytes after the message. */
+	stream_new(&x);
+	{
+		unsigned char b[64];
+		memset(b, 'x', sizeof b);
+		struct pfw_module m = { 0x1000, 0x0, 0x500, 10, 5 };
+		memcpy(b, &m, sizeof m);
+		msg(&x.s, PFW_MODULE, 0, b, (uint32_t)sizeof m + 2);
+		put(&x.s, "/etc/passwd-after", 17);
+	}
+	play(&o, &x.s);
+	CHECK_EQ(o.rc, 0);
+	CHECK(o.complete);
+	CHECK_EQ(o.nmods, 0);
+	CHECK(strstr(o.warnings, "malformed message") != NULL);
+
 	/* Another wire version is refused. */
 	x.s.n = 0;
 	struct pfw_hello h = { 9, 1, PFW_CLOCK_MONOTONIC, 0, 1.0, 0, 0, 0, 0, 0 };
