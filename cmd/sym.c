@@ -164,8 +164,10 @@ int cmd_sym(int argc, char **argv)
 			cmd_error("unable to replace '%s': %s", input, strerror(errno));
 			rc = -1;
 		}
-		if (rc < 0)
+		if (rc < 0) {
 			unlink(tmp);
+			cmd_error("'%s' is left as it was", input);
+		}
 	}
 	cmd_close_input(in);
 	free(dirs);

@@ -355,14 +355,17 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 static int rewrite(FILE *f, long long start, int out, struct table *t,
 		   const struct profev_symtrace_opts *o, struct profev_error *err)
 {
+	int rc = 0;
 	if (t->n > 1)
 		qsort(t->v, t->n, sizeof(*t->v), cmp_entry_chunk);
-	struct profev_writer *w = profev_writer_new(out, &o->writer, err);
-	if (!w)
-		return err ? err->code : PROFEV_E_IO;
 	struct profev_reader *r = NULL;
+	struct profev_writer *w = profev_writer_new(out, &o->writer, err);
+	if (!w) {
+		/* Its first write (the file header) failed: an output error too. */
+		rc = err ? err->code : PROFEV_E_IO;
+		goto name_output;
+	}
 	struct profev_chunk c;
-	int rc = 0;
 	for (int round = 0; round < 2; round++) {
 		if (fseeko(f, (off_t)start, SEEK_SET) != 0) {
 			set_err(err, PROFEV_E_IO, "unable to read the input again: %s", strerror(errno));
@@ -405,9 +408,11 @@ static int rewrite(FILE *f, long long start, int out, struct table *t,
 	rc = 0;
 	goto out;
 werr:
+	if (err)
+		*err = *profev_writer_error(w);
+name_output:
 	/* name the side that failed: the command reports the input's name */
 	if (err) {
-		*err = *profev_writer_error(w);
 		char msg[sizeof(err->message)];
 		memcpy(msg, err->message, sizeof(msg));
 		snprintf(err->message, sizeof(err->message), "output: %.240s", msg);
