@@ -183,7 +183,8 @@ void json_double(struct outbuf *o, double d)
 		outbuf_lit(o, "null");
 		return;
 	}
-	if (d == (double)(int64_t)d && fabs(d) < 1e15) {
+	/* The range first: (int64_t)d is undefined for |d| >= 2^63. */
+	if (fabs(d) < 1e15 && d == (double)(int64_t)d) {
 		int64_t v = (int64_t)d;
 		if (v < 0 || (v == 0 && signbit(d))) {
 			outbuf_byte(o, '-');

@@ -81,6 +81,7 @@ struct profev_recorder {
 
 	/* the client */
 	int hello;
+	int clock_unreliable;       /* no plausible calibration yet */
 	struct pfw_hello h;
 	double ns_per_tick;
 	uint64_t ns_whole, ns_frac; /* ns_per_tick in 64.64 fixed point */
@@ -403,9 +404,20 @@ static long stack(struct profev_recorder *r, const unsigned char *p, uint32_t av
 	return size;
 }
 
+/*
+ * Counters run between 10 kHz and 1 THz (an arm64 virtual counter at 1 MHz
+ * is 0.001 ticks/ns, a TSC at 5 GHz 5): a rate outside [1e-4, 1e3] is not a
+ * calibration but a corrupt or hostile client, and would make the tick's
+ * length infinite or zero.
+ */
+static int plausible_rate(double ticks_per_ns)
+{
+	return ticks_per_ns >= 1e-4 && ticks_per_ns <= 1e3;
+}
+
 static void set_rate(struct profev_recorder *r, double ticks_per_ns)
 {
-	if (!(ticks_per_ns > 0))
+	if (!plausible_rate(ticks_per_ns))
 		return;
 	r->ns_per_tick = 1.0 / ticks_per_ns;
 	/* An integer multiply per event instead of two conversions and a
@@ -422,6 +434,9 @@ static int meta_clock(struct profev_recorder *r)
 	m.tick_base = r->h.tick0;
 	m.clock = r->h.clock == PFW_CLOCK_MONOTONIC ? "monotonic"
 		  : r->h.clock == PFW_CLOCK_TSC ? "tsc" : "cntvct";
+	if (r->clock_unreliable)
+		m.clock = r->h.clock == PFW_CLOCK_TSC ? "tsc (unreliable calibration)"
+						      : "cntvct (unreliable calibration)";
 	if (profev_writer_meta(r->w, &m) < 0)
 		return writer_failed(r);
 	return 0;
@@ -437,6 +452,16 @@ static int on_hello(struct profev_recorder *r, const unsigned char *b, uint32_t 
 		return -1;
 	}
 	r->hello = 1;
+	if (r->h.clock == PFW_CLOCK_MONOTONIC) {
+		r->h.ticks_per_ns = 1.0; /* nanoseconds whatever the client says */
+	} else if (!plausible_rate(r->h.ticks_per_ns)) {
+		/* Until a SYNC point gives a plausible rate, a tick counts as a
+		 * nanosecond: the order of events stays, their times do not. */
+		warn(r, "the client's clock calibration (%g ticks/ns) is not plausible; its "
+			"timestamps are unreliable", r->h.ticks_per_ns);
+		r->clock_unreliable = 1;
+		r->h.ticks_per_ns = 1.0;
+	}
 	set_rate(r, r->h.ticks_per_ns);
 	return meta_clock(r);
 }
@@ -449,8 +474,17 @@ static void on_sync(struct profev_recorder *r, const unsigned char *b, uint32_t 
 	memcpy(&s, b, sizeof s);
 	/* The longest baseline gives the best rate; later timestamps keep the
 	 * first point as origin so the conversion stays one line. */
-	if (s.mono > r->h.mono0 + 10000000 && s.tick > r->h.tick0)
-		set_rate(r, (double)(s.tick - r->h.tick0) / (double)(s.mono - r->h.mono0));
+	if (r->h.clock == PFW_CLOCK_MONOTONIC || s.mono <= r->h.mono0 + 10000000 || s.tick <= r->h.tick0)
+		return;
+	double rate = (double)(s.tick - r->h.tick0) / (double)(s.mono - r->h.mono0);
+	if (!plausible_rate(rate))
+		return; /* refused, like an implausible HELLO */
+	set_rate(r, rate);
+	if (r->clock_unreliable) {
+		r->clock_unreliable = 0;
+		warn(r, "a later calibration point gives %g ticks/ns; timestamps from then on "
+			"are reliable", rate);
+	}
 }
 
 /* ---- events ------------------------------------------------------------- */

@@ -142,6 +142,12 @@ int main(void)
 	json_us_cached(fresh(), &cache, UINT64_MAX);
 	CHECK_STR(written(), "18446744073709551.615");
 
+	/* Beyond int64_t: no integer conversion is tried (it is undefined
+	 * there, which clang's -fsanitize=float-cast-overflow reports). */
+	CHECK_STR(dbl(9223372036854775808.0), "9.223372036854776e+18");
+	CHECK_STR(dbl(-9223372036854775808.0), "-9.223372036854776e+18");
+	CHECK_STR(dbl(1e19), "1e+19");
+	CHECK_STR(dbl(-1e300), "-1e+300");
 	CHECK_STR(dbl(0), "0");
 	CHECK_STR(dbl(-3), "-3");
 	CHECK_STR(dbl(60), "60");

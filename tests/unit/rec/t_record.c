@@ -111,6 +111,7 @@ struct result {
 	char names[64][32], cats[64][16], texts[64][32], threads[64][16];
 	int n, complete;
 	uint64_t lost_meta;
+	char clock[48];
 	struct profev_frame frames[64][4]; /* each event's callstack, first 4 frames */
 	unsigned nframes[64];
 	uint32_t nmods;
@@ -181,6 +182,8 @@ static void run(struct result *out, char **argv)
 	}
 	out->complete = k == 0;
 	out->lost_meta = profev_reader_meta(rd)->lost_events;
+	const char *clk = profev_reader_meta(rd)->clock;
+	snprintf(out->clock, sizeof out->clock, "%s", clk ? clk : "");
 	profev_reader_free(rd);
 	fclose(t);
 }
@@ -532,6 +535,29 @@ static void test_broken_streams(void)
 	CHECK(o.complete);
 	CHECK_EQ(o.nmods, 0);
 	CHECK(strstr(o.warnings, "malformed message") != NULL);
+
+	/* A calibration that makes a tick infinitely long (or zero): refused,
+	 * a tick counts as a nanosecond and the trace says the times are
+	 * unreliable. The tick length was once infinity, and its conversion to
+	 * fixed point undefined. */
+	static const double rates[] = { 1e-310, 1e300, 0.0 };
+	for (int i = 0; i < 3; i++) {
+		x.s.n = x.r.n = 0;
+		struct pfw_hello th = { PFW_VERSION, 777, PFW_CLOCK_TSC, 0, rates[i], 1000, 1000, 0,
+					1 << 20, 2000 };
+		msg(&x.s, PFW_HELLO, 0, &th, sizeof th);
+		rec(&x.r, 2000, PFW_R_FRAME_MARK, 0, 0);
+		rec(&x.r, 5000, PFW_R_FRAME_MARK, 0, 0);
+		events(&x, 7);
+		play(&o, &x.s);
+		CHECK_EQ(o.rc, 0);
+		CHECK(o.complete);
+		CHECK_EQ(o.n, 2);
+		CHECK_EQ_U64(o.ev[0].ts, 2000);
+		CHECK_EQ_U64(o.ev[1].ts, 5000);
+		CHECK(strstr(o.warnings, "clock calibration") != NULL);
+		CHECK_STR(o.clock, "tsc (unreliable calibration)");
+	}
 
 	/* Another wire version is refused. */
 	x.s.n = 0;
