@@ -27,6 +27,14 @@
 
 #define READ_BUF (1u << 20)
 #define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
+/* Per recording: more is a broken or hostile client, and memory must stay
+ * bounded. Past the thread caps pfrec stops recording (the program runs
+ * on); past the name caps new names are recorded as OVERFLOW_NAME. */
+#define MAX_LIVE_THREADS 65536u   /* threads started and not exited */
+#define MAX_THREADS (1u << 20)    /* distinct thread ids */
+#define MAX_NAMES (1u << 20)      /* distinct strings in the trace */
+#define MAX_NAME_BYTES (64u << 20)
+#define OVERFLOW_NAME "(too many names)"
 #define FIXED_BATCH 256         /* records decoded before the writer codes them */
 
 /* The plain records keep their type number in the trace. */
@@ -55,7 +63,15 @@ struct thr {
 	uint64_t ring_base;         /* the ring's address in the program */
 	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
 	uint32_t depth;
-	uint32_t stack[MAX_DEPTH];  /* names of open zones */
+	uint32_t stack_cap;         /* entries of stack, grown up to MAX_DEPTH */
+	uint32_t *stack;            /* names of open zones, below depth */
+};
+
+/* The thread table: entries start with the tid (for tid_index) and stay
+ * when the thread exits (t = NULL), so that no lookup is a scan. */
+struct thr_ref {
+	uint32_t tid;
+	struct thr *t;
 };
 
 struct profev_recorder {
@@ -92,9 +108,14 @@ struct profev_recorder {
 	uint32_t nstrings;
 	uint32_t *cats;             /* category index -> writer id of its name */
 	uint32_t ncats;
-	struct thr **thr;
+	struct thr_ref *thr;
 	uint32_t nthr, capthr;
+	struct tid_index thr_index;
+	uint32_t live_threads;
 	uint32_t threads_seen;
+	uint32_t max_name;          /* the highest writer string id seen */
+	uint64_t name_bytes;        /* bytes of the distinct strings */
+	uint32_t overflow_name;     /* past the name caps: every new name's id */
 
 	struct mod *mods;           /* sorted by lo, no two overlapping */
 	uint32_t nmods;
@@ -147,12 +168,72 @@ static void stream_corrupt(struct profev_recorder *r, const char *what)
 
 /* ---- threads ---------------------------------------------------------- */
 
+static uint32_t *thread_slot(struct profev_recorder *r, uint32_t tid)
+{
+	return tid_index_slot(&r->thr_index, r->thr, sizeof *r->thr, tid);
+}
+
 static struct thr *thread_find(struct profev_recorder *r, uint32_t tid)
 {
-	for (uint32_t i = 0; i < r->nthr; i++)
-		if (r->thr[i]->tid == tid)
-			return r->thr[i];
-	return NULL;
+	uint32_t s = *thread_slot(r, tid);
+	return s ? r->thr[s - 1].t : NULL;
+}
+
+/* A new live thread tid, or NULL with the stream given up (caps, memory). */
+static struct thr *thread_new(struct profev_recorder *r, uint32_t tid)
+{
+	uint32_t *slot = thread_slot(r, tid);
+	char why[96];
+	if (r->live_threads >= MAX_LIVE_THREADS || (!*slot && r->nthr >= MAX_THREADS)) {
+		snprintf(why, sizeof why, "more than %u threads %s; stopped recording",
+			 r->live_threads >= MAX_LIVE_THREADS ? MAX_LIVE_THREADS : MAX_THREADS,
+			 r->live_threads >= MAX_LIVE_THREADS ? "alive at once" : "in one recording");
+		stream_corrupt(r, why);
+		return NULL;
+	}
+	struct thr *t = calloc(1, sizeof *t);
+	if (!t || (!*slot && array_grow((void **)&r->thr, &r->capthr, sizeof *r->thr, r->nthr + 1))) {
+		free(t);
+		stream_corrupt(r, "out of memory for threads");
+		return NULL;
+	}
+	t->tid = tid;
+	if (*slot) {
+		r->thr[*slot - 1].t = t; /* a thread id the kernel gave out again */
+	} else {
+		r->thr[r->nthr] = (struct thr_ref){ tid, t };
+		*slot = ++r->nthr;
+		if (tid_index_added(&r->thr_index, r->thr, sizeof *r->thr, r->nthr)) {
+			stream_corrupt(r, "out of memory for threads");
+			return NULL;
+		}
+	}
+	r->live_threads++;
+	r->threads_seen++;
+	return t;
+}
+
+/* Room for the name of zone number depth + 1 of t (up to MAX_DEPTH); the
+ * names above a failed growth are lost, not wrong: new entries are 0. */
+static void stack_grow(struct thr *t)
+{
+	uint32_t cap = t->stack_cap ? t->stack_cap * 2 : 16;
+	if (cap > MAX_DEPTH)
+		cap = MAX_DEPTH;
+	uint32_t *s = realloc(t->stack, cap * sizeof *s);
+	if (!s)
+		return;
+	memset(s + t->stack_cap, 0, (cap - t->stack_cap) * sizeof *s);
+	t->stack = s;
+	t->stack_cap = cap;
+}
+
+static inline void zone_push(struct thr *t, uint32_t name)
+{
+	if (unlikely(t->depth >= t->stack_cap) && t->depth < MAX_DEPTH)
+		stack_grow(t);
+	if (t->depth++ < t->stack_cap)
+		t->stack[t->depth - 1] = name;
 }
 
 static struct thr *thread_get(struct profev_recorder *r, uint32_t tid, const char *name,
@@ -161,21 +242,8 @@ static struct thr *thread_get(struct profev_recorder *r, uint32_t tid, const cha
 	struct thr *t = thread_find(r, tid);
 	if (t && !name)
 		return t;
-	if (!t) {
-		if (r->nthr == r->capthr) {
-			uint32_t cap = r->capthr ? r->capthr * 2 : 16;
-			struct thr **n = realloc(r->thr, cap * sizeof *n);
-			if (!n)
-				return NULL;
-			r->thr = n;
-			r->capthr = cap;
-		}
-		if (!(t = calloc(1, sizeof *t)))
-			return NULL;
-		t->tid = tid;
-		r->thr[r->nthr++] = t;
-		r->threads_seen++;
-	}
+	if (!t && !(t = thread_new(r, tid)))
+		return NULL;
 	char nm[PFW_MAX_TEXT + 1];
 	if (name) {
 		memcpy(nm, name, name_len);
@@ -198,21 +266,49 @@ static void ring_unmap(struct thr *t)
 
 static void thread_free(struct thr *t)
 {
+	if (!t)
+		return;
 	ring_unmap(t);
+	free(t->stack);
 	free(t);
 }
 
 static void thread_exit(struct profev_recorder *r, uint32_t tid)
 {
-	for (uint32_t i = 0; i < r->nthr; i++) {
-		if (r->thr[i]->tid == tid) {
-			if (r->cur == r->thr[i])
-				r->cur = NULL;
-			thread_free(r->thr[i]);
-			r->thr[i] = r->thr[--r->nthr];
-			return;
+	uint32_t s = *thread_slot(r, tid);
+	struct thr *t = s ? r->thr[s - 1].t : NULL;
+	if (!t)
+		return;
+	if (r->cur == t)
+		r->cur = NULL;
+	thread_free(t);
+	r->thr[s - 1].t = NULL;
+	r->live_threads--;
+}
+
+/*
+ * The writer's id of a name, interned. Names are bounded per recording
+ * (a client may redefine its string ids, or name every zone anew): past
+ * MAX_NAMES distinct names or MAX_NAME_BYTES of them, every new name is
+ * OVERFLOW_NAME. 0 if the trace cannot be written.
+ */
+static uint32_t name_id(struct profev_recorder *r, const char *s, size_t len)
+{
+	if (r->overflow_name)
+		return r->overflow_name;
+	uint32_t id = profev_writer_string(r->w, s, len);
+	if (id > r->max_name) { /* the writer numbers new strings in order */
+		r->max_name = id;
+		r->name_bytes += len;
+		if (id >= MAX_NAMES || r->name_bytes >= MAX_NAME_BYTES) {
+			r->overflow_name = profev_writer_string(r->w, OVERFLOW_NAME, strlen(OVERFLOW_NAME));
+			warn(r, "more than %u names or %u MiB of them; further names are recorded "
+				"as '%s'", MAX_NAMES, MAX_NAME_BYTES >> 20, OVERFLOW_NAME);
+			if (!r->overflow_name)
+				return 0;
 		}
 	}
+	return id;
 }
 
 /* ---- definitions -------------------------------------------------------- */
@@ -236,7 +332,7 @@ static int def_string(struct profev_recorder *r, uint32_t id, const char *s, siz
 	}
 	if (!s)
 		return 0;
-	uint32_t wid = profev_writer_string(r->w, s, len);
+	uint32_t wid = name_id(r, s, len);
 	if (!wid)
 		return writer_failed(r);
 	r->strings[id] = wid;
@@ -299,7 +395,7 @@ static int def_category(struct profev_recorder *r, const unsigned char *b, uint3
 		r->cats = m;
 		r->ncats = n;
 	}
-	uint32_t wid = profev_writer_string(r->w, (const char *)b + sizeof c, c.name_len);
+	uint32_t wid = name_id(r, (const char *)b + sizeof c, c.name_len);
 	if (!wid)
 		return writer_failed(r);
 	r->cats[c.index] = wid;
@@ -658,8 +754,7 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		ev.type = PROFEV_EV_ZONE_BEGIN;
 		ev.name = map_string(r, arg);
 		ev.payload = map_cat(r, cat);
-		if (t->depth++ < MAX_DEPTH)
-			t->stack[t->depth - 1] = ev.name;
+		zone_push(t, ev.name);
 		return put(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD + k;
 	}
 	case PFW_R_ARG:
@@ -767,7 +862,7 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 			r->events++;
 			return size;
 		}
-		uint32_t id = profev_writer_string(r->w, text, arg);
+		uint32_t id = name_id(r, text, arg);
 		if (!id)
 			return writer_failed(r), -2;
 		if (type == PFW_R_THREAD_NAME) {
@@ -777,8 +872,7 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		} else {
 			ev.type = PROFEV_EV_ZONE_BEGIN;
 			ev.payload = map_cat(r, cat);
-			if (t->depth++ < MAX_DEPTH)
-				t->stack[t->depth - 1] = id;
+			zone_push(t, id);
 		}
 		ev.name = id;
 		return put(r, &ev) < 0 ? -2 : (long)size;
@@ -868,8 +962,8 @@ static int ring_consume(struct profev_recorder *r, struct thr *t, uint32_t pos)
 static void rings_drain(struct profev_recorder *r)
 {
 	for (uint32_t i = 0; i < r->nthr && !r->bad; i++) {
-		struct thr *t = r->thr[i];
-		if (!t->ring_map)
+		struct thr *t = r->thr[i].t;
+		if (!t || !t->ring_map)
 			continue;
 		uint64_t end = __atomic_load_n((uint64_t *)(void *)(t->ring_map + PFW_RING_POS),
 					       __ATOMIC_ACQUIRE);
@@ -956,7 +1050,7 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 	const uint64_t last_mark = marks ? r->mark_ts[(marks - 1) % 64] : 0;
 	const uint32_t *strings = r->strings, *cats = r->cats;
 	const uint32_t nstrings = r->nstrings, ncats = r->ncats;
-	uint32_t *stack = t->stack;
+	uint32_t *stack = t->stack, scap = t->stack_cap;
 	uint64_t last = t->last_ns, frame = marks;
 	uint32_t depth = t->depth, off = 0;
 	for (int more = 1; more;) {
@@ -989,10 +1083,15 @@ static uint32_t fixed_records(struct profev_recorder *r, const unsigned char *p,
 			last = ts;
 			uint32_t name = arg < nstrings ? strings[arg] : 0;
 			if (type == PFW_R_ZONE_BEGIN) {
-				if (depth++ < MAX_DEPTH)
+				if (unlikely(depth >= scap) && depth < MAX_DEPTH) {
+					stack_grow(t);
+					stack = t->stack;
+					scap = t->stack_cap;
+				}
+				if (depth++ < scap)
 					stack[depth - 1] = name;
 			} else if (type == PFW_R_ZONE_END && depth) {
-				if (depth-- <= MAX_DEPTH && !arg)
+				if (depth-- <= scap && !arg)
 					name = stack[depth];
 			}
 			*e = (struct plain_event){ ts, name, cat < ncats ? cats[cat] : 0, type, 0 };
@@ -1218,6 +1317,10 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 	r->o = *o;
 	r->rfd = r->pidfd = r->shm_fd = -1;
 	set_rate(r, 1.0);
+	if (tid_index_init(&r->thr_index)) {
+		err_set(err, PROFEV_E_NOMEM, "out of memory");
+		goto fail;
+	}
 	/* Chunks are compressed and written beside the thread that decodes the
 	 * stream, on the core the program leaves free when it waits for room. */
 	struct profev_writer_opts wo = { o->zstd_level, 0, 1 };
@@ -1354,8 +1457,8 @@ static int try_reap(struct profev_recorder *r, int block)
 static void release_client(struct profev_recorder *r)
 {
 	for (uint32_t i = 0; i < r->nthr; i++)
-		if (r->thr[i]->ring_map)
-			pfw_ring_stop((struct pfw_ring_ctl *)(void *)r->thr[i]->ring_map);
+		if (r->thr[i].t && r->thr[i].t->ring_map)
+			pfw_ring_stop((struct pfw_ring_ctl *)(void *)r->thr[i].t->ring_map);
 	if (r->img.ctl)
 		pfw_images_stop(r->img.ctl);
 	if (r->rfd >= 0)
@@ -1503,8 +1606,9 @@ void profev_recorder_free(struct profev_recorder *r)
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	for (uint32_t i = 0; i < r->nthr; i++)
-		thread_free(r->thr[i]);
+		thread_free(r->thr[i].t);
 	free(r->thr);
+	tid_index_free(&r->thr_index);
 	if (r->shm_fd >= 0)
 		close(r->shm_fd);
 	free(r->strings);
