@@ -1,6 +1,6 @@
 /* hostile-client MODE [N]: stands in for a traced program under pfrec and
  * writes a broken or abusive wire stream (formats/wire.md) to PROFEV_FD,
- * without the profev client. Built by tests/cli/117-rec-hostile-client.sh.
+ * without the profev client. Built by tests/cli/121-rec-hostile-client.sh.
  *   threads N     N threads that never exit, one zone each
  *   churn N       N threads, each exits after its zone
  *   names N       string id 1 defined N times, each time a new 200-byte name
