@@ -1,4 +1,6 @@
 /* pfdump: show or summarize a trace. */
+#include <errno.h>
+#include <string.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include "cmd.h"
@@ -66,6 +68,7 @@ int cmd_dump(int argc, char **argv)
 		return err.code == PROFEV_E_IO ? EXIT_USAGE : EXIT_TRACE;
 	}
 	int rc;
+	errno = 0;
 	if (stats || leaks) {
 		struct profev_stats *s;
 		rc = profev_stats_collect(r, &s);
@@ -78,13 +81,16 @@ int cmd_dump(int argc, char **argv)
 		rc = profev_dump_events(r, stdout, jsonl ? PROFEV_DUMP_JSONL : PROFEV_DUMP_TEXT);
 	}
 	int status = EXIT_OK;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cmd_error("unable to write the output");
+	int werr = errno; /* of the write that failed, if one did */
+	if (fflush(stdout) != 0)
+		werr = errno;
+	if (ferror(stdout)) {
+		cmd_error("unable to write '<stdout>': %s", werr ? strerror(werr) : "write error");
 		status = EXIT_TRACE;
 	} else if (rc < 0) {
 		const struct profev_error *e = profev_reader_error(r);
 		if (rc == PROFEV_E_IO && !e->message[0])
-			cmd_error("unable to write the output");
+			cmd_error("unable to write '<stdout>'");
 		else
 			cmd_trace_error(path, e);
 		status = EXIT_TRACE;
