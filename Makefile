@@ -11,6 +11,7 @@ PKGDIR      := $(LIBDIR)/pkgconfig
 
 CC          ?= cc
 SAN         ?=
+SOAK_SECONDS ?= 600
 ifeq ($(SAN),)
 BUILD       ?= build
 else
@@ -87,7 +88,7 @@ TRACY_SO    := $(BUILD)/libprofev-tracy.so.0
 TRACY_LIBS  := $(if $(TRACY_SRC),$(TRACY_A) $(TRACY_SO))
 
 .SECONDARY:
-.PHONY: all lib commands examples tools test unit bench fuzz fuzz-build deps demo tsan-test install uninstall clean help
+.PHONY: all lib commands examples tools test unit bench soak fuzz fuzz-build deps demo tsan-test install uninstall clean help
 
 all: lib commands examples ## build libraries, commands and examples (default)
 
@@ -199,6 +200,9 @@ tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, 
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_client
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_record
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_writer_batch
+
+soak: all ## record the example game at full speed with memory events for SOAK_SECONDS (600): nothing lost, pfrec's RSS flat; not in CI
+	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) sh tests/soak/run.sh $(BUILD)
 
 bench: all tools $(BENCH_BIN) $(BENCH_CXX_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)

@@ -11,7 +11,13 @@
  * entity count (what tests/bench/game_args.sh measures). Each frame also
  * draws a small picture (moving shapes over a gradient) and sends it with
  * PROFEV_FRAME_IMAGE, bottom-up as OpenGL reads a framebuffer back.
- * usage: game [FRAMES]   (default 120)
+ * usage: game [FRAMES] [--seconds N] [--full-speed] [--memory]
+ *   FRAMES        frames to run (default 120; 0: no limit)
+ *   --seconds N   stop after N seconds
+ *   --full-speed  no sleeping: every thread records as fast as it can
+ *   --memory      each job and draw allocates scratch memory, recorded with
+ *                 its callstack (PROFEV_ALLOC_S, PROFEV_FREE_S)
+ * make soak runs it under pfrec with all three for minutes on end.
  */
 #include <math.h>
 #include <pthread.h>
@@ -42,9 +48,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t go = PTHREAD_COND_INITIALIZER, done = PTHREAD_COND_INITIALIZER;
 static int job_frame = -1, jobs_left, quit;
 static int render_frame = -1, rendered = -1;
+static int full_speed, memory;
 
 static void sleep_us(long us)
 {
+	if (full_speed)
+		return;
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 	nanosleep(&ts, NULL);
 }
@@ -84,6 +93,24 @@ static void draw_shot(int f)
 				p[2] = (unsigned char)(shade / 2);
 			}
 	}
+}
+
+/* Scratch memory of a job or a pass, with --memory. */
+static void *scratch(size_t size)
+{
+	if (!memory)
+		return NULL;
+	void *p = malloc(size);
+	PROFEV_ALLOC_S(p, size, 16);
+	return p;
+}
+
+static void scratch_free(void *p)
+{
+	if (!p)
+		return;
+	PROFEV_FREE_S(p, 16);
+	free(p);
 }
 
 static void simulate(int first, int last)
@@ -129,7 +156,9 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&lock);
 		{
 			PROFEV_ZONE(physics, "job");
+			void *tmp = scratch(64 + (size_t)n * 4);
 			simulate(n * id / WORKERS, n * (id + 1) / WORKERS);
+			scratch_free(tmp);
 		}
 		pthread_mutex_lock(&lock);
 		if (--jobs_left == 0)
@@ -161,7 +190,9 @@ static void *renderer(void *arg)
 			for (int pass = 0; pass < 3; pass++) {
 				static const char *const passes[] = { "shadows", "opaque", "post" };
 				PROFEV_ZONE_DYN(render, passes[pass], strlen(passes[pass]));
+				void *tmp = scratch(256 + (size_t)pass * 128);
 				sleep_us(200 + n / 8);
+				scratch_free(tmp);
 			}
 			PROFEV_COUNTER(render, "draw calls", n / 4 + 17);
 		}
@@ -192,7 +223,18 @@ static void *mixer(void *arg)
 
 int main(int argc, char **argv)
 {
-	int frames = argc > 1 ? atoi(argv[1]) : 120;
+	int frames = argc > 1 && argv[1][0] != '-' ? atoi(argv[1]) : 120;
+	double seconds = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--full-speed"))
+			full_speed = 1;
+		else if (!strcmp(argv[i], "--memory"))
+			memory = 1;
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = atof(argv[++i]);
+	}
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	pthread_t w[WORKERS], r, a;
 	profev_thread_name("main");
 	for (int i = 0; i < MAX_ENTITIES; i++)
@@ -203,9 +245,11 @@ int main(int argc, char **argv)
 	pthread_create(&a, NULL, mixer, NULL);
 
 	PROFEV_MESSAGE(game, "level %d: %d entities", 1, nentities);
-	for (frame = 0; frame < frames; frame++) {
+	for (frame = 0; !frames || frame < frames; frame++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (seconds > 0 && (t0.tv_sec - start.tv_sec) + (t0.tv_nsec - start.tv_nsec) / 1e9 >= seconds)
+			break;
 		{
 			PROFEV_ZONE(game, "frame");
 #ifdef GAME_ARGS
@@ -256,6 +300,6 @@ int main(int argc, char **argv)
 		pthread_join(w[i], NULL);
 	pthread_join(r, NULL);
 	pthread_join(a, NULL);
-	printf("%d frames, %d entities\n", frames, nentities);
+	printf("%d frames, %d entities\n", frame, nentities);
 	return 0;
 }
