@@ -36,6 +36,8 @@ static void flush(void)
 
 static void put(const void *p, size_t n)
 {
+	if (!n)
+		return;
 	if (nout + n > sizeof out)
 		flush();
 	memcpy(out + nout, p, n);
