@@ -34,7 +34,10 @@ for mode in shared pipe; do
 	[ ! -s err.txt ] || { cat err.txt; fail "$mode: warnings"; }
 	expect_exit 0 pfdump --stats slow.bin
 	contains out.txt "lost events:  0"
-	[ "$(count_type slow.bin zone_begin)" -eq 1200000 ] || fail "$mode: zones lost"
-	[ "$(count_type slow.bin zone_end)" -eq 1200000 ] || fail "$mode: zone ends lost"
-	[ "$(count_type slow.bin counter)" -eq 12000 ] || fail "$mode: counters lost"
+	# The counts of "events by type" (a listing of 2.4M events is slow
+	# under the sanitizers).
+	by_type() { awk -v t="$1" '$1 == t { print $2; exit }' out.txt; }
+	[ "$(by_type zone_begin)" = 1200000 ] || fail "$mode: zones lost: $(by_type zone_begin)"
+	[ "$(by_type zone_end)" = 1200000 ] || fail "$mode: zone ends lost: $(by_type zone_end)"
+	[ "$(by_type counter)" = 12000 ] || fail "$mode: counters lost: $(by_type counter)"
 done
