@@ -179,6 +179,8 @@ TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_dat
 							   srcloc->line);
 		if (s)
 			end = profev__begin(&profev_cat_tracy, s);
+		if (end && srcloc->color)
+			PROFEV_ZONE_COLOR(srcloc->color);
 	}
 	return profev_tracy__ctx(end);
 }
@@ -196,17 +198,20 @@ TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_lo
 							   srcloc->line);
 		if (s)
 			end = profev__zone_s(s, depth);
+		if (end && srcloc->color)
+			PROFEV_ZONE_COLOR(srcloc->color);
 	}
 	return profev_tracy__ctx(end);
 }
 
-/* A source location made at run time: the zone's name, copied. */
+/* A source location made at run time: the zone's name, copied, and its color. */
 struct dyn_srcloc {
 	size_t len;
+	uint32_t color;
 	char name[];
 };
 
-static uint64_t dyn_srcloc(const char *name, size_t len)
+static uint64_t dyn_srcloc(const char *name, size_t len, uint32_t color)
 {
 	if (!name)
 		len = 0;
@@ -216,6 +221,7 @@ static uint64_t dyn_srcloc(const char *name, size_t len)
 	if (!d)
 		return 0;
 	d->len = len;
+	d->color = color;
 	if (len)
 		memcpy(d->name, name, len);
 	d->name[len] = 0;
@@ -225,17 +231,17 @@ static uint64_t dyn_srcloc(const char *name, size_t len)
 uint64_t ___tracy_alloc_srcloc(uint32_t line, const char *source, size_t sourceSz, const char *function,
 			       size_t functionSz, uint32_t color)
 {
-	(void)line; (void)source; (void)sourceSz; (void)color;
-	return dyn_srcloc(function, functionSz);
+	(void)line; (void)source; (void)sourceSz;
+	return dyn_srcloc(function, functionSz, color);
 }
 
 uint64_t ___tracy_alloc_srcloc_name(uint32_t line, const char *source, size_t sourceSz, const char *function,
 				    size_t functionSz, const char *name, size_t nameSz, uint32_t color)
 {
-	(void)line; (void)source; (void)sourceSz; (void)color;
+	(void)line; (void)source; (void)sourceSz;
 	if (name && nameSz)
-		return dyn_srcloc(name, nameSz);
-	return dyn_srcloc(function, functionSz);
+		return dyn_srcloc(name, nameSz, color);
+	return dyn_srcloc(function, functionSz, color);
 }
 
 /* Takes the location ___tracy_alloc_srcloc made, as Tracy does. */
@@ -243,6 +249,8 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
 {
 	struct dyn_srcloc *d = (struct dyn_srcloc *)(uintptr_t)srcloc;
 	uint64_t end = d ? profev_tracy__begin_dyn(d->name, d->len, active) : 0;
+	if (end && d->color)
+		PROFEV_ZONE_COLOR(d->color);
 	free(d);
 	return profev_tracy__ctx(end);
 }

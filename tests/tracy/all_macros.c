@@ -59,7 +59,7 @@ static void frame(int i)
 #ifdef TRACY_ENABLE /* Tracy's functions for zones made by hand exist only then */
 	const char *fn = __func__;
 	uint64_t loc = ___tracy_alloc_srcloc_name(__LINE__, __FILE__, strlen(__FILE__), fn, strlen(fn),
-						  "dynamic", 7, 0);
+						  "dynamic", 7, 0x405060);
 	TracyCZoneCtx zd = ___tracy_emit_zone_begin_alloc(loc, 1);
 	TracyCZoneEnd(zd);
 	loc = ___tracy_alloc_srcloc(__LINE__, __FILE__, strlen(__FILE__), "dynamic_fn", 10, 0);
@@ -115,7 +115,8 @@ static void frame(int i)
 	TracyCMemoryDiscardS(pool, 3);
 	TracyCSecureMemoryDiscardS(pool, 3);
 
-	/* Frames: one default mark and one "cphysics" mark per frame. */
+	/* Frames: one default mark, one "cphysics" mark, one "cload" frame and
+	 * one (4 x 4) frame image per frame. */
 	TracyCFrameMarkNamed("cphysics");
 	TracyCFrameMarkStart("cload");
 	TracyCFrameMarkEnd("cload");

@@ -102,7 +102,7 @@ static void frame(int i)
 	ZoneTransientNS(t5, "transient_s", 5, true);
 
 #ifdef TRACY_ENABLE // Tracy's types exist only then
-	static constexpr tracy::SourceLocationData loc { "manual", __FUNCTION__, __FILE__, (uint32_t)__LINE__, 0 };
+	static constexpr tracy::SourceLocationData loc { "manual", __FUNCTION__, __FILE__, (uint32_t)__LINE__, 0x102030 };
 	static constexpr tracy::SourceLocationData loc_s { "manual_s", __FUNCTION__, __FILE__, (uint32_t)__LINE__, 0 };
 	tracy::ScopedZone manual(&loc);
 	tracy::ScopedZone manual_s(&loc_s, 6, true);
@@ -175,7 +175,8 @@ static void frame(int i)
 	holder.m_lock.lock();
 	holder.m_lock.unlock();
 
-	// Frames: one default mark and one "physics" mark per frame.
+	// Frames: one default mark, one "physics" mark, one "load" frame and one
+	// (4 x 4) frame image per frame.
 	FrameMarkNamed(k_frames);
 	FrameMarkStart("load");
 	FrameMarkEnd("load");

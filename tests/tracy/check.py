@@ -38,7 +38,7 @@ if lang == "cpp":
     args = {("leaf", "text"): 2, ("leaf", "name"): 2, ("leaf", "value"): 1, ("leaf", "color"): 1,
             ("zncs", "color"): 2, ("zncs", "text"): 2, ("zncs", "name"): 2, ("zncs", "value"): 1,
             ("frame", "color"): 4, ("znc", "color"): 1, ("named_c", "color"): 1, ("named_cs", "color"): 1,
-            ("transient_c", "color"): 1}
+            ("transient_c", "color"): 1, ("manual", "color"): 1}
     leaf_text = lambda i: ["text", "i=%d" % i]
     # Locks per frame (name: acquisitions): try_lock, lock_guard, unique_lock, a member.
     locks = {"std::mutex g_lock": 1, "named rw": 1, "std::mutex m_lock": 1}
@@ -56,7 +56,7 @@ else:
     appinfo = "c app info"
     pool, named_frames, edge_frames = "cpool", "cphysics", "cload"
     args = {("leaf", "text"): 1, ("leaf", "name"): 1, ("leaf", "value"): 1, ("leaf", "color"): 1,
-            ("frame", "color"): 2, ("named_c", "color"): 1, ("named_cs", "color"): 1}
+            ("frame", "color"): 2, ("named_c", "color"): 1, ("named_cs", "color"): 1, ("dynamic", "color"): 1}
     leaf_text = lambda i: ["text"]
     locks = {}
     parents = {"named": "frame", "leaf": "frame", "dynamic": "frame", "manual": "frame"}
@@ -162,6 +162,10 @@ for thread, frames in FRAMES.items():
         fail("%s: leaf texts %s" % (thread, values[("leaf", "text")]))
     if values.get(("leaf", "color")) and set(values[("leaf", "color")]) != {0xff0000}:
         fail("%s: leaf colors %s" % (thread, values[("leaf", "color")]))
+    # A SourceLocationData's (C++) or ___tracy_alloc_srcloc's (C) color.
+    srcloc_zone, srcloc_color = ("manual", 0x102030) if lang == "cpp" else ("dynamic", 0x405060)
+    if values.get((srcloc_zone, "color")) and values[(srcloc_zone, "color")] != [srcloc_color] * n:
+        fail("%s: %s's colors %s" % (thread, srcloc_zone, values[(srcloc_zone, "color")]))
     # Locks: a wait, an acquisition and a release for each.
     waits = collections.Counter(e.get("lock", e.get("name")) for e in evs if e["type"] == "lock_wait")
     acq = sum(1 for e in evs if e["type"] == "lock_acquired")
@@ -208,6 +212,9 @@ for thread, frames in FRAMES.items():
     marks = collections.Counter(e["name"] for e in evs if e["type"] == "frame")
     if marks != collections.Counter({"": n, named_frames: n}):
         fail("%s: frame marks %s" % (thread, dict(marks)))
+    images = sum(1 for e in evs if e["type"] == "frame_image")
+    if images != n:
+        fail("%s: %d frame images, expected %d" % (thread, images, n))
     edges = [(e["type"], e["name"]) for e in evs if e["type"] in ("frame_start", "frame_end")]
     if edges != [("frame_start", edge_frames), ("frame_end", edge_frames)] * n:
         fail("%s: discontinuous frames %s" % (thread, edges))

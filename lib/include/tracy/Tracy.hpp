@@ -351,6 +351,8 @@ public:
 							    srcloc->function, srcloc->file, srcloc->line);
 			if (s)
 				m_end = profev_tracy__begin(s, 1);
+			if (srcloc->color)
+				Color(srcloc->color);
 		}
 	}
 	PROFEV_TRACY__AI ScopedZone(const SourceLocationData *srcloc, int32_t depth, bool is_active = true) noexcept
@@ -362,6 +364,8 @@ public:
 							    srcloc->function, srcloc->file, srcloc->line);
 			if (s)
 				m_end = profev_tracy__begin_s(s, depth, 1);
+			if (srcloc->color)
+				Color(srcloc->color);
 		}
 	}
 	ScopedZone(uint32_t line, const char *source, size_t sourceSz, const char *function, size_t functionSz,
