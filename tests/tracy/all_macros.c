@@ -1,5 +1,5 @@
 /* A C program instrumented the way Tracy's manual shows, using every macro
- * of TracyC.h. tests/cli/117-rec-tracy.sh builds it against profev's
+ * of TracyC.h. tests/cli/120-rec-tracy.sh builds it against profev's
  * <tracy/TracyC.h>, runs it under pfrec and checks the events; the counts
  * it expects follow from the comments here.
  *

@@ -1,5 +1,5 @@
 // A program instrumented the way Tracy's manual shows, using every public
-// macro of Tracy.hpp. tests/cli/117-rec-tracy.sh builds it against
+// macro of Tracy.hpp. tests/cli/120-rec-tracy.sh builds it against
 // <tracy/Tracy.hpp> (profev's), runs it under pfrec and checks the events;
 // the counts it expects follow from the comments here.
 //

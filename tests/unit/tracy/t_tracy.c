@@ -1,7 +1,7 @@
 /* libprofev-tracy without a recorder: the site table (one site per key and
  * type, the same from every thread, NULL once 4096 keys are in), zone
  * contexts, run-time source locations and lock contexts. What the macros
- * record under pfrec is tests/cli/117-rec-tracy.sh. */
+ * record under pfrec is tests/cli/120-rec-tracy.sh. */
 #include <pthread.h>
 #include <stdlib.h>
 #include "check.h"
