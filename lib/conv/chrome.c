@@ -1137,6 +1137,32 @@ static int ch_image(struct conv *c, struct conv_thread *t, const struct profev_e
 	return 0;
 }
 
+/* A sample as a Trace Event Format sample event (phase P), its callstack
+ * in stackFrames like any other: chrome://tracing lists them per thread. */
+static int ch_sample(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	int rc = event_begin(c, 64, 'P');
+	if (rc)
+		return rc;
+	outbuf_lit(&c->out, ",\"ts\":");
+	if (ev->ts < c->base) {
+		outbuf_byte(&c->out, '-');
+		json_us(&c->out, c->base - ev->ts);
+	} else {
+		json_us(&c->out, ev->ts - c->base);
+	}
+	if ((rc = put_ids(c, t)))
+		return rc;
+	outbuf_lit(&c->out, ",\"name\":\"cpu-clock\",\"cat\":\"sample\"");
+	if ((rc = put_sf(c, ev->stack)))
+		return rc;
+	outbuf_lit(&c->out, ",\"args\":{\"cpu\":");
+	json_u64(&c->out, (uint32_t)ev->payload);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	return 0;
+}
+
 const struct conv_ops conv_chrome_ops = {
 	.name = "chrome",
 	.split_ok = 1,
@@ -1144,6 +1170,7 @@ const struct conv_ops conv_chrome_ops = {
 	.fini = ch_fini,
 	.part_begin = ch_part_begin,
 	.part_end = ch_part_end,
+	.sample = ch_sample,
 	.thread = ch_thread,
 	.zone_begin = ch_zone_begin,
 	.zone_end = ch_zone_end,

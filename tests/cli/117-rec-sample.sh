@@ -84,3 +84,16 @@ w=$(awk '/;main;hot_main [0-9]+$/ { n += $NF } END { print n + 0 }' s.folded)
 grep -q '^plain ([0-9]*);.*;worker;hot_worker [0-9]*$' s.folded || { cat s.folded; fail "no worker;hot_worker stack"; }
 expect_exit 2 pfconv to chrome --samples s.bin
 contains err.txt "--samples applies to folded output only"
+# Chrome JSON: every sample a P event whose sf is in stackFrames, its
+# innermost frame the function the listing names.
+expect_exit 0 pfconv -q to chrome -o s.json s.bin
+python3 - s.json "$(count_type s.bin sample)" "$m" <<'PY' || fail "the Chrome JSON's samples"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [e for e in d["traceEvents"] if e["ph"] == "P"]
+sf = d.get("stackFrames", {})
+assert len(p) == int(sys.argv[2]), (len(p), sys.argv[2])
+assert all(e["sf"] in sf for e in p)
+hot = sum(1 for e in p if sf[e["sf"]]["name"] == "hot_main")
+assert hot == int(sys.argv[3]), (hot, sys.argv[3])
+PY
