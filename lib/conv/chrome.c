@@ -846,12 +846,13 @@ static int ch_counter(struct conv *c, const struct profev_event *ev)
 	return 0;
 }
 
-/* A pool's live bytes: a counter "memory: POOL" of the process. */
+/* A pool's live bytes: a counter "memory: POOL" of the process; and each
+ * allocation an instant of the process (no tid: a thread with nothing
+ * else would appear only for it) named by its pool, with its size and
+ * callstack, as the Perfetto output has them on its "allocations" track. */
 static int ch_memory(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
 		     const struct conv_mem *m)
 {
-	(void)t;
-	(void)ev;
 	const char *pool = m->pool ? profev_reader_string(c->r, m->pool) : "default";
 	size_t len = strlen(pool);
 	int rc = event_begin(c, JSON_STRING_MAX(len), 'C');
@@ -864,6 +865,21 @@ static int ch_memory(struct conv *c, struct conv_thread *t, const struct profev_
 	c->st.replaced_bytes += json_chars(&c->out, pool, len);
 	outbuf_lit(&c->out, "\",\"args\":{\"bytes\":");
 	json_u64(&c->out, m->live);
+	outbuf_byte(&c->out, '}');
+	event_end(c);
+	if (!t || ev->type != PROFEV_EV_MEM_ALLOC)
+		return 0;
+	if ((rc = event_begin(c, JSON_STRING_MAX(len) + 64, 'i')))
+		return rc;
+	outbuf_lit(&c->out, ",\"s\":\"p\"");
+	field_ts(c, ",\"ts\":", c->now);
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, c->pid);
+	field_str(c, ",\"name\":", pool, len);
+	if ((rc = put_sf(c, ev->stack)))
+		return rc;
+	outbuf_lit(&c->out, ",\"args\":{\"bytes\":");
+	json_u64(&c->out, m->size);
 	outbuf_byte(&c->out, '}');
 	event_end(c);
 	return 0;

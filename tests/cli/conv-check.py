@@ -19,7 +19,7 @@ chrome: parsed by Python's strict json (no NaN); B/E matched per thread in
   event on its thread (viewers order the two forms differently there).
 
 Memory: "live" holds each pool's last live-bytes value, "allocs" and
-"alloc_bytes" the allocations with their sizes (Perfetto); "stacks_used"
+"alloc_bytes" the allocations with their sizes; "stacks_used"
 lists the callstacks events refer to, outermost frame first, frames joined
 by ";" (Chrome: by name; Perfetto: by function name, else
 mapping+0xrel_pc).
@@ -350,7 +350,12 @@ def check_chrome(path, counts):
             counts["unclosed"] += bool(args.get("unclosed"))
             counts["cut"] += bool(args.get("cut"))
         if ph == "i":
-            if "text" in args:
+            if e.get("s") == "p":
+                if set(args) != {"bytes"} or not isinstance(args["bytes"], int):
+                    fail(where + ": allocation args %r" % args)
+                counts["allocs"] += 1
+                counts["alloc_bytes"] += args["bytes"]
+            elif "text" in args:
                 counts["messages"] += 1
             elif e.get("name") == "lost events":
                 counts["lost"] += 1
