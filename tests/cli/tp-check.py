@@ -27,7 +27,8 @@ and reopened in the next ("continued") counts as one.
 the output of that window, compared with the trace's zones, instants,
 messages and counters inside it (zones cut at its edges).
 --chrome FILE: also load pfconv's Chrome JSON of TRACE, which must import
-without errors with the same numbers of slices, counters and threads.
+without errors with the same numbers of slices (frame images, Perfetto's
+screenshots, apart), counter values and threads.
 Prints a one-line summary; exits 1 with the first difference.
 """
 import collections
@@ -333,7 +334,8 @@ def main():
         if bad:
             fail("'%s' imports with errors: %s" % (chrome, ", ".join(bad)))
         count = lambda tr, sql: tp_rows(tr, sql)[0][0]
-        for what, sql in (("slices", "select count(*) from slice"),
+        # (frame images are Perfetto's screenshots, which JSON cannot hold)
+        for what, sql in (("slices", "select count(*) from slice where category is not 'android_screenshot'"),
                           ("counter values", "select count(*) from counter"),
                           ("threads", "select count(*) from thread where tid != 0")):
             # Chrome JSON shows frame sets as threads of their own.
