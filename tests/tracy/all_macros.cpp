@@ -186,14 +186,20 @@ static void frame(int i)
 }
 
 // Contention: 4 threads "locker" take the lock "contended" 25 times each
-// and hold it 200 us: 100 acquisitions, most of them after a wait.
+// and hold it 200 us: 100 acquisitions, most of them after a wait. Each
+// rests 300 us between turns: std::mutex is not fair, and a thread that
+// takes it again at once would otherwise run all its turns unopposed while
+// the others wait once each.
 static TracyLockableN(std::mutex, g_contended, "contended");
 static void locker()
 {
 	tracy::SetThreadName("locker");
 	for (int i = 0; i < 25; i++) {
-		std::lock_guard<LockableBase(std::mutex)> guard(g_contended);
-		usleep(200);
+		{
+			std::lock_guard<LockableBase(std::mutex)> guard(g_contended);
+			usleep(200);
+		}
+		usleep(300);
 	}
 }
 
