@@ -334,7 +334,9 @@ struct profev_writer_opts {
 
 /**
  * Start a trace on a file descriptor open for writing (pipes work).
- * Writes the file header at once. The fd stays the caller's to close.
+ * Writes the file header at once, and waits for that write even when
+ * threaded, so an fd that cannot be written (a full disk) fails here.
+ * The fd stays the caller's to close.
  * @return a writer, or NULL with *err filled (err may be NULL).
  */
 struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts *opts,

@@ -146,7 +146,10 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 	memcpy(hdr, FILE_MAGIC, 8);
 	put_le16(hdr + 8, PROFEV_FORMAT_MAJOR);
 	put_le16(hdr + 10, PROFEV_FORMAT_MINOR);
-	if (chunk_store_raw(w->store, hdr, sizeof(hdr), 0, &w->err)) {
+	/* Waiting for the header's write tells an unwritable output (a full
+	 * disk, /dev/full) now, before a recorder starts the program. */
+	if (chunk_store_raw(w->store, hdr, sizeof(hdr), 0, &w->err) ||
+	    chunk_store_drain(w->store, &w->err)) {
 		if (err)
 			*err = w->err;
 		profev_writer_free(w);
