@@ -94,6 +94,7 @@ const char *profev_event_type_name(unsigned type)
 		[PROFEV_EV_LOCK_RELEASED] = "lock_released",
 		[PROFEV_EV_FRAME_START] = "frame_start",
 		[PROFEV_EV_FRAME_END] = "frame_end",
+		[PROFEV_EV_POINT_ARG] = "point_arg",
 		[PROFEV_EV_SAMPLE] = "sample",
 		[PROFEV_EV_SWITCH_OUT] = "switch_out",
 		[PROFEV_EV_SWITCH_IN] = "switch_in",

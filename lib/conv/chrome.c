@@ -794,23 +794,63 @@ static int instant_head(struct conv *c, struct conv_thread *t, size_t room, cons
 	return 0;
 }
 
+static size_t arg_room(struct conv *c, const struct profev_event *a);
+static void arg_value(struct conv *c, struct outbuf *o, const struct profev_event *a);
+
+/* Room for the arguments of t's instant or message being written. */
+static size_t point_args_room(struct conv *c, const struct conv_thread *t)
+{
+	uint32_t n;
+	const struct profev_event *a = conv_point_args(t, &n);
+	size_t room = 16;
+	for (uint32_t i = 0; i < n; i++)
+		room += arg_room(c, &a[i]) + 2;
+	return room;
+}
+
+/* Its arguments as members of the "args" object, each after a comma
+ * unless first; whether it wrote any. */
+static int point_args_write(struct conv *c, const struct conv_thread *t, int first)
+{
+	uint32_t n;
+	const struct profev_event *a = conv_point_args(t, &n);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *key = profev_reader_string(c->r, a[i].name);
+		if (!first)
+			outbuf_byte(&c->out, ',');
+		first = 0;
+		c->st.replaced_bytes += json_string(&c->out, key, strlen(key));
+		outbuf_byte(&c->out, ':');
+		arg_value(c, &c->out, &a[i]);
+	}
+	return n != 0;
+}
+
 static int ch_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
 	const char *name = profev_reader_string(c->r, ev->name);
-	int rc = instant_head(c, t, 0, name, strlen(name), (uint32_t)ev->payload);
-	if (!rc)
-		event_end(c);
-	return rc;
+	int rc = instant_head(c, t, point_args_room(c, t), name, strlen(name), (uint32_t)ev->payload);
+	if (rc)
+		return rc;
+	if (t->npoint) {
+		outbuf_lit(&c->out, ",\"args\":{");
+		point_args_write(c, t, 1);
+		outbuf_byte(&c->out, '}');
+	}
+	event_end(c);
+	return 0;
 }
 
 static int ch_message(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
 		      const char *text, size_t len)
 {
 	size_t title = conv_message_title(text, len, TITLE_MAX);
-	int rc = instant_head(c, t, JSON_STRING_MAX(len), text, title, (uint32_t)ev->payload);
+	int rc = instant_head(c, t, JSON_STRING_MAX(len) + point_args_room(c, t), text, title,
+			      (uint32_t)ev->payload);
 	if (rc)
 		return rc;
 	field_str(c, ",\"args\":{\"text\":", text, len);
+	point_args_write(c, t, 0);
 	outbuf_byte(&c->out, '}');
 	event_end(c);
 	return 0;

@@ -61,6 +61,9 @@ struct conv_thread {
 	 * zones, innermost last; a zone's are forgotten once it has ended. */
 	struct profev_event *args;
 	uint32_t nargs, args_cap;
+	/* POINT_ARG events for its next instant or message (conv_point_args()). */
+	struct profev_event *point;
+	uint32_t npoint, point_cap;
 	uint64_t wait_lock, wait_ts; /* a LOCK_WAIT not yet acquired, 0 = none */
 	uint32_t wait_name;
 	uint64_t spans;        /* discontinuous frames begun on a frames track */
@@ -130,6 +133,7 @@ struct conv_ops {
 	/* z is still on t's stack (t->stack[t->depth - 1]) during the call. */
 	int (*zone_end)(struct conv *c, struct conv_thread *t, struct conv_zone *z,
 			uint64_t ts, int edge);
+	/* Instants and messages carry their arguments: conv_point_args(). */
 	int (*instant)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
 	/* text[0..len) is the message's text, not NUL-terminated. */
 	int (*message)(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
@@ -174,6 +178,16 @@ static inline const struct profev_event *conv_zone_args(const struct conv_thread
 {
 	*n = t->nargs > z->args ? t->nargs - z->args : 0;
 	return t->args ? t->args + z->args : NULL; /* no args yet: no NULL + 0 */
+}
+
+#define CONV_POINT_ARGS_MAX 256
+
+/* The arguments of the instant or message that t's ops->instant() or
+ * ops->message() is writing (POINT_ARG events), in order. */
+static inline const struct profev_event *conv_point_args(const struct conv_thread *t, uint32_t *n)
+{
+	*n = t->npoint;
+	return t->point;
 }
 
 CONV_HIDDEN extern const struct conv_ops conv_perfetto_ops;

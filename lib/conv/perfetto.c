@@ -1062,10 +1062,27 @@ static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	return 0;
 }
 
+/* An instant (named name, 0: the caller names it) of t with its arguments. */
+static int point_open(struct conv *c, struct te_marks *m, struct conv_thread *t,
+		      const struct profev_event *ev, uint32_t name, size_t extra)
+{
+	struct pf *p = c->fmt;
+	uint32_t n;
+	const struct profev_event *a = conv_point_args(t, &n);
+	p->an = a;
+	p->nan = n;
+	int rc = te_open(c, m, c->now, TYPE_INSTANT, track_uuid(t), name, (uint32_t)ev->payload,
+			 extra + (n ? args_room(c, a, n) : 0));
+	p->nan = 0;
+	if (!rc && n)
+		args_write(c, a, n);
+	return rc;
+}
+
 static int pf_instant(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
 	struct te_marks m;
-	int rc = te_open(c, &m, c->now, TYPE_INSTANT, track_uuid(t), ev->name, (uint32_t)ev->payload, 0);
+	int rc = point_open(c, &m, t, ev, ev->name, 0);
 	if (!rc)
 		te_close(c, &m);
 	return rc;
@@ -1078,8 +1095,7 @@ static int pf_message(struct conv *c, struct conv_thread *t, const struct profev
 	struct outbuf *o = &c->out;
 	struct te_marks m;
 	size_t title = conv_message_title(text, len, TITLE_MAX);
-	int rc = te_open(c, &m, c->now, TYPE_INSTANT, track_uuid(t), 0, (uint32_t)ev->payload,
-			 3 * (len + title) + 4 * PB_FIELD_MAX);
+	int rc = point_open(c, &m, t, ev, 0, 3 * (len + title) + 4 * PB_FIELD_MAX);
 	if (rc)
 		return rc;
 	c->st.replaced_bytes += pb_string_utf8(o, TE_NAME, text, title);
@@ -1210,13 +1226,18 @@ static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_
 
 /* ---- rich events ---- */
 
+static inline int is_arg(uint8_t type)
+{
+	return type == PROFEV_EV_ARG || type == PROFEV_EV_POINT_ARG;
+}
+
 /* Room for the interned names and values of n arguments. */
 static size_t args_room(struct conv *c, const struct profev_event *a, uint32_t n)
 {
 	size_t room = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		room += 2 * PB_FIELD_MAX + 16;
-		if (a[i].type != PROFEV_EV_ARG)
+		if (!is_arg(a[i].type))
 			continue;
 		room += 3 * strlen(profev_reader_string(c->r, a[i].name)) + 2 * PB_FIELD_MAX;
 		if (profev_event_arg_kind(&a[i]) == PROFEV_AK_STR)
@@ -1230,7 +1251,7 @@ static void annames_write(struct conv *c, const struct profev_event *a, uint32_t
 {
 	struct pf *p = c->fmt;
 	for (uint32_t i = 0; i < n; i++) {
-		if (a[i].type != PROFEV_EV_ARG || !a[i].name || conv_idset_add(&p->annames, a[i].name) != 1)
+		if (!is_arg(a[i].type) || !a[i].name || conv_idset_add(&p->annames, a[i].name) != 1)
 			continue;
 		undo_push(p, &p->annames, a[i].name);
 		const char *s = profev_reader_string(c->r, a[i].name);
@@ -1245,7 +1266,7 @@ static int annames_new(struct conv *c, const struct profev_event *a, uint32_t n)
 {
 	struct pf *p = c->fmt;
 	for (uint32_t i = 0; i < n; i++)
-		if (a[i].type == PROFEV_EV_ARG && a[i].name && !conv_idset_has(&p->annames, a[i].name))
+		if (is_arg(a[i].type) && a[i].name && !conv_idset_has(&p->annames, a[i].name))
 			return 1;
 	return 0;
 }

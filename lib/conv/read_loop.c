@@ -290,6 +290,7 @@ static void free_tracks(struct loop *l)
 		free(l->threads[i]->name);
 		free(l->threads[i]->stack);
 		free(l->threads[i]->args);
+		free(l->threads[i]->point);
 		free(l->threads[i]);
 	}
 	free(l->threads);
@@ -917,6 +918,24 @@ static __attribute__((noinline)) int on_kernel_event(struct loop *l, const struc
 	return pass(c, t, &e);
 }
 
+/* An argument of its thread's next instant or message, which follows it:
+ * kept until then (any other event of the thread forgets it). */
+static __attribute__((noinline)) int on_point_arg(struct loop *l, const struct profev_event *ev)
+{
+	struct conv_thread *t = thread_of(l, ev);
+	if (!t)
+		return l->c.out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
+	if (t->npoint >= CONV_POINT_ARGS_MAX)
+		return 0; /* bounded against a hostile trace; no program gives so many */
+	if (array_grow((void **)&t->point, &t->point_cap, sizeof(*t->point), (uint64_t)t->npoint + 1))
+		return PROFEV_E_NOMEM;
+	t->point[t->npoint] = *ev;
+	if (profev_event_arg_kind(ev) == PROFEV_AK_STR && ev->payload > l->nstr)
+		t->point[t->npoint].payload = 0;
+	t->npoint++;
+	return 0;
+}
+
 static inline int has_category(unsigned type)
 {
 	return type == PROFEV_EV_ZONE_BEGIN || type == PROFEV_EV_ZONE_END ||
@@ -985,6 +1004,8 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 		if (!(t = thread_of(l, ev)))
 			return c->out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
 		break;
+	case PROFEV_EV_POINT_ARG:
+		return on_point_arg(l, ev);
 	default:
 		if (ev->type >= PROFEV_EV_ARG && ev->type <= PROFEV_EV_FRAME_END)
 			return on_rich(l, ev);
@@ -1000,6 +1021,9 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 	t->last_ts = ts;
 	c->now = ts;
 
+	if (__builtin_expect(t->npoint != 0, 0) && ev->type != PROFEV_EV_INSTANT &&
+	    ev->type != PROFEV_EV_MESSAGE)
+		t->npoint = 0; /* no instant or message came for them */
 	switch (ev->type) {
 	case PROFEV_EV_ZONE_BEGIN:
 		return push(l, t, ts, ev->name, (uint32_t)ev->payload, known_stack(l, ev->stack));
@@ -1031,19 +1055,25 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 	case PROFEV_EV_THREAD_NAME:
 		return 0; /* thread_of() applied the name */
 	}
-	if (!emitting(t))
+	if (!emitting(t)) {
+		t->npoint = 0;
 		return 0;
+	}
 	if ((rc = announce(l, t)))
 		return rc;
 	c->st.events_out++;
 	l->part_events++;
 	switch (ev->type) {
 	case PROFEV_EV_INSTANT:
-		return c->ops->instant(c, t, ev);
+		rc = c->ops->instant(c, t, ev);
+		t->npoint = 0;
+		return rc;
 	case PROFEV_EV_MESSAGE: {
 		size_t len;
 		const char *text = profev_reader_event_text(c->r, l->text_src ? l->text_src : ev, &len);
-		return c->ops->message(c, t, ev, text, len);
+		rc = c->ops->message(c, t, ev, text, len);
+		t->npoint = 0;
+		return rc;
 	}
 	case PROFEV_EV_FRAME_IMAGE:
 		return on_image(l, t, ev);

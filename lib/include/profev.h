@@ -99,6 +99,13 @@ static inline __attribute__((format(printf, 1, 2))) int profev__nop(const char *
 #define PROFEV_ARG_STR(key, str) ((void)sizeof("" key ""), (void)sizeof(str))
 #define PROFEV_ARG_STRN(key, str, len) \
 	((void)sizeof("" key ""), (void)sizeof(str), (void)sizeof(len))
+#define PROFEV_NEXT_ARG_INT(key, value) PROFEV_ARG_INT(key, value)
+#define PROFEV_NEXT_ARG_UINT(key, value) PROFEV_ARG_UINT(key, value)
+#define PROFEV_NEXT_ARG_DOUBLE(key, value) PROFEV_ARG_DOUBLE(key, value)
+#define PROFEV_NEXT_ARG_BOOL(key, value) PROFEV_ARG_BOOL(key, value)
+#define PROFEV_NEXT_ARG_PTR(key, ptr) PROFEV_ARG_PTR(key, ptr)
+#define PROFEV_NEXT_ARG_STR(key, str) PROFEV_ARG_STR(key, str)
+#define PROFEV_NEXT_ARG_STRN(key, str, len) PROFEV_ARG_STRN(key, str, len)
 #define PROFEV_ZONE_TEXT(str, len) ((void)sizeof(str), (void)sizeof(len))
 #define PROFEV_ZONE_NAME(str, len) ((void)sizeof(str), (void)sizeof(len))
 #define PROFEV_ZONE_VALUE(value) ((void)sizeof(value))
@@ -187,6 +194,7 @@ enum {
 	PROFEV__AK_DOUBLE = 2 << 8,
 	PROFEV__AK_BOOL = 3 << 8,
 	PROFEV__AK_PTR = 4 << 8,
+	PROFEV__AF_POINT = 0x80 << 8, /* ARG, ARG_STR: of the next instant or message */
 	PROFEV__SITE_LOC = 1 << 24, /* in profev_site.type: function, file, line are set */
 };
 
@@ -586,6 +594,33 @@ struct profev__scope {
  *  cut at PROFEV_ARG_STR_MAX bytes and marked, as PROFEV_ARG_STR. */
 #define PROFEV_ARG_STRN(key, str, len) do { \
 	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR); \
+	if (profev__on(&profev__rec)) \
+		profev__arg_str(&profev__site, (str), (size_t)(len)); } while (0)
+
+/*
+ * Arguments of the calling thread's next instant or message rather than of
+ * its open zone: give them right before PROFEV_INSTANT or PROFEV_MESSAGE
+ * (Tracy's colored messages use PROFEV_NEXT_ARG_UINT("color", rgb)). They
+ * need no open zone; readers drop those that no instant or message
+ * follows. Same kinds, costs and string limit as the arguments above.
+ */
+#define PROFEV__NEXT_ARG(key, kind, bits) PROFEV__ARG(key, (kind) | PROFEV__AF_POINT, bits)
+#define PROFEV_NEXT_ARG_INT(key, value) \
+	PROFEV__NEXT_ARG(key, PROFEV__AK_INT, (uint64_t)(int64_t)(value))
+#define PROFEV_NEXT_ARG_UINT(key, value) \
+	PROFEV__NEXT_ARG(key, PROFEV__AK_UINT, (uint64_t)(value))
+#define PROFEV_NEXT_ARG_DOUBLE(key, value) \
+	PROFEV__NEXT_ARG(key, PROFEV__AK_DOUBLE, profev__double_bits((double)(value)))
+#define PROFEV_NEXT_ARG_BOOL(key, value) \
+	PROFEV__NEXT_ARG(key, PROFEV__AK_BOOL, (uint64_t)!!(value))
+#define PROFEV_NEXT_ARG_PTR(key, ptr) \
+	PROFEV__NEXT_ARG(key, PROFEV__AK_PTR, (uint64_t)(uintptr_t)(const void *)(ptr))
+#define PROFEV_NEXT_ARG_STR(key, str) do { \
+	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR | PROFEV__AF_POINT); \
+	if (profev__on(&profev__rec)) \
+		profev__arg_cstr(&profev__site, (str)); } while (0)
+#define PROFEV_NEXT_ARG_STRN(key, str, len) do { \
+	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR | PROFEV__AF_POINT); \
 	if (profev__on(&profev__rec)) \
 		profev__arg_str(&profev__site, (str), (size_t)(len)); } while (0)
 

@@ -126,7 +126,7 @@ struct profev_stats {
 	uint32_t nsched;
 	struct profev_lock_stat *locks; /**< sorted by total wait, largest first */
 	uint32_t nlocks;
-	uint64_t args, flows;        /**< ARG events; FLOW_OUT and FLOW_IN events */
+	uint64_t args, flows;        /**< ARG and POINT_ARG events; FLOW_OUT and FLOW_IN events */
 	uint64_t dropped_args;       /**< metadata dropped_args: arguments and flow
 	                                  marks made with no zone open */
 	int complete;                /**< the trace had its end chunk */

@@ -103,7 +103,9 @@ enum profev_event_type {
 	PROFEV_EV_LOCK_RELEASED = 19, /**< payload: lock address */
 	PROFEV_EV_FRAME_START = 20, /**< name: frame set; a discontinuous frame begins */
 	PROFEV_EV_FRAME_END = 21,  /**< name: frame set; its frame ends */
-	/* 22, 23 reserved for rich events */
+	PROFEV_EV_POINT_ARG = 22,  /**< as ARG, but of the thread's next INSTANT or
+	                                MESSAGE: it comes right before that event */
+	/* 23 reserved for rich events */
 	PROFEV_EV_SAMPLE = 24,     /**< cpu-clock sample of thread tid: stack: its
 	                                callstack; payload: the CPU number */
 	PROFEV_EV_SWITCH_OUT = 25, /**< thread tid went off CPU; payload: the CPU

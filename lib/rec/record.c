@@ -761,18 +761,19 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 	case PFW_R_FLOW_OUT:
 	case PFW_R_FLOW_IN:
 		/* No time: the value stands where ts would; the event belongs to
-		 * the zone open before it. */
-		if (!t->depth) {
+		 * the zone open before it, or (PFW_RF_POINT) to the instant or
+		 * message after it. */
+		if (!t->depth && !(type == PFW_R_ARG && (word >> 8) & PFW_RF_POINT)) {
 			r->dropped_args++;
 			return PFW_REC_HEAD;
 		}
 		ev.ts = t->last_ns;
 		ev.payload = tick;
 		if (type == PFW_R_ARG) {
-			unsigned kind = (word >> 8) & 0xff;
+			unsigned kind = (word >> 8) & 0xff & ~PFW_RF_POINT;
 			if (kind > PFW_AK_PTR)
 				return -1;
-			ev.type = PROFEV_EV_ARG;
+			ev.type = (word >> 8) & PFW_RF_POINT ? PROFEV_EV_POINT_ARG : PROFEV_EV_ARG;
 			ev.name = map_string(r, arg);
 			ev.flags = (uint8_t)(kind << 3);
 			if (kind == PFW_AK_DOUBLE)
@@ -787,7 +788,8 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		uint32_t size = pfw_var_size((uint32_t)tick);
 		if (size > avail)
 			return 0;
-		if (!t->depth) {
+		int point = (word >> 8) & PFW_RF_POINT;
+		if (!t->depth && !point) {
 			r->dropped_args++;
 			return size;
 		}
@@ -795,7 +797,7 @@ static long record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		if (!id)
 			return writer_failed(r), -2;
 		ev.ts = t->last_ns;
-		ev.type = PROFEV_EV_ARG;
+		ev.type = point ? PROFEV_EV_POINT_ARG : PROFEV_EV_ARG;
 		ev.name = map_string(r, arg);
 		ev.payload = id;
 		ev.flags = PROFEV_AK_STR << 3;

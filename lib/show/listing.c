@@ -9,12 +9,15 @@
 #include "show/zone_track.h"
 
 /* JSONL: the arguments and flow marks of each thread's open zones, kept
- * until the zone ends, whose line lists them. */
+ * until the zone ends, whose line lists them; and the arguments of its
+ * next instant or message (POINT_ARG), which come right before it. */
 struct pending {
 	struct profev_event *ev;
 	uint32_t n, cap;
 	uint32_t *mark;       /* per open zone: n when it began */
 	uint32_t depth, mark_cap;
+	struct profev_event *point;
+	uint32_t npoint, point_cap;
 };
 
 /* Lock names by address, from their waits, for the events that have none. */
@@ -298,44 +301,66 @@ static int pending_add(struct pending *p, const struct profev_event *ev)
 	return 0;
 }
 
+/* The events of kind among ev[0..n) as JSON: an "args" object for
+ * arguments, a list of ids for flow marks, nothing if there are none. */
+static void json_marks(struct dump *d, const struct profev_event *ev, uint32_t n, uint8_t kind,
+		       const char *key)
+{
+	struct outbuf *o = &d->o;
+	int first = 1, is_arg = kind == PROFEV_EV_ARG || kind == PROFEV_EV_POINT_ARG;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ev[i].type != kind)
+			continue;
+		if (outbuf_reserve(o, 16 + JSON_NUMBER_MAX))
+			return;
+		if (first)
+			outbuf_put(o, key, strlen(key));
+		else
+			outbuf_byte(o, ',');
+		first = 0;
+		if (!is_arg) {
+			json_u64(o, ev[i].payload);
+			continue;
+		}
+		const char *name = profev_reader_string(d->r, ev[i].name);
+		size_t len = strlen(name);
+		if (outbuf_reserve(o, JSON_STRING_MAX(len) + 2))
+			return;
+		json_string(o, name, len);
+		outbuf_byte(o, ':');
+		json_arg_value(d, &ev[i]);
+	}
+	if (!first && outbuf_reserve(o, 2) == 0)
+		outbuf_byte(o, is_arg ? '}' : ']');
+}
+
 /* The zone's arguments and flows on its end's JSON line, then forgotten. */
 static void pending_end(struct dump *d, struct pending *p)
 {
 	if (!p->depth)
 		return;
 	uint32_t from = p->mark[--p->depth];
-	struct outbuf *o = &d->o;
-	static const uint8_t kinds[] = { PROFEV_EV_ARG, PROFEV_EV_FLOW_OUT, PROFEV_EV_FLOW_IN };
-	static const char *const keys[] = { ",\"args\":{", ",\"flow_out\":[", ",\"flow_in\":[" };
-	for (int k = 0; k < 3 && d->format == PROFEV_DUMP_JSONL; k++) {
-		int first = 1;
-		for (uint32_t i = from; i < p->n; i++) {
-			const struct profev_event *ev = &p->ev[i];
-			if (ev->type != kinds[k])
-				continue;
-			if (outbuf_reserve(o, 16 + JSON_NUMBER_MAX))
-				break;
-			if (first)
-				outbuf_put(o, keys[k], strlen(keys[k]));
-			else
-				outbuf_byte(o, ',');
-			first = 0;
-			if (k) {
-				json_u64(o, ev->payload);
-				continue;
-			}
-			const char *key = profev_reader_string(d->r, ev->name);
-			size_t n = strlen(key);
-			if (outbuf_reserve(o, JSON_STRING_MAX(n) + 2))
-				break;
-			json_string(o, key, n);
-			outbuf_byte(o, ':');
-			json_arg_value(d, ev);
-		}
-		if (!first && outbuf_reserve(o, 2) == 0)
-			outbuf_byte(o, k ? ']' : '}');
+	if (d->format == PROFEV_DUMP_JSONL) {
+		json_marks(d, p->ev + from, p->n - from, PROFEV_EV_ARG, ",\"args\":{");
+		json_marks(d, p->ev + from, p->n - from, PROFEV_EV_FLOW_OUT, ",\"flow_out\":[");
+		json_marks(d, p->ev + from, p->n - from, PROFEV_EV_FLOW_IN, ",\"flow_in\":[");
 	}
 	p->n = from;
+}
+
+/* An instant's or message's arguments on its JSON line, then forgotten. */
+static void pending_point(struct dump *d, struct pending *p)
+{
+	json_marks(d, p->point, p->npoint, PROFEV_EV_POINT_ARG, ",\"args\":{");
+	p->npoint = 0;
+}
+
+static int point_add(struct pending *p, const struct profev_event *ev)
+{
+	if (array_grow((void **)&p->point, &p->point_cap, sizeof(*p->point), (uint64_t)p->npoint + 1))
+		return -1;
+	p->point[p->npoint++] = *ev;
+	return 0;
 }
 
 static void show_stack(struct dump *d, uint32_t id)
@@ -461,6 +486,7 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 		text_src(d, ev->name);
 		break;
 	case PROFEV_EV_ARG:
+	case PROFEV_EV_POINT_ARG:
 		text_arg(d, ev);
 		break;
 	case PROFEV_EV_FLOW_OUT:
@@ -577,7 +603,8 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 		}
 		json_src(d, ev->name);
 		break;
-	case PROFEV_EV_ARG: {
+	case PROFEV_EV_ARG:
+	case PROFEV_EV_POINT_ARG: {
 		const char *kind = arg_kind_name(profev_event_arg_kind(ev));
 		json_key_string(o, "key", in->name, strlen(in->name));
 		json_key_string(o, "kind", kind, strlen(kind));
@@ -656,6 +683,8 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 		json_key_u64(o, "duration_ns", duration);
 	if (ev->type == PROFEV_EV_ZONE_END && pend)
 		pending_end(d, pend);
+	if ((ev->type == PROFEV_EV_INSTANT || ev->type == PROFEV_EV_MESSAGE) && pend)
+		pending_point(d, pend);
 	if (ev->stack) {
 		json_key_u64(o, "stack_id", ev->stack);
 		show_stack(d, ev->stack);
@@ -679,10 +708,18 @@ static int rich_event(struct dump *d, const struct profev_event *ev, struct pend
 		return -1;
 	switch (ev->type) {
 	case PROFEV_EV_ZONE_BEGIN:
+		p->npoint = 0; /* no instant or message came for them */
 		return pending_begin(p);
 	case PROFEV_EV_ZONE_END:
+		p->npoint = 0;
 		*pend = p;
 		return 0;
+	case PROFEV_EV_INSTANT:
+	case PROFEV_EV_MESSAGE:
+		*pend = p;
+		return 0;
+	case PROFEV_EV_POINT_ARG:
+		return d->format == PROFEV_DUMP_JSONL ? point_add(p, ev) : 0;
 	case PROFEV_EV_ARG:
 	case PROFEV_EV_FLOW_OUT:
 	case PROFEV_EV_FLOW_IN:
@@ -732,6 +769,7 @@ static void dump_free(struct dump *d)
 	for (uint32_t i = 0; i < d->npend; i++) {
 		free(d->pend[i].ev);
 		free(d->pend[i].mark);
+		free(d->pend[i].point);
 	}
 	free(d->pend);
 	free(d->waits);
@@ -773,7 +811,9 @@ int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_form
 		struct pending *pend = NULL;
 		if ((ev.type >= PROFEV_EV_ARG && ev.type <= PROFEV_EV_LOCK_RELEASED) ||
 		    (format == PROFEV_DUMP_JSONL &&
-		     (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END))) {
+		     (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
+		      ev.type == PROFEV_EV_POINT_ARG || ev.type == PROFEV_EV_INSTANT ||
+		      ev.type == PROFEV_EV_MESSAGE))) {
 			if (rich_event(&d, &ev, &pend, &has_duration, &duration)) {
 				rc = PROFEV_E_NOMEM;
 				break;

@@ -386,6 +386,7 @@ static int event(struct collect *c, const struct profev_event *ev)
 	case PROFEV_EV_MEM_FREE:
 		return memory(c, ev);
 	case PROFEV_EV_ARG:
+	case PROFEV_EV_POINT_ARG:
 		s->args++;
 		return 0;
 	case PROFEV_EV_FLOW_OUT:

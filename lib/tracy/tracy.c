@@ -379,8 +379,9 @@ void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, in
 	(void)name; (void)secure; (void)depth;
 }
 
-/* Messages; profev's have no callstack and no color. The macros give them
- * their call site's location; these functions, called directly, do not. */
+/* Messages; profev's have no callstack, and a color is their argument
+ * "color". The macros give them their call site's location; these
+ * functions, called directly, do not. */
 
 void ___tracy_emit_message(const char *txt, size_t size, int32_t callstack_depth)
 {
@@ -397,14 +398,17 @@ void ___tracy_emit_messageL(const char *txt, int32_t callstack_depth)
 
 void ___tracy_emit_messageC(const char *txt, size_t size, uint32_t color, int32_t callstack_depth)
 {
-	(void)color;
-	___tracy_emit_message(txt, size, callstack_depth);
+	(void)callstack_depth;
+	if (!txt || !profev__on(&profev_cat_tracy))
+		return;
+	PROFEV_NEXT_ARG_UINT("color", color);
+	profev_tracy__message(&profev_cat_tracy, txt, size);
 }
 
 void ___tracy_emit_messageLC(const char *txt, uint32_t color, int32_t callstack_depth)
 {
-	(void)color;
-	___tracy_emit_messageL(txt, callstack_depth);
+	if (txt)
+		___tracy_emit_messageC(txt, strlen(txt), color, callstack_depth);
 }
 
 void ___tracy_emit_message_appinfo(const char *txt, size_t size)

@@ -257,7 +257,7 @@ enum pfw_rec {
 	PFW_R_MEM_ALLOC_S = 18,  /* MEM_ALLOC (32 bytes) + callstack */
 	PFW_R_MEM_FREE_S = 19,   /* MEM_FREE (32 bytes) + callstack */
 	/* 12..15: records without a time; u64 value where ts would be */
-	PFW_R_ARG = 12,        /* arg: key id; flags: enum pfw_arg_kind; ts: the value */
+	PFW_R_ARG = 12,        /* arg: key id; flags: enum pfw_arg_kind (| PFW_RF_POINT); ts: the value */
 	PFW_R_ARG_STR = 13,    /* arg: key id; ts: length; the string follows */
 	PFW_R_FLOW_OUT = 14,   /* ts: flow id */
 	PFW_R_FLOW_IN = 15,    /* ts: flow id */
@@ -289,6 +289,8 @@ enum pfw_rec_flags {
 	PFW_RF_SECURE = 1u << 0,  /* memory records: from a SECURE macro */
 	PFW_RF_FLIP = 1u << 0,    /* FRAME_IMAGE: rows are bottom-up */
 	PFW_RF_TRUNCATED = 1u << 0, /* ARG_STR: the program's string was longer */
+	PFW_RF_POINT = 1u << 7,   /* ARG, ARG_STR: of the thread's next instant or
+	                             message, not of its open zone */
 };
 
 #define PFW_MAX_ARG_STR 1024u  /* longest string of an ARG_STR record */

@@ -40,6 +40,13 @@ jq -s -e 'map(select(.type == "zone_end" and .name == "job")) | length == 1 and
 jq -s -e 'map(select(.type == "zone_end" and .name == "spawn")) | length == 1 and
 	.[0].flow_out == [12379813738877118345]' \
 	out.txt > /dev/null || fail "pfdump --jsonl: the spawn zone's end lacks its flow_out"
+jq -s -e '(map(select(.type == "instant" and .name == "marked")) | length == 1 and
+	.[0].args == {"n": -7, "x": 2.5, "why": "because"}) and
+	(map(select(.type == "message" and .text == "red")) | length == 1 and .[0].args == {"color": 16711680}) and
+	(map(select(.type == "instant" and .name == "top")) | length == 1 and .[0].args == {"top": true}) and
+	(map(select(.type == "instant" and .name == "tick")) | .[0] | has("args") | not) and
+	(map(select(.type == "zone_end" and .name == "after_stray")) | .[0] | has("args") | not)' \
+	out.txt > /dev/null || fail "pfdump --jsonl: the instants' and message's arguments are wrong"
 [ "$(jq -c 'select(.type == "arg" and .key == "big") | [.truncated, (.value | length)]' out.txt)" = "[true,1024]" ] ||
 	fail "pfdump --jsonl: the long string is not cut at 1024 bytes and marked"
 

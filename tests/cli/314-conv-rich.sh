@@ -29,6 +29,15 @@ for f in rich.pftrace rich.json; do
 		order by s.name, a.key" | tr -d '"' | tr '\n' ' ')
 	want="$p.depth=2 $p.after=3 $p.color=16744448 $p.d=0.1 $p.i=-5 $p.imin=-9223372036854775808 $p.no=false $p.s=hello $p.sn=abc $p.u=18446744073709551615 $p.value=42 $p.yes=true "
 	[ "$got" = "$want" ] || fail "$f: the zones' args are '$got', not '$want'"
+	# Arguments of instants and a message (PROFEV_NEXT_ARG_*), and none
+	# of the one that no instant followed.
+	got=$(tp_sql "$f" "select s.name || ':' || a.key || '=' || a.display_value as v from slice s
+		join args a using (arg_set_id) where s.name in ('marked', 'red', 'top') and a.key like '$p.%'
+		and a.key != '$p.text' order by s.name, a.key" | tr -d '"' | tr '\n' ' ')
+	want="marked:$p.n=-7 marked:$p.why=because marked:$p.x=2.5 red:$p.color=16711680 top:$p.top=true "
+	[ "$got" = "$want" ] || fail "$f: the instants' and message's args are '$got', not '$want'"
+	got=$(tp_value "$f" "select count(*) as v from args where key = '$p.stray'")
+	[ "$got" = 0 ] || fail "$f: the stray argument was attached somewhere"
 	n=$(tp_value "$f" "select length(a.display_value) as v from slice s join args a using (arg_set_id)
 		where s.name = 'outer' and a.key = '$p.big'")
 	[ "$n" = 1024 ] || fail "$f: the long string argument has $n bytes, not 1024"

@@ -17,6 +17,28 @@ static struct {
 	uint32_t zone[MAXD];
 } thr[MAXT];
 
+/* POINT_ARG events waiting for their thread's next instant or message. */
+#define MAXP 16
+static struct {
+	struct profev_event ev[MAXP];
+	unsigned n;
+} point[MAXT];
+
+static const char *const kinds[] = { "int", "uint", "double", "bool", "ptr", "str" };
+
+static void print_value(struct profev_reader *r, const struct profev_event *ev)
+{
+	unsigned k = profev_event_arg_kind(ev);
+	printf("%s ", k < 6 ? kinds[k] : "?");
+	if (k == PROFEV_AK_STR)
+		printf("%s%s\n", profev_reader_string(r, (uint32_t)ev->payload),
+		       ev->flags & PROFEV_EVF_TRUNCATED ? " T" : "");
+	else
+		printf("%016" PRIx64 "\n", ev->payload);
+	if (k == PROFEV_AK_DOUBLE && !(ev->flags & PROFEV_EVF_DOUBLE))
+		printf("double argument without the double flag\n");
+}
+
 static int slot(uint32_t tid)
 {
 	for (int i = 0; i < MAXT; i++) {
@@ -45,7 +67,6 @@ int main(int argc, char **argv)
 		return 2;
 	struct profev_event ev;
 	struct profev_event_info in;
-	static const char *const kinds[] = { "int", "uint", "double", "bool", "ptr", "str" };
 	int rc;
 	while ((rc = profev_reader_next_event(r, &ev, &in)) > 0) {
 		int t = slot(ev.tid);
@@ -64,18 +85,14 @@ int main(int argc, char **argv)
 			if (thr[t].depth)
 				thr[t].depth--;
 			break;
-		case PROFEV_EV_ARG: {
-			unsigned k = profev_event_arg_kind(&ev);
-			printf("ARG %s %s %s %s ", in.thread, zone, in.name, k < 6 ? kinds[k] : "?");
-			if (k == PROFEV_AK_STR)
-				printf("%s%s\n", profev_reader_string(r, (uint32_t)ev.payload),
-				       ev.flags & PROFEV_EVF_TRUNCATED ? " T" : "");
-			else
-				printf("%016" PRIx64 "\n", ev.payload);
-			if (k == PROFEV_AK_DOUBLE && !(ev.flags & PROFEV_EVF_DOUBLE))
-				printf("double argument without the double flag\n");
+		case PROFEV_EV_ARG:
+			printf("ARG %s %s %s ", in.thread, zone, in.name);
+			print_value(r, &ev);
 			break;
-		}
+		case PROFEV_EV_POINT_ARG:
+			if (point[t].n < MAXP)
+				point[t].ev[point[t].n++] = ev;
+			continue; /* kept for the next instant or message */
 		case PROFEV_EV_FLOW_OUT:
 		case PROFEV_EV_FLOW_IN:
 			printf("%s %s %s %" PRIu64 "\n", ev.type == PROFEV_EV_FLOW_OUT ? "FLOW_OUT" : "FLOW_IN",
@@ -88,8 +105,16 @@ int main(int argc, char **argv)
 			       loc ? profev_reader_string(r, loc->category) : "?", ev.payload);
 			break;
 		case PROFEV_EV_INSTANT:
-		case PROFEV_EV_COUNTER:
 		case PROFEV_EV_MESSAGE:
+			for (unsigned i = 0; i < point[t].n; i++) {
+				const char *target = ev.type == PROFEV_EV_INSTANT ? in.name : in.text;
+				int len = ev.type == PROFEV_EV_INSTANT ? (int)strlen(in.name) : (int)in.text_len;
+				printf("POINT %s %.*s %s ", in.thread, len, target,
+				       profev_reader_string(r, point[t].ev[i].name));
+				print_value(r, &point[t].ev[i]);
+			}
+			/* fall through */
+		case PROFEV_EV_COUNTER:
 			if (!strcmp(in.thread, "main") && (ev.type != PROFEV_EV_MESSAGE || !strcmp(in.category, "app")))
 				printf("SRC %s %s %s %s %u\n", profev_event_type_name(ev.type),
 				       ev.type == PROFEV_EV_MESSAGE ? "" : in.name,
@@ -97,6 +122,7 @@ int main(int argc, char **argv)
 				       loc ? base(profev_reader_string(r, loc->file)) : "?", loc ? loc->line : 0);
 			break;
 		}
+		point[t].n = 0; /* any other event of the thread forgets them */
 	}
 	printf("DROPPED %" PRIu64 "\n", profev_reader_meta(r)->dropped_args);
 	profev_reader_free(r);

@@ -5,6 +5,7 @@
  * prints from the trace, so a test compares the two:
  *   ZONE thread name parent function file line
  *   ARG thread zone key kind payload-bits-hex [string]
+ *   POINT thread instant-name-or-message-text key kind payload-bits-hex [string]
  *   FLOW_OUT|FLOW_IN thread zone id
  *   ASYNC_BEGIN|ASYNC_END thread name category id
  *   SRC type name function file line
@@ -182,9 +183,29 @@ int main(int argc, char **argv)
 		PROFEV_INSTANT(app, "tick"); fprintf(out, "SRC instant tick main %s %d\n", base(__FILE__), __LINE__);
 		PROFEV_COUNTER(app, "level", 3); fprintf(out, "SRC counter level main %s %d\n", base(__FILE__), __LINE__);
 		PROFEV_MESSAGE(app, "hello %d", 1); fprintf(out, "SRC message  main %s %d\n", base(__FILE__), __LINE__);
+		/* Arguments of the next instant or message, not of the zone. */
+		PROFEV_NEXT_ARG_INT("n", -7);
+		PROFEV_NEXT_ARG_DOUBLE("x", 2.5);
+		PROFEV_NEXT_ARG_STR("why", "because");
+		PROFEV_INSTANT(app, "marked"); fprintf(out, "SRC instant marked main %s %d\n", base(__FILE__), __LINE__);
+		fprintf(out, "POINT main marked n int %016llx\n", (unsigned long long)-7);
+		fprintf(out, "POINT main marked x double %016llx\n", (unsigned long long)bits(2.5));
+		fprintf(out, "POINT main marked why str because\n");
+		PROFEV_NEXT_ARG_UINT("color", 0xff0000);
+		PROFEV_MESSAGE(app, "red"); fprintf(out, "SRC message  main %s %d\n", base(__FILE__), __LINE__);
+		fprintf(out, "POINT main red color uint %016llx\n", 0xff0000ull);
+		/* One that no instant or message follows is forgotten. */
+		PROFEV_NEXT_ARG_INT("stray", 1);
+		{
+			PROFEV_ZONE(app, "after_stray"); ZONE_LINE("main", "after_stray", "outer", "main");
+		}
 		PROFEV_FRAME_START("render");
 		PROFEV_FRAME_END("render");
 	}
+	/* They need no open zone. */
+	PROFEV_NEXT_ARG_BOOL("top", 1);
+	PROFEV_INSTANT(app, "top"); fprintf(out, "SRC instant top main %s %d\n", base(__FILE__), __LINE__);
+	fprintf(out, "POINT main top top bool %016llx\n", 1ull);
 	pthread_barrier_init(&start, NULL, THREADS);
 	pthread_barrier_init(&round_end, NULL, THREADS);
 	pthread_t th[THREADS];

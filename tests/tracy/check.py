@@ -31,6 +31,9 @@ if lang == "cpp":
     frame_dynamic = 2
     plots = {"plot_int": lambda i: i, "plot_float": lambda i: i + 0.5, "plot_double": lambda i: 2 * i}
     texts = lambda i: sorted(["message %d" % i] * 4 + ["literal", "literal c", "literal s", "literal cs"])
+    # The colors of TracyMessageC, LC, CS and LCS (-1: none).
+    colors = lambda i: sorted([("message %d" % i, -1)] * 2 + [("message %d" % i, 0xff0000), ("message %d" % i, 0x00ff00),
+                               ("literal", -1), ("literal c", 0x00ff00), ("literal s", -1), ("literal cs", 0x0000ff)])
     appinfo = "app info"
     pool, named_frames, edge_frames = "pool", "physics", "load"
     # Arguments per frame, by (zone, key): the V forms attach to the
@@ -53,6 +56,8 @@ else:
     frame_dynamic = 0
     plots = {"cplot": lambda i: i, "cplot_float": lambda i: i + 0.5, "cplot_int": lambda i: 2 * i}
     texts = lambda i: sorted(["cmessage %d" % i] * 4 + ["cliteral", "cliteral c", "cliteral s", "cliteral cs"])
+    colors = lambda i: sorted([("cmessage %d" % i, -1)] * 2 + [("cmessage %d" % i, 0xff0000), ("cmessage %d" % i, 0x0000ff),
+                               ("cliteral", -1), ("cliteral c", 0x00ff00), ("cliteral s", -1), ("cliteral cs", 0x0000ff)])
     appinfo = "c app info"
     pool, named_frames, edge_frames = "cpool", "cphysics", "cload"
     args = {("leaf", "text"): 1, ("leaf", "name"): 1, ("leaf", "value"): 1, ("leaf", "color"): 1,
@@ -189,6 +194,13 @@ for thread, frames in FRAMES.items():
     want_msgs = sorted(sum((texts(i) for i in frames), []))
     if tracy_msgs != want_msgs:
         fail("%s: messages %s, expected %s" % (thread, tracy_msgs, want_msgs))
+    # A color is the message's argument "color", and nothing else is.
+    got_colors = sorted((e["text"], e.get("args", {}).get("color", -1)) for e in msgs if e.get("category") == "tracy")
+    want_colors = sorted(sum((colors(i) for i in frames), []))
+    if got_colors != want_colors:
+        fail("%s: message colors %s, expected %s" % (thread, got_colors, want_colors))
+    if any(set(e.get("args", {})) - {"color"} for e in msgs):
+        fail("%s: messages with arguments other than color" % thread)
     info = [e["text"] for e in msgs if e.get("category") == "app_info"]
     if info != [appinfo] * n:
         fail("%s: app info %s" % (thread, info))

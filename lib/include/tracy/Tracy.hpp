@@ -214,16 +214,19 @@ public:
 		if (profev__on(&profev_cat_tracy))
 			profev_tracy__message(&profev_cat_tracy, txt, strlen(txt));
 	}
-	/* profev's messages carry no arguments: the color is not kept. */
+	/* The color is the message's argument "color". */
 	static void MessageColor(const char *txt, size_t size, uint32_t color, int32_t callstack_depth)
 	{
-		(void)color;
-		Message(txt, size, callstack_depth);
+		(void)callstack_depth;
+		if (profev__on(&profev_cat_tracy)) {
+			PROFEV_NEXT_ARG_UINT("color", color);
+			profev_tracy__message(&profev_cat_tracy, txt, size);
+		}
 	}
 	static void MessageColor(const char *txt, uint32_t color, int32_t callstack_depth)
 	{
-		(void)color;
-		Message(txt, callstack_depth);
+		if (txt)
+			MessageColor(txt, strlen(txt), color, callstack_depth);
 	}
 	static void MessageAppInfo(const char *txt, size_t size) { profev_app_info(txt, size); }
 	static void MemAlloc(const void *ptr, size_t size, bool secure)
@@ -684,25 +687,33 @@ protected:
 
 #define TracyAppInfo(txt, size) ::tracy::Profiler::MessageAppInfo(txt, size)
 
-/* Messages keep their call site's location; not their callstack depth or
- * color (profev's messages have neither). */
+/* Messages keep their call site's location, and a color as the message's
+ * argument "color"; not their callstack depth (profev's messages have none). */
 #define PROFEV_TRACY__MESSAGE(txt, size) do { \
 	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
 	if (profev__on(&profev_cat_tracy)) \
 		profev_tracy__message_at(&profev__tsite, txt, size); } while (0)
+#define PROFEV_TRACY__MESSAGE_C(txt, size, color) do { \
+	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
+	if (profev__on(&profev_cat_tracy)) { \
+		PROFEV_NEXT_ARG_UINT("color", (uint32_t)(color)); \
+		profev_tracy__message_at(&profev__tsite, txt, size); } } while (0)
 #define PROFEV_TRACY__MESSAGE_L(txt) do { \
 	const char *profev__txt = (txt); \
 	PROFEV_TRACY__MESSAGE(profev__txt, strlen(profev__txt)); } while (0)
+#define PROFEV_TRACY__MESSAGE_LC(txt, color) do { \
+	const char *profev__txt = (txt); \
+	PROFEV_TRACY__MESSAGE_C(profev__txt, strlen(profev__txt), color); } while (0)
 #define TracyMessage(txt, size) PROFEV_TRACY__MESSAGE(txt, size)
 #define TracyMessageL(txt) PROFEV_TRACY__MESSAGE_L(txt)
-#define TracyMessageC(txt, size, color) do { PROFEV_TRACY__MESSAGE(txt, size); (void)(color); } while (0)
-#define TracyMessageLC(txt, color) do { PROFEV_TRACY__MESSAGE_L(txt); (void)(color); } while (0)
+#define TracyMessageC(txt, size, color) PROFEV_TRACY__MESSAGE_C(txt, size, color)
+#define TracyMessageLC(txt, color) PROFEV_TRACY__MESSAGE_LC(txt, color)
 #define TracyMessageS(txt, size, depth) do { PROFEV_TRACY__MESSAGE(txt, size); (void)(depth); } while (0)
 #define TracyMessageLS(txt, depth) do { PROFEV_TRACY__MESSAGE_L(txt); (void)(depth); } while (0)
 #define TracyMessageCS(txt, size, color, depth) \
-	do { PROFEV_TRACY__MESSAGE(txt, size); (void)(color); (void)(depth); } while (0)
+	do { PROFEV_TRACY__MESSAGE_C(txt, size, color); (void)(depth); } while (0)
 #define TracyMessageLCS(txt, color, depth) \
-	do { PROFEV_TRACY__MESSAGE_L(txt); (void)(color); (void)(depth); } while (0)
+	do { PROFEV_TRACY__MESSAGE_LC(txt, color); (void)(depth); } while (0)
 
 /* Memory: the named forms keep one static site per call site (pool names
  * are pointers in Tracy too); the secure named ones look the pool up. */
