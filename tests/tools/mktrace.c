@@ -8,6 +8,10 @@
  *   mktrace nested OUT                   one thread, known nesting, for exact checks
  *   mktrace ties OUT                     one thread whose zones begin and end at
  *                                        each other's times, in every way
+ *   mktrace images OUT                   12 frame images of 64 x 48 DXT1 blocks made
+ *                                        by formula (not by the encoder, so the
+ *                                        same on every build): moving, standing
+ *                                        still, flat areas, another size between
  *   mktrace hostile KIND OUT             a few hundred bytes that once broke a reader:
  *                                        argv-cut, strings-count, stacks-count,
  *                                        symbols-empty (see hostile() below)
@@ -202,6 +206,66 @@ static int ties(int fd)
 }
 
 /* One uncompressed chunk with a valid checksum around a crafted body. */
+/* Block (bx, by) of frame f: a gradient that moves a block every other
+ * frame, flat on the left, noisy indices on the right; frames 4..6 stand
+ * still. */
+static void image_blocks(uint8_t *b, uint32_t bw, uint32_t bh, uint32_t f)
+{
+	uint32_t m = f >= 4 && f <= 6 ? 4 : f;
+	for (uint32_t by = 0; by < bh; by++)
+		for (uint32_t bx = 0; bx < bw; bx++, b += 8) {
+			uint32_t x = bx + m / 2, h = (x * 2654435761u) ^ (by * 40503u) ^ (m & 1) * 0x9e3779b9u;
+			unsigned r = (x * 2 + by) & 31, g = (by * 3 + x) & 63, bl = (31 - r + f / 8) & 31;
+			unsigned c0 = r << 11 | g << 5 | bl;
+			unsigned c1 = (r > 3 ? r - 3 : 0) << 11 | (g > 5 ? g - 5 : 0) << 5 | (bl > 2 ? bl - 2 : 0);
+			uint32_t ix = bx < bw / 4 ? 0 : h * 2246822519u;
+			if (bx < bw / 4 || c1 >= c0)
+				c1 = c0, ix = 0;
+			b[0] = (uint8_t)c0, b[1] = (uint8_t)(c0 >> 8), b[2] = (uint8_t)c1, b[3] = (uint8_t)(c1 >> 8);
+			b[4] = (uint8_t)ix, b[5] = (uint8_t)(ix >> 8), b[6] = (uint8_t)(ix >> 16), b[7] = (uint8_t)(ix >> 24);
+		}
+}
+
+static int images(int fd)
+{
+	struct profev_error err;
+	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
+	if (!w)
+		return die("writer", &err);
+	struct profev_meta meta = { .program = "./game", .pid = 7, .mono_start_ns = 1000000, .ticks_per_ns = 1,
+				    .clock = "monotonic", .recorder = "mktrace" };
+	int rc = profev_writer_meta(w, &meta);
+	rc |= profev_writer_thread(w, 7, 7, "main");
+	static uint8_t blocks[16 * 12 * 8], small[2 * 3 * 8];
+	uint32_t id = 0;
+	for (uint32_t f = 0; f < 12; f++) {
+		uint64_t t = 1000000 + 16000000ull * f;
+		image_blocks(blocks, 16, 12, f);
+		struct profev_image img = { ++id, 64, 48, PROFEV_IMG_DXT1, f, t, blocks, sizeof blocks };
+		rc |= profev_writer_image(w, &img);
+		struct profev_event e = synth_event(PROFEV_EV_FRAME_IMAGE, t, 7, 0, id);
+		e.frame = f;
+		rc |= profev_writer_event(w, &e);
+		if (f == 5) {
+			image_blocks(small, 2, 3, f);
+			struct profev_image s = { ++id, 8, 12, PROFEV_IMG_DXT1, 50, t + 1, small, sizeof small };
+			rc |= profev_writer_image(w, &s);
+			e.ts = t + 1;
+			e.frame = 50;
+			e.payload = id;
+			rc |= profev_writer_event(w, &e);
+		}
+		struct profev_event fm = synth_event(PROFEV_EV_FRAME_MARK, t + 2, 7, 0, 0);
+		fm.frame = f + 1;
+		rc |= profev_writer_event(w, &fm);
+	}
+	rc |= profev_writer_close(w);
+	if (rc)
+		die("images", profev_writer_error(w));
+	profev_writer_free(w);
+	return rc ? 1 : 0;
+}
+
 static int raw_chunk(int fd, unsigned kind, uint32_t count, const uint8_t *body, size_t len)
 {
 	uint8_t hdr[CHUNK_HEADER_SIZE];
@@ -269,7 +333,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties OUT [EVENTS] [THREADS]\n"
+		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties|images OUT [EVENTS] [THREADS]\n"
 				"       mktrace hostile KIND OUT\n");
 		return 2;
 	}
@@ -290,6 +354,8 @@ int main(int argc, char **argv)
 		rc = nested(fd);
 	} else if (strcmp(argv[1], "ties") == 0) {
 		rc = ties(fd);
+	} else if (strcmp(argv[1], "images") == 0) {
+		rc = images(fd);
 	} else {
 		fprintf(stderr, "mktrace: unknown kind '%s'\n", argv[1]);
 		rc = 2;
