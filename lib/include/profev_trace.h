@@ -282,7 +282,8 @@ struct profev_srcloc {
 enum profev_image_format {
 	PROFEV_IMG_RGBA8 = 1,     /**< width x height x 4 bytes, rows top-down */
 	PROFEV_IMG_DXT1 = 2,      /**< DXT1 (BC1) blocks, 8 bytes per 4x4 pixels, rows of blocks top-down */
-	PROFEV_IMG_DXT1Z = 3,     /**< how the writer stores DXT1 (formats/trace.md); readers hand out DXT1 */
+	PROFEV_IMG_DXT1Z = 3,     /**< how older writers stored DXT1 (formats/trace.md); readers hand out DXT1 */
+	PROFEV_IMG_DXT1RC = 4,    /**< how the writer stores DXT1 (formats/trace.md); readers hand out DXT1 */
 };
 
 /** Largest image: width x height pixels (1920 x 1080 and 2048 x 2048 fit). */
@@ -291,7 +292,7 @@ enum profev_image_format {
 #define PROFEV_IMAGE_MAX_SIDE 4096u
 
 /**
- * A frame image (screenshot). The writer stores DXT1 coded (DXT1Z) and RGBA8
+ * A frame image (screenshot). The writer stores DXT1 coded (DXT1RC) and RGBA8
  * as given; a reader hands out DXT1 or RGBA8, rows top-down.
  */
 struct profev_image {

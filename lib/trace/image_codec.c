@@ -1,6 +1,9 @@
 /*
  * image_codec.c - how frame images in DXT1 are stored (formats/trace.md,
- * "Image", format 3): the blocks' bytes regrouped into planes, optionally
+ * "Image"). Format 4, what the writer stores: the blocks by context
+ * modelling and a range coder (image_rc.c), optionally against the
+ * previous image of the same size. Format 3, what older writers stored and
+ * readers still read: the blocks' bytes regrouped into planes, optionally
  * XORed with the planes of the previous image of the same size, then zstd.
  * The writer and the reader each keep the last image of every size they
  * met (up to IMAGE_REFS sizes), so a reader decodes in one pass.
@@ -10,20 +13,21 @@
 #include "trace/trace_internal.h"
 
 #define IMAGE_REFS 4
-#define IMAGE_LEVEL 3 /* zstd level of image planes (see the README's figures) */
+#define IMAGE_LEVEL 3 /* zstd level of format 3's planes */
 
 struct image_ref {
 	uint32_t id, width, height;
-	struct buf planes;
+	struct buf blocks;
 };
 
 struct image_coder {
 	ZSTD_CCtx *cctx;
 	ZSTD_DCtx *dctx;
 	int level;
+	uint32_t format;
 	uint32_t next; /* the reference slot replaced next */
 	struct image_ref refs[IMAGE_REFS];
-	struct buf planes, xored, z1, z2;
+	struct buf planes, xored, z1, z2, scratch;
 };
 
 struct image_coder *image_coder_new(int level)
@@ -32,7 +36,21 @@ struct image_coder *image_coder_new(int level)
 	if (!c)
 		return NULL;
 	c->level = level ? level : IMAGE_LEVEL;
+	c->format = PROFEV_IMG_DXT1RC;
 	return c;
+}
+
+int image_coder_set_format(struct image_coder *c, uint32_t format)
+{
+	if (format != PROFEV_IMG_DXT1Z && format != PROFEV_IMG_DXT1RC)
+		return PROFEV_E_ARG;
+	c->format = format;
+	return 0;
+}
+
+uint32_t image_coder_format(const struct image_coder *c)
+{
+	return c->format;
 }
 
 void image_coder_free(struct image_coder *c)
@@ -42,11 +60,12 @@ void image_coder_free(struct image_coder *c)
 	ZSTD_freeCCtx(c->cctx);
 	ZSTD_freeDCtx(c->dctx);
 	for (int i = 0; i < IMAGE_REFS; i++)
-		buf_free(&c->refs[i].planes);
+		buf_free(&c->refs[i].blocks);
 	buf_free(&c->planes);
 	buf_free(&c->xored);
 	buf_free(&c->z1);
 	buf_free(&c->z2);
+	buf_free(&c->scratch);
 	free(c);
 }
 
@@ -70,13 +89,13 @@ void image_unplanes(const uint8_t *planes, size_t nb, uint8_t *blocks)
 static struct image_ref *ref_find(struct image_coder *c, uint32_t width, uint32_t height)
 {
 	for (int i = 0; i < IMAGE_REFS; i++)
-		if (c->refs[i].planes.len && c->refs[i].width == width && c->refs[i].height == height)
+		if (c->refs[i].blocks.len && c->refs[i].width == width && c->refs[i].height == height)
 			return &c->refs[i];
 	return NULL;
 }
 
 static int ref_keep(struct image_coder *c, uint32_t id, uint32_t width, uint32_t height,
-		    const uint8_t *planes, size_t len)
+		    const uint8_t *blocks, size_t len)
 {
 	struct image_ref *r = ref_find(c, width, height);
 	if (!r)
@@ -84,8 +103,8 @@ static int ref_keep(struct image_coder *c, uint32_t id, uint32_t width, uint32_t
 	r->id = id;
 	r->width = width;
 	r->height = height;
-	buf_reset(&r->planes);
-	return buf_put(&r->planes, planes, len);
+	buf_reset(&r->blocks);
+	return buf_put(&r->blocks, blocks, len);
 }
 
 static int compress(struct image_coder *c, const uint8_t *src, size_t len, struct buf *out)
@@ -103,16 +122,39 @@ static int compress(struct image_coder *c, const uint8_t *src, size_t len, struc
 	return 0;
 }
 
-int image_encode(struct image_coder *c, const struct profev_image *img, int allow_inter,
-		 struct buf *out, struct image_code_stats *st)
+/* Format 3: planes, XORed with the reference's planes when ref, then zstd. */
+static int encode_planes(struct image_coder *c, const uint8_t *blocks, const uint8_t *ref, size_t n,
+			 struct buf *out)
 {
-	size_t n = img->size, nb = n / 8;
 	buf_reset(&c->planes);
 	if (buf_reserve(&c->planes, n ? n : 1))
 		return PROFEV_E_NOMEM;
-	image_planes(img->data, nb, c->planes.data);
-	c->planes.len = n;
-	int rc = compress(c, c->planes.data, n, &c->z1);
+	image_planes(blocks, n / 8, c->planes.data);
+	if (ref) {
+		buf_reset(&c->xored);
+		if (buf_reserve(&c->xored, n))
+			return PROFEV_E_NOMEM;
+		image_planes(ref, n / 8, c->xored.data);
+		for (size_t i = 0; i < n; i++)
+			c->planes.data[i] ^= c->xored.data[i];
+	}
+	return compress(c, c->planes.data, n, out);
+}
+
+static int encode_as(struct image_coder *c, const struct profev_image *img, const uint8_t *ref,
+		     struct buf *out)
+{
+	if (c->format == PROFEV_IMG_DXT1Z)
+		return encode_planes(c, img->data, ref, img->size, out);
+	buf_reset(out);
+	return image_rc_encode(img->data, ref, img->width / 4, img->height / 4, &c->scratch, out);
+}
+
+int image_encode(struct image_coder *c, const struct profev_image *img, int allow_inter,
+		 struct buf *out, struct image_code_stats *st)
+{
+	size_t n = img->size;
+	int rc = encode_as(c, img, NULL, &c->z1);
 	if (rc)
 		return rc;
 	struct buf *best = &c->z1;
@@ -122,13 +164,8 @@ int image_encode(struct image_coder *c, const struct profev_image *img, int allo
 		st->intra = c->z1.len;
 		st->inter = 0;
 	}
-	if (r && r->planes.len == n) {
-		buf_reset(&c->xored);
-		if (buf_reserve(&c->xored, n))
-			return PROFEV_E_NOMEM;
-		for (size_t i = 0; i < n; i++)
-			c->xored.data[i] = c->planes.data[i] ^ r->planes.data[i];
-		if ((rc = compress(c, c->xored.data, n, &c->z2)))
+	if (r && r->blocks.len == n) {
+		if ((rc = encode_as(c, img, r->blocks.data, &c->z2)))
 			return rc;
 		if (st)
 			st->inter = c->z2.len;
@@ -139,7 +176,7 @@ int image_encode(struct image_coder *c, const struct profev_image *img, int allo
 	}
 	if (buf_varint(out, ref) || buf_put(out, best->data, best->len))
 		return PROFEV_E_NOMEM;
-	return ref_keep(c, img->id, img->width, img->height, c->planes.data, n);
+	return ref_keep(c, img->id, img->width, img->height, img->data, n);
 }
 
 int image_decode(struct image_coder *c, const struct profev_image *img, struct buf *blocks,
@@ -164,31 +201,51 @@ int image_decode(struct image_coder *c, const struct profev_image *img, struct b
 		*why = "image size not a multiple of 4 or too large";
 		return PROFEV_E_CORRUPT;
 	}
-	size_t n = (size_t)img->width / 4 * (img->height / 4) * 8, nb = n / 8;
-	if (!c->dctx && !(c->dctx = ZSTD_createDCtx()))
-		return PROFEV_E_NOMEM;
-	buf_reset(&c->planes);
-	if (buf_reserve(&c->planes, n))
-		return PROFEV_E_NOMEM;
-	size_t got = ZSTD_decompressDCtx(c->dctx, c->planes.data, n, p, (size_t)(end - p));
-	if (ZSTD_isError(got) || got != n) {
-		*why = "image data does not decode";
+	if (img->format != PROFEV_IMG_DXT1Z && img->format != PROFEV_IMG_DXT1RC) {
+		*why = "not a coded DXT1 image";
 		return PROFEV_E_CORRUPT;
 	}
-	c->planes.len = n;
+	size_t n = (size_t)img->width / 4 * (img->height / 4) * 8, nb = n / 8;
+	const uint8_t *rb = NULL;
 	if (ref) {
 		struct image_ref *r = ref_find(c, img->width, img->height);
-		if (!r || r->id != ref || r->planes.len != n) {
+		if (!r || r->id != ref || r->blocks.len != n) {
 			*why = "the image it was coded against is missing";
 			return PROFEV_E_CORRUPT;
 		}
-		for (size_t i = 0; i < n; i++)
-			c->planes.data[i] ^= r->planes.data[i];
+		rb = r->blocks.data;
 	}
 	buf_reset(blocks);
 	if (buf_reserve(blocks, n))
 		return PROFEV_E_NOMEM;
-	image_unplanes(c->planes.data, nb, blocks->data);
+	if (img->format == PROFEV_IMG_DXT1RC) {
+		int rc = image_rc_decode(p, (size_t)(end - p), rb, img->width / 4, img->height / 4,
+					 &c->scratch, blocks->data);
+		if (rc) {
+			*why = rc == PROFEV_E_CORRUPT ? "image data does not decode" : "out of memory";
+			return rc;
+		}
+	} else {
+		if (!c->dctx && !(c->dctx = ZSTD_createDCtx()))
+			return PROFEV_E_NOMEM;
+		buf_reset(&c->planes);
+		if (buf_reserve(&c->planes, n))
+			return PROFEV_E_NOMEM;
+		size_t got = ZSTD_decompressDCtx(c->dctx, c->planes.data, n, p, (size_t)(end - p));
+		if (ZSTD_isError(got) || got != n) {
+			*why = "image data does not decode";
+			return PROFEV_E_CORRUPT;
+		}
+		if (rb) {
+			buf_reset(&c->xored);
+			if (buf_reserve(&c->xored, n))
+				return PROFEV_E_NOMEM;
+			image_planes(rb, nb, c->xored.data);
+			for (size_t i = 0; i < n; i++)
+				c->planes.data[i] ^= c->xored.data[i];
+		}
+		image_unplanes(c->planes.data, nb, blocks->data);
+	}
 	blocks->len = n;
-	return ref_keep(c, img->id, img->width, img->height, c->planes.data, n);
+	return ref_keep(c, img->id, img->width, img->height, blocks->data, n);
 }

@@ -604,7 +604,7 @@ static int parse_image(struct profev_reader *r, struct cursor *c)
 	*im = (struct profev_image){ (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
 				     v[4], v[5], c->p, (size_t)(c->end - c->p) };
 	c->p = c->end;
-	if (im->format != PROFEV_IMG_DXT1Z)
+	if (im->format != PROFEV_IMG_DXT1Z && im->format != PROFEV_IMG_DXT1RC)
 		return hold_image(r, im);
 	if (!r->images && !(r->images = image_coder_new(0)))
 		return PROFEV_E_NOMEM;

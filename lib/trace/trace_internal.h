@@ -99,8 +99,9 @@ int events_decode(const uint8_t *body, size_t len, uint32_t n, struct profev_eve
 		  struct event_text *texts, uint32_t *ntexts, uint32_t *nthread_names, const char **why);
 
 /* ---- frame images (image_codec.c) ---- */
-/* Codes DXT1 images for image chunks (format PROFEV_IMG_DXT1Z) and back,
- * keeping the last image of each size as the reference of the next. */
+/* Codes DXT1 images for image chunks (format PROFEV_IMG_DXT1RC, or
+ * PROFEV_IMG_DXT1Z as older writers did) and back, keeping the last image
+ * of each size as the reference of the next. */
 struct image_coder;
 /* The writer writes its events out after this many bytes of images, and a
  * reader holds at least four times as many for the events that name them. */
@@ -109,21 +110,34 @@ struct image_coder;
 #define IMAGE_HOLD_COUNT 4096u
 struct image_coder *image_coder_new(int zstd_level); /* 0: the default; NULL: no memory */
 void image_coder_free(struct image_coder *c);
+/* The format image_encode() writes: PROFEV_IMG_DXT1RC (the default) or
+ * PROFEV_IMG_DXT1Z (for tests and measures). 0 or PROFEV_E_ARG. */
+int image_coder_set_format(struct image_coder *c, uint32_t format);
+uint32_t image_coder_format(const struct image_coder *c);
 struct image_code_stats {
-	size_t intra, inter; /* zstd bytes of the planes alone, and XORed (0: no reference) */
+	size_t intra, inter; /* bytes coded alone, and against the reference (0: none) */
 };
 /* The coded data of a DXT1 image (img->data, img->size bytes of blocks),
  * appended to out; against the previous image of its size when that is
  * smaller and allow_inter. 0 or PROFEV_E_NOMEM. */
 int image_encode(struct image_coder *c, const struct profev_image *img, int allow_inter,
 		 struct buf *out, struct image_code_stats *st);
-/* The DXT1 blocks of a coded image (img->data: what image_encode wrote)
- * into blocks. 0, PROFEV_E_NOMEM, or PROFEV_E_CORRUPT with *why. */
+/* The DXT1 blocks of a coded image (img->data: what image_encode wrote,
+ * img->format DXT1Z or DXT1RC) into blocks. 0, PROFEV_E_NOMEM, or
+ * PROFEV_E_CORRUPT with *why. */
 int image_decode(struct image_coder *c, const struct profev_image *img, struct buf *blocks,
 		 const char **why);
 /* Bytes of nb blocks regrouped into 8 planes of nb bytes, and back. */
 void image_planes(const uint8_t *blocks, size_t nb, uint8_t *planes);
 void image_unplanes(const uint8_t *planes, size_t nb, uint8_t *blocks);
+/* Format 4's body (image_rc.c): bw x bh blocks, against the blocks of the
+ * reference image when ref is not NULL. scratch is the caller's, reused.
+ * Encode appends to out: 0 or PROFEV_E_NOMEM. Decode writes bw x bh blocks:
+ * 0, PROFEV_E_NOMEM, or PROFEV_E_CORRUPT when the body ends too early. */
+int image_rc_encode(const uint8_t *blocks, const uint8_t *ref, uint32_t bw, uint32_t bh,
+		    struct buf *scratch, struct buf *out);
+int image_rc_decode(const uint8_t *data, size_t len, const uint8_t *ref, uint32_t bw, uint32_t bh,
+		    struct buf *scratch, uint8_t *blocks);
 
 /* ---- string interning (strtab.c) ---- */
 struct strtab;

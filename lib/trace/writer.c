@@ -520,12 +520,12 @@ int profev_writer_image(struct profev_writer *w, const struct profev_image *img)
 	struct buf *b = &w->body;
 	buf_reset(b);
 	if (buf_varint(b, img->id) || buf_varint(b, img->width) || buf_varint(b, img->height) ||
-	    buf_varint(b, dxt1 ? PROFEV_IMG_DXT1Z : img->format) || buf_varint(b, img->frame) ||
+	    buf_varint(b, dxt1 ? image_coder_format(w->images) : img->format) || buf_varint(b, img->frame) ||
 	    buf_varint(b, img->ts))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	if (dxt1 ? image_encode(w->images, img, 1, b, NULL) != 0 : buf_put(b, img->data, img->size))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
-	/* DXT1Z data is zstd already. */
+	/* Coded DXT1 is compressed already. */
 	int rc = write_chunk(w, PROFEV_CHUNK_IMAGE, 1, b->data, b->len, !dxt1);
 	w->image_bytes += img->size;
 	if (!rc)

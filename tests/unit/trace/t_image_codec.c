@@ -116,6 +116,31 @@ int main(void)
 	fprintf(stderr, "intra %zu bytes, still frame %zu, moving frame %zu (intra %zu, inter %zu)\n",
 		st[0].intra, stored[1], stored[5], st[5].intra, st[5].inter);
 	image_coder_free(ic);
+
+	/* Format 3, as older writers stored images, still decodes, and a
+	 * reader's references carry across formats: frames 0..3 in format 3,
+	 * the rest in format 4, each against its predecessor where smaller. */
+	struct image_coder *w3 = image_coder_new(0), *rd = image_coder_new(0);
+	CHECK_EQ(image_coder_set_format(w3, 7), PROFEV_E_ARG);
+	struct buf blocks = { 0 };
+	int inter3 = 0;
+	for (int i = 0; i < N; i++) {
+		uint32_t fmt = i < 4 ? PROFEV_IMG_DXT1Z : PROFEV_IMG_DXT1RC;
+		CHECK_EQ(image_coder_set_format(w3, fmt), 0);
+		struct profev_image img = { (uint32_t)i + 1, W, H, PROFEV_IMG_DXT1, 0, 0, frames[i],
+					    dxt1_size(W, H) };
+		buf_reset(&out);
+		CHECK_EQ(image_encode(w3, &img, 1, &out, &st[i]), 0);
+		inter3 += i < 4 && out.data[0] != 0;
+		struct profev_image coded = { (uint32_t)i + 1, W, H, fmt, 0, 0, out.data, out.len };
+		const char *why = NULL;
+		CHECK_EQ(image_decode(rd, &coded, &blocks, &why), 0);
+		CHECK(blocks.len == dxt1_size(W, H) && memcmp(blocks.data, frames[i], blocks.len) == 0);
+	}
+	CHECK(inter3 >= 2); /* frames 1 and 2 stand still */
+	image_coder_free(w3);
+	image_coder_free(rd);
+	buf_free(&blocks);
 	buf_free(&out);
 
 	/* Damage the third image chunk's body: that image is lost, and so are
