@@ -53,12 +53,14 @@ int rec_image(struct rec_images *im, struct profev_writer *w, uint32_t slot, uin
 	}
 	const uint8_t *px = im->slots + (size_t)slot * im->slot_bytes;
 	ptrdiff_t stride = (ptrdiff_t)width * 4;
-	if (flip)
-		dxt1_encode(px + (size_t)(height - 1) * (size_t)stride, -stride, width, height, im->blocks);
-	else
-		dxt1_encode(px, stride, width, height, im->blocks);
+	if (flip) {
+		px += (size_t)(height - 1) * (size_t)stride;
+		stride = -stride;
+	}
+	dxt1_encode(px, stride, width, height, im->blocks);
+	/* The lossy step needs the pixels: the slot is freed after it. */
+	dxt1_rd(px, stride, width, height, im->blocks, DXT1_RD_LAMBDA);
 	pfw_slot_freed(im->ctl, slot);
-	dxt1_flatten(im->blocks, need / 8, DXT1_FLATTEN);
 	struct profev_image img = { ++im->next_id, width, height, PROFEV_IMG_DXT1, frame, ts,
 				    im->blocks, need };
 	if (profev_writer_image(w, &img) < 0)
