@@ -69,6 +69,14 @@ static int slot_take(struct pfw_image_ctl *c)
 	return -1;
 }
 
+static unsigned slots_free(struct pfw_image_ctl *c)
+{
+	unsigned n = 0;
+	for (uint32_t i = 0; i < PFW_IMAGE_SLOTS; i++)
+		n += __atomic_load_n(&c->state[i], __ATOMIC_RELAXED) == PFW_SLOT_FREE;
+	return n;
+}
+
 /*
  * Lossless mode: sleep until pfrec frees a slot (it bumps gen and wakes
  * us). The rule of ring_wait() holds: the program never hangs because of
@@ -138,7 +146,10 @@ PROFEV_API void profev__frame_image(const void *image, uint32_t width, uint32_t 
 	q[2] = (uint64_t)width | (uint64_t)height << 32;
 	q[3] = offset;
 	rec_publish(p + PFW_REC_LONG);
-	/* pfrec frees the slot only once the flush thread has told it about
-	 * the record: tell it now rather than at the next period. */
-	flush_kick();
+	/* pfrec frees the slot once the flush thread has told it about the
+	 * record, which it does every age_us (2 ms) anyway. Waking it at once
+	 * costs a lock and a futex wake on the game thread, so it is done only
+	 * when at most one slot is left free: the queue is about to be full. */
+	if (slots_free(c) <= 1)
+		flush_kick();
 }
