@@ -115,28 +115,74 @@ static size_t zstd_size(const void *p, size_t n, int level)
 	return ZSTD_isError(r) ? 0 : r;
 }
 
+static size_t coded_size(uint32_t format, const uint8_t *blocks, double *us)
+{
+	struct image_coder *c = image_coder_new(0);
+	image_coder_set_format(c, format);
+	struct buf out = { 0 };
+	struct profev_image img = { 1, W, H, PROFEV_IMG_DXT1, 0, 0, blocks, W * H / 2 };
+	double best = 1e9;
+	for (int r = 0; r < (us ? 20 : 1); r++) {
+		buf_reset(&out);
+		double t0 = now();
+		image_encode(c, &img, 0, &out, NULL);
+		double t = now() - t0;
+		best = t < best ? t : best;
+	}
+	if (us)
+		*us = best * 1e6;
+	size_t n = out.len;
+	buf_free(&out);
+	image_coder_free(c);
+	return n;
+}
+
+/* Stored bytes step by step, the PSNR (against the source RGBA) beside. */
 static void storage(void)
 {
-	static uint8_t blocks[W * H / 2], planes[W * H / 2];
-	printf("\nstored bytes per %dx%d image (raw DXT1: %d bytes; Tracy stores 17276 game, 26472 photo)\n",
-	       W, H, W * H / 2);
-	printf("  %-8s %11s %12s %9s %21s %9s %8s\n", "picture", "zstd-3 raw", "planes+zstd", "PSNR",
-	       "+flatten (pfrec)", "PSNR", "vs Tracy");
-	const struct { const char *name; const uint8_t *px; } pics[] = { { "game", game }, { "photo", photo } };
+	static uint8_t enc[W * H / 2], blocks[W * H / 2], planes[W * H / 2];
+	printf("\nstored bytes per %dx%d image, PSNR against the source RGBA (raw DXT1: %d bytes)\n", W, H,
+	       W * H / 2);
+	const struct { const char *name; const uint8_t *px; double tracy_b, tracy_db; } pics[] = {
+		{ "game", game, 17276, 29.6 }, { "photo", photo, 26472, 26.7 } };
 	for (int i = 0; i < 2; i++) {
-		dxt1_encode(pics[i].px, W * 4, W, H, blocks);
-		image_planes(blocks, sizeof blocks / 8, planes);
-		size_t raw3 = zstd_size(blocks, sizeof blocks, 3), pl = zstd_size(planes, sizeof planes, 3);
-		double q = decoded_psnr(pics[i].px, blocks);
+		const uint8_t *px = pics[i].px;
+		dxt1_encode(px, W * 4, W, H, enc);
+		double q = decoded_psnr(px, enc);
+		printf("  %s (Tracy stores %.0f bytes at %.1f dB; goal <= %.0f bytes at >= %.1f dB)\n", pics[i].name,
+		       pics[i].tracy_b, pics[i].tracy_db, 0.8 * pics[i].tracy_b, pics[i].tracy_db);
+		printf("    %-52s %7zu B %6.2f dB %6.3fx Tracy\n", "zstd level 3 of the encoder's DXT1 (baseline)",
+		       zstd_size(enc, sizeof enc, 3), q, (double)zstd_size(enc, sizeof enc, 3) / pics[i].tracy_b);
+		image_planes(enc, sizeof enc / 8, planes);
+		size_t pl = zstd_size(planes, sizeof planes, 3);
+		printf("    %-52s %7zu B %6.2f dB %6.3fx\n", "planes + zstd 3 (format 3)", pl, q, pl / pics[i].tracy_b);
+		memcpy(blocks, enc, sizeof blocks);
 		dxt1_flatten(blocks, sizeof blocks / 8, DXT1_FLATTEN);
-		struct image_coder *c = image_coder_new(0);
-		struct buf out = { 0 };
-		struct profev_image img = { 1, W, H, PROFEV_IMG_DXT1, 0, 0, blocks, sizeof blocks };
-		image_encode(c, &img, 0, &out, NULL);
-		printf("  %-8s %11zu %12zu %6.2f dB %21zu %6.2f dB %7.2fx\n", pics[i].name, raw3, pl, q, out.len,
-		       decoded_psnr(pics[i].px, blocks), (double)out.len / (i ? 26472.0 : 17276.0));
-		buf_free(&out);
-		image_coder_free(c);
+		size_t f3 = coded_size(PROFEV_IMG_DXT1Z, blocks, NULL);
+		printf("    %-52s %7zu B %6.2f dB %6.3fx\n", "+ flattening near-flat blocks (pfrec before)", f3,
+		       decoded_psnr(px, blocks), f3 / pics[i].tracy_b);
+		double us4;
+		size_t f4 = coded_size(PROFEV_IMG_DXT1RC, enc, &us4);
+		printf("    %-52s %7zu B %6.2f dB %6.3fx  (%.0f us)\n", "format 4: context model + range coder", f4, q,
+		       f4 / pics[i].tracy_b, us4);
+		memcpy(blocks, enc, sizeof blocks);
+		dxt1_rd(px, W * 4, W, H, blocks, 0);
+		size_t r0 = coded_size(PROFEV_IMG_DXT1RC, blocks, NULL);
+		printf("    %-52s %7zu B %6.2f dB %6.3fx\n", "+ nearest indices, endpoints refitted (lambda 0)", r0,
+		       decoded_psnr(px, blocks), r0 / pics[i].tracy_b);
+		static const unsigned lambdas[] = { 40, 80, 120, DXT1_RD_LAMBDA, 240 };
+		for (size_t k = 0; k < sizeof lambdas / sizeof *lambdas; k++) {
+			memcpy(blocks, enc, sizeof blocks);
+			double t0 = now();
+			dxt1_rd(px, W * 4, W, H, blocks, lambdas[k]);
+			double t = now() - t0;
+			size_t n = coded_size(PROFEV_IMG_DXT1RC, blocks, NULL);
+			char what[80];
+			snprintf(what, sizeof what, "+ rate-distortion step, lambda %u%s", lambdas[k],
+				 lambdas[k] == DXT1_RD_LAMBDA ? " (as pfrec stores)" : "");
+			printf("    %-52s %7zu B %6.2f dB %6.3fx  (step %.0f us)\n", what, n, decoded_psnr(px, blocks),
+			       n / pics[i].tracy_b, t * 1e6);
+		}
 	}
 }
 
@@ -147,11 +193,12 @@ static void sequence(const char *name, void (*make)(uint8_t *, uint32_t))
 	struct image_coder *c = image_coder_new(0);
 	struct buf out = { 0 };
 	size_t alone = 0, stored = 0, inter = 0;
-	double t0 = now();
+	double q = 0;
 	for (uint32_t f = 0; f < SEQ; f++) {
 		make(px, f);
 		dxt1_encode(px, W * 4, W, H, blocks);
-		dxt1_flatten(blocks, sizeof blocks / 8, DXT1_FLATTEN);
+		dxt1_rd(px, W * 4, W, H, blocks, DXT1_RD_LAMBDA);
+		q += decoded_psnr(px, blocks);
 		struct profev_image img = { f + 1, W, H, PROFEV_IMG_DXT1, f, f, blocks, sizeof blocks };
 		struct image_code_stats st;
 		buf_reset(&out);
@@ -160,9 +207,8 @@ static void sequence(const char *name, void (*make)(uint8_t *, uint32_t))
 		stored += out.len;
 		inter += st.inter && st.inter < st.intra;
 	}
-	(void)t0;
-	printf("  %-28s %10.0f %10.0f %8.2fx %7d of %d\n", name, (double)alone / SEQ, (double)stored / SEQ,
-	       (double)alone / (double)stored, (int)inter, SEQ);
+	printf("  %-28s %10.0f %10.0f %8.2fx %7d of %d %8.2f dB\n", name, (double)alone / SEQ, (double)stored / SEQ,
+	       (double)alone / (double)stored, (int)inter, SEQ, q / SEQ);
 	buf_free(&out);
 	image_coder_free(c);
 }
@@ -176,7 +222,7 @@ static void sequences(void)
 {
 	printf("\n%d-frame moving sequences (as pfrec stores them): bytes per image coded alone and as stored\n"
 	       "(each against the previous image where that is smaller)\n", SEQ);
-	printf("  %-28s %10s %10s %9s %14s\n", "sequence", "alone", "stored", "gain", "inter frames");
+	printf("  %-28s %10s %10s %9s %14s %11s\n", "sequence", "alone", "stored", "gain", "inter frames", "mean PSNR");
 	sequence("game, moving, new grain", game_frames);
 	sequence("photo, pan 1 px a frame", photo_pan);
 	sequence("photo, pan 4 px a frame", photo_pan4);
