@@ -196,10 +196,11 @@ unit: $(UNIT_BIN) ## build the unit tests
 test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed, N skipped"
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD)
 
-tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, the threaded writer (use with SAN=thread)
+tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, the threaded writer, the example game (use with SAN=thread)
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_client
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_record
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_writer_batch
+	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) cli/101
 
 soak: all ## record the example game at full speed with memory events for SOAK_SECONDS (600): nothing lost, pfrec's RSS flat; not in CI
 	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) sh tests/soak/run.sh $(BUILD)

@@ -128,10 +128,12 @@ static void simulate(int first, int last)
 	}
 	{
 		PROFEV_ZONE(physics, "collide");
+		/* Only this worker's own entities: the others are being moved. */
 		float acc = 0;
-		for (int i = first; i < last; i++)
+		int n = last - first;
+		for (int i = first; i < last && n > 0; i++)
 			for (int j = 0; j < 64; j++)
-				acc += sqrtf(fabsf(entities[i].x - entities[(i + j) % nentities].x));
+				acc += sqrtf(fabsf(entities[i].x - entities[first + (i - first + j) % n].x));
 		if (acc < 0)
 			puts("impossible");
 	}
@@ -279,7 +281,9 @@ int main(int argc, char **argv)
 			pthread_mutex_unlock(&lock);
 		}
 		if (frame % 40 == 39 && nentities * 2 <= MAX_ENTITIES) {
+			pthread_mutex_lock(&lock); /* the renderer reads it */
 			nentities *= 2;
+			pthread_mutex_unlock(&lock);
 			PROFEV_MESSAGE(game, "level %d: %d entities", frame / 40 + 2, nentities);
 			PROFEV_INSTANT(game, "level up");
 		}
