@@ -568,34 +568,42 @@ struct profev__scope {
 	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG | (kind)); \
 	profev__arg(&profev__site, (bits)); } while (0)
 
+/* Each kind once, for both the zone's arguments (flag 0) and those of the
+ * next instant or message (flag PROFEV__AF_POINT). */
+#define PROFEV__ARG_INT(key, flag, value) \
+	PROFEV__ARG(key, PROFEV__AK_INT | (flag), (uint64_t)(int64_t)(value))
+#define PROFEV__ARG_UINT(key, flag, value) \
+	PROFEV__ARG(key, PROFEV__AK_UINT | (flag), (uint64_t)(value))
+#define PROFEV__ARG_DOUBLE(key, flag, value) \
+	PROFEV__ARG(key, PROFEV__AK_DOUBLE | (flag), profev__double_bits((double)(value)))
+#define PROFEV__ARG_BOOL(key, flag, value) \
+	PROFEV__ARG(key, PROFEV__AK_BOOL | (flag), (uint64_t)!!(value))
+#define PROFEV__ARG_PTR(key, flag, ptr) \
+	PROFEV__ARG(key, PROFEV__AK_PTR | (flag), (uint64_t)(uintptr_t)(const void *)(ptr))
+#define PROFEV__ARG_STRING(key, flag, call) do { \
+	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR | (flag)); \
+	if (profev__on(&profev__rec)) \
+		call; } while (0)
+
 /** A signed integer argument (int64_t). */
-#define PROFEV_ARG_INT(key, value) \
-	PROFEV__ARG(key, PROFEV__AK_INT, (uint64_t)(int64_t)(value))
+#define PROFEV_ARG_INT(key, value) PROFEV__ARG_INT(key, 0, value)
 /** An unsigned integer argument (uint64_t). */
-#define PROFEV_ARG_UINT(key, value) \
-	PROFEV__ARG(key, PROFEV__AK_UINT, (uint64_t)(value))
+#define PROFEV_ARG_UINT(key, value) PROFEV__ARG_UINT(key, 0, value)
 /** A double argument, kept bit-exactly. */
-#define PROFEV_ARG_DOUBLE(key, value) \
-	PROFEV__ARG(key, PROFEV__AK_DOUBLE, profev__double_bits((double)(value)))
+#define PROFEV_ARG_DOUBLE(key, value) PROFEV__ARG_DOUBLE(key, 0, value)
 /** A boolean argument (any scalar; non-zero is true). */
-#define PROFEV_ARG_BOOL(key, value) \
-	PROFEV__ARG(key, PROFEV__AK_BOOL, (uint64_t)!!(value))
+#define PROFEV_ARG_BOOL(key, value) PROFEV__ARG_BOOL(key, 0, value)
 /** A pointer argument (its address; shown in hex). */
-#define PROFEV_ARG_PTR(key, ptr) \
-	PROFEV__ARG(key, PROFEV__AK_PTR, (uint64_t)(uintptr_t)(const void *)(ptr))
+#define PROFEV_ARG_PTR(key, ptr) PROFEV__ARG_PTR(key, 0, ptr)
 /** A NUL-terminated string argument, copied; NULL records "". At most
  *  PROFEV_ARG_STR_MAX bytes are kept: a longer string is cut there and
  *  the argument is marked truncated. */
-#define PROFEV_ARG_STR(key, str) do { \
-	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR); \
-	if (profev__on(&profev__rec)) \
-		profev__arg_cstr(&profev__site, (str)); } while (0)
+#define PROFEV_ARG_STR(key, str) \
+	PROFEV__ARG_STRING(key, 0, profev__arg_cstr(&profev__site, (str)))
 /** A string argument of len bytes (need not be NUL-terminated), copied;
  *  cut at PROFEV_ARG_STR_MAX bytes and marked, as PROFEV_ARG_STR. */
-#define PROFEV_ARG_STRN(key, str, len) do { \
-	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR); \
-	if (profev__on(&profev__rec)) \
-		profev__arg_str(&profev__site, (str), (size_t)(len)); } while (0)
+#define PROFEV_ARG_STRN(key, str, len) \
+	PROFEV__ARG_STRING(key, 0, profev__arg_str(&profev__site, (str), (size_t)(len)))
 
 /*
  * Arguments of the calling thread's next instant or message rather than of
@@ -604,25 +612,15 @@ struct profev__scope {
  * need no open zone; readers drop those that no instant or message
  * follows. Same kinds, costs and string limit as the arguments above.
  */
-#define PROFEV__NEXT_ARG(key, kind, bits) PROFEV__ARG(key, (kind) | PROFEV__AF_POINT, bits)
-#define PROFEV_NEXT_ARG_INT(key, value) \
-	PROFEV__NEXT_ARG(key, PROFEV__AK_INT, (uint64_t)(int64_t)(value))
-#define PROFEV_NEXT_ARG_UINT(key, value) \
-	PROFEV__NEXT_ARG(key, PROFEV__AK_UINT, (uint64_t)(value))
-#define PROFEV_NEXT_ARG_DOUBLE(key, value) \
-	PROFEV__NEXT_ARG(key, PROFEV__AK_DOUBLE, profev__double_bits((double)(value)))
-#define PROFEV_NEXT_ARG_BOOL(key, value) \
-	PROFEV__NEXT_ARG(key, PROFEV__AK_BOOL, (uint64_t)!!(value))
-#define PROFEV_NEXT_ARG_PTR(key, ptr) \
-	PROFEV__NEXT_ARG(key, PROFEV__AK_PTR, (uint64_t)(uintptr_t)(const void *)(ptr))
-#define PROFEV_NEXT_ARG_STR(key, str) do { \
-	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR | PROFEV__AF_POINT); \
-	if (profev__on(&profev__rec)) \
-		profev__arg_cstr(&profev__site, (str)); } while (0)
-#define PROFEV_NEXT_ARG_STRN(key, str, len) do { \
-	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR | PROFEV__AF_POINT); \
-	if (profev__on(&profev__rec)) \
-		profev__arg_str(&profev__site, (str), (size_t)(len)); } while (0)
+#define PROFEV_NEXT_ARG_INT(key, value) PROFEV__ARG_INT(key, PROFEV__AF_POINT, value)
+#define PROFEV_NEXT_ARG_UINT(key, value) PROFEV__ARG_UINT(key, PROFEV__AF_POINT, value)
+#define PROFEV_NEXT_ARG_DOUBLE(key, value) PROFEV__ARG_DOUBLE(key, PROFEV__AF_POINT, value)
+#define PROFEV_NEXT_ARG_BOOL(key, value) PROFEV__ARG_BOOL(key, PROFEV__AF_POINT, value)
+#define PROFEV_NEXT_ARG_PTR(key, ptr) PROFEV__ARG_PTR(key, PROFEV__AF_POINT, ptr)
+#define PROFEV_NEXT_ARG_STR(key, str) \
+	PROFEV__ARG_STRING(key, PROFEV__AF_POINT, profev__arg_cstr(&profev__site, (str)))
+#define PROFEV_NEXT_ARG_STRN(key, str, len) \
+	PROFEV__ARG_STRING(key, PROFEV__AF_POINT, profev__arg_str(&profev__site, (str), (size_t)(len)))
 
 /*
  * Arguments with a meaning: what Tracy's ZoneText, ZoneName, ZoneValue and
