@@ -536,43 +536,14 @@ protected:
 /** The same for a shared (reader-writer) lock: lock_shared and friends too.
  *  Only exclusive acquisitions are recorded: shared holders do not exclude
  *  one another, and profev's lock events have no shared kind. */
-template <class T> class SharedLockable
+template <class T> class SharedLockable : public Lockable<T>
 {
 public:
-	SharedLockable(const SourceLocationData *srcloc) : m_state(srcloc ? srcloc->function : 0) {}
-	SharedLockable(const char *name) : m_state(name) {}
-	SharedLockable(const SharedLockable &) = delete;
-	SharedLockable &operator=(const SharedLockable &) = delete;
+	using Lockable<T>::Lockable;
 
-	void lock()
-	{
-		m_state.Wait(this);
-		m_lockable.lock();
-		m_state.Acquired(this);
-	}
-	void unlock()
-	{
-		m_state.Released(this);
-		m_lockable.unlock();
-	}
-	bool try_lock()
-	{
-		bool got = m_lockable.try_lock();
-		if (got) {
-			m_state.Wait(this);
-			m_state.Acquired(this);
-		}
-		return got;
-	}
-	void lock_shared() { m_lockable.lock_shared(); }
-	void unlock_shared() { m_lockable.unlock_shared(); }
-	bool try_lock_shared() { return m_lockable.try_lock_shared(); }
-	void Mark(const SourceLocationData *srcloc) { (void)srcloc; }
-	void CustomName(const char *name, size_t size) { m_state.Rename(name, size); }
-
-protected:
-	T m_lockable;
-	LockState m_state;
+	void lock_shared() { this->m_lockable.lock_shared(); }
+	void unlock_shared() { this->m_lockable.unlock_shared(); }
+	bool try_lock_shared() { return this->m_lockable.try_lock_shared(); }
 };
 
 } /* namespace tracy */
