@@ -117,6 +117,7 @@ const char *profev_chunk_kind_name(unsigned kind)
 	case PROFEV_CHUNK_SYMBOLS: return "symbols";
 	case PROFEV_CHUNK_IMAGE: return "image";
 	case PROFEV_CHUNK_SRCLOCS: return "source locations";
+	case PROFEV_CHUNK_SEGMENTS: return "segments";
 	case PROFEV_CHUNK_END: return "end";
 	}
 	return "unknown";

@@ -241,6 +241,12 @@ struct profev_module {
 	uint32_t build_id_len;
 	uint64_t load_bias;       /**< runtime address minus ELF virtual address */
 	uint64_t size;            /**< bytes of address space mapped */
+	/** The module's first executable PT_LOAD segment, where Perfetto's
+	 *  producers start its mapping; exec_size 0: unknown (a trace written
+	 *  before these were recorded, or a module without its file). */
+	uint64_t exec_vaddr;      /**< its p_vaddr */
+	uint64_t exec_offset;     /**< its p_offset in the file */
+	uint64_t exec_size;       /**< its p_memsz */
 };
 
 /** One callstack frame: module index plus ELF virtual address in it. */
@@ -467,6 +473,7 @@ enum profev_chunk_kind {
 	PROFEV_CHUNK_SYMBOLS = 7,
 	PROFEV_CHUNK_IMAGE = 8,
 	PROFEV_CHUNK_SRCLOCS = 9,
+	PROFEV_CHUNK_SEGMENTS = 12, /**< modules' executable segments */
 	PROFEV_CHUNK_END = 15,
 };
 

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "rec/elf_file.h"
 
@@ -47,12 +48,15 @@ static void notes(int fd, uint64_t off, uint64_t size, uint64_t align, struct el
 int elf_file_read(const char *path, struct elf_file *out)
 {
 	memset(out, 0, sizeof *out);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not blocking, and regular files only: a path a client names may be
+	 * a FIFO or a device. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	Elf64_Ehdr eh;
+	struct stat st;
 	int rc = -1;
-	if (read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256)
 		goto out;
@@ -62,7 +66,8 @@ int elf_file_read(const char *path, struct elf_file *out)
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		if (ph[i].p_type == PT_LOAD && out->nseg < ELF_MAX_SEGMENTS)
 			out->seg[out->nseg++] =
-				(struct elf_segment){ ph[i].p_offset, ph[i].p_vaddr, ph[i].p_filesz };
+				(struct elf_segment){ ph[i].p_offset, ph[i].p_vaddr, ph[i].p_filesz,
+						      ph[i].p_memsz, ph[i].p_flags };
 		else if (ph[i].p_type == PT_NOTE && !out->build_id_len)
 			notes(fd, ph[i].p_offset, ph[i].p_filesz, ph[i].p_align, out);
 	}
@@ -83,4 +88,12 @@ uint64_t elf_file_bias(const struct elf_file *f, uint64_t addr, uint64_t pgoff)
 			return addr - (s->vaddr - (s->offset - pgoff));
 	}
 	return addr - pgoff;
+}
+
+const struct elf_segment *elf_file_exec(const struct elf_file *f)
+{
+	for (uint32_t i = 0; i < f->nseg; i++)
+		if (f->seg[i].flags & PF_X)
+			return &f->seg[i];
+	return NULL;
 }

@@ -11,6 +11,8 @@
 
 struct elf_segment {
 	uint64_t offset, vaddr, filesz;
+	uint64_t memsz;
+	uint32_t flags;                /* PF_X, PF_W, PF_R */
 };
 
 struct elf_file {
@@ -29,5 +31,9 @@ int elf_file_read(const char *path, struct elf_file *out);
  * the address minus the ELF virtual address it holds. Without a segment
  * that holds pgoff, addr - pgoff (a file mapped as it is). */
 uint64_t elf_file_bias(const struct elf_file *f, uint64_t addr, uint64_t pgoff);
+
+/* The first executable load segment (where Perfetto's producers start a
+ * module's mapping), or NULL. */
+const struct elf_segment *elf_file_exec(const struct elf_file *f);
 
 #endif

@@ -193,7 +193,13 @@ static int64_t module_index(struct perf_sampler *s, const char *path, uint64_t b
 			return s->wmods[i].index;
 	if (array_grow((void **)&s->wmods, &s->capwmods, sizeof *s->wmods, s->nwmods + 1))
 		return PROFEV_E_NOMEM;
-	struct profev_module m = { path, NULL, 0, bias, size };
+	struct profev_module m = { path, NULL, 0, bias, size, 0, 0, 0 };
+	const struct elf_segment *x = f && f->ok ? elf_file_exec(&f->elf) : NULL;
+	if (x && x->memsz) {
+		m.exec_vaddr = x->vaddr;
+		m.exec_offset = x->offset;
+		m.exec_size = x->memsz;
+	}
 	if (kernel_id_len) {
 		m.build_id = kernel_id;
 		m.build_id_len = kernel_id_len;

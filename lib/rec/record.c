@@ -24,6 +24,7 @@
 #include "rec/rec_images.h"
 #include "wire/wire.h"
 #include "rec/perf_sample.h"
+#include "rec/elf_file.h"
 
 #define READ_BUF (1u << 20)
 #define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
@@ -403,6 +404,25 @@ static int def_category(struct profev_recorder *r, const unsigned char *b, uint3
 }
 
 /*
+ * The module's executable segment, from its file if the file is the one
+ * the client mapped (the same build-id): Perfetto's mappings start there.
+ * The client sends only the range of its load segments.
+ */
+static void module_exec(struct profev_module *pm)
+{
+	struct elf_file f;
+	if (!pm->build_id_len || pm->path[0] != '/' || elf_file_read(pm->path, &f) ||
+	    f.build_id_len != pm->build_id_len || memcmp(f.build_id, pm->build_id, f.build_id_len))
+		return;
+	const struct elf_segment *x = elf_file_exec(&f);
+	if (x && x->memsz) {
+		pm->exec_vaddr = x->vaddr;
+		pm->exec_offset = x->offset;
+		pm->exec_size = x->memsz;
+	}
+}
+
+/*
  * A module replaces whatever it overlaps: the address space was reused
  * after a dlclose, and pcs from now on belong to the new module.
  */
@@ -425,7 +445,8 @@ static int def_module(struct profev_recorder *r, const unsigned char *b, uint32_
 	memcpy(path, b + sizeof m + m.build_id_len, m.path_len);
 	path[m.path_len] = 0;
 	struct profev_module pm = { path, m.build_id_len ? b + sizeof m : NULL, m.build_id_len,
-				    m.load_bias, m.vaddr_hi - m.vaddr_lo };
+				    m.load_bias, m.vaddr_hi - m.vaddr_lo, 0, 0, 0 };
+	module_exec(&pm);
 	int index = profev_writer_module(r->w, &pm);
 	if (index < 0)
 		return writer_failed(r);

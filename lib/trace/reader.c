@@ -34,6 +34,7 @@ struct module_entry {
 	uint8_t *build_id;
 	uint32_t build_id_len;
 	uint64_t load_bias, size;
+	uint64_t exec_vaddr, exec_offset, exec_size; /* kind 12; size 0: none */
 };
 
 struct profev_reader {
@@ -279,6 +280,26 @@ static int parse_threads(struct profev_reader *r, struct cursor *c, uint32_t cou
 		int rc = set_thread(r, (uint32_t)tid, (uint32_t)pid, (uint32_t)name, 0);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+/* Executable segments of modules defined before (kind 12). */
+static int parse_segments(struct profev_reader *r, struct cursor *c, uint32_t count)
+{
+	if (!count_fits(c, count, 4))
+		return -1;
+	free(r->module_views);
+	r->module_views = NULL;
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t index = cur_varint(c), vaddr = cur_varint(c), offset = cur_varint(c),
+			 size = cur_varint(c);
+		if (c->bad || index >= r->nmodules || !size)
+			return -1;
+		struct module_entry *m = &r->modules[index];
+		m->exec_vaddr = vaddr;
+		m->exec_offset = offset;
+		m->exec_size = size;
 	}
 	return 0;
 }
@@ -755,7 +776,7 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 	uint32_t index = r->chunk_index - 1;
 
 	int known = h.kind >= PROFEV_CHUNK_META && h.kind <= PROFEV_CHUNK_SRCLOCS;
-	known |= h.kind == PROFEV_CHUNK_END;
+	known |= h.kind == PROFEV_CHUNK_END || h.kind == PROFEV_CHUNK_SEGMENTS;
 	if (!known)
 		return 1; /* a newer writer's chunk: skipped, so its traces stay readable */
 	if (h.flags & ~CHUNK_F_ZSTD)
@@ -786,6 +807,7 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 	case PROFEV_CHUNK_STRINGS: rc = parse_strings(r, &cur, h.count); break;
 	case PROFEV_CHUNK_THREADS: rc = parse_threads(r, &cur, h.count); break;
 	case PROFEV_CHUNK_MODULES: rc = parse_modules(r, &cur, h.count); break;
+	case PROFEV_CHUNK_SEGMENTS: rc = parse_segments(r, &cur, h.count); break;
 	case PROFEV_CHUNK_STACKS: rc = parse_stacks(r, &cur, h.count); break;
 	case PROFEV_CHUNK_SYMBOLS: rc = parse_symbols(r, &cur, h.count); break;
 	case PROFEV_CHUNK_SRCLOCS: rc = parse_srclocs(r, &cur, h.count); break;
@@ -977,7 +999,8 @@ const struct profev_module *profev_reader_module(const struct profev_reader *r, 
 		for (uint32_t i = 0; i < r->nmodules; i++) {
 			const struct module_entry *m = &r->modules[i];
 			rw->module_views[i] = (struct profev_module){ m->path, m->build_id, m->build_id_len,
-								      m->load_bias, m->size };
+								      m->load_bias, m->size, m->exec_vaddr,
+								      m->exec_offset, m->exec_size };
 		}
 	}
 	return &r->module_views[index];

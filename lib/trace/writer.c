@@ -28,7 +28,7 @@ struct profev_writer {
 	struct strtab *strings;
 	struct cstack *stacks;
 	uint32_t modules;
-	struct pending p_strings, p_threads, p_modules, p_stacks, p_symbols, p_srclocs;
+	struct pending p_strings, p_threads, p_modules, p_segments, p_stacks, p_symbols, p_srclocs;
 	struct strtab *sites;   /* (name, location) bytes -> index in site_ids */
 	uint32_t *site_ids, site_ids_cap;
 
@@ -87,6 +87,7 @@ static int flush_definitions(struct profev_writer *w)
 	int rc;
 	if ((rc = flush_pending(w, &w->p_strings, PROFEV_CHUNK_STRINGS, 1)) ||
 	    (rc = flush_pending(w, &w->p_modules, PROFEV_CHUNK_MODULES, 1)) ||
+	    (rc = flush_pending(w, &w->p_segments, PROFEV_CHUNK_SEGMENTS, 0)) ||
 	    (rc = flush_pending(w, &w->p_threads, PROFEV_CHUNK_THREADS, 0)) ||
 	    (rc = flush_pending(w, &w->p_stacks, PROFEV_CHUNK_STACKS, 1)) ||
 	    (rc = flush_pending(w, &w->p_symbols, PROFEV_CHUNK_SYMBOLS, 0)) ||
@@ -348,6 +349,13 @@ int profev_writer_module(struct profev_writer *w, const struct profev_module *m)
 	w->p_modules.count++;
 	w->totals.modules++;
 	int index = (int)w->modules++;
+	if (m->exec_size) {
+		struct buf *s = &w->p_segments.body;
+		if (buf_varint(s, (uint64_t)index) || buf_varint(s, m->exec_vaddr) ||
+		    buf_varint(s, m->exec_offset) || buf_varint(s, m->exec_size))
+			return fail(w, PROFEV_E_NOMEM, "out of memory");
+		w->p_segments.count++;
+	}
 	int rc = maybe_flush_definitions(w, &w->p_modules);
 	return rc ? rc : index;
 }
@@ -657,6 +665,7 @@ void profev_writer_free(struct profev_writer *w)
 	buf_free(&w->p_strings.body);
 	buf_free(&w->p_threads.body);
 	buf_free(&w->p_modules.body);
+	buf_free(&w->p_segments.body);
 	buf_free(&w->p_stacks.body);
 	buf_free(&w->p_symbols.body);
 	buf_free(&w->p_srclocs.body);

@@ -615,6 +615,68 @@ static void test_rich(void)
 	free(m.data);
 }
 
+/* Modules' executable segments (kind 12): written for the modules that
+ * have one, read back into their views; an older trace's modules (or one
+ * without) have exec_size 0; an entry for a module not defined yet is an
+ * error. */
+static int fill_segments(struct profev_writer *w)
+{
+	struct profev_module a = { "/lib/a.so", build_id, 20, 0x7f0000000000, 0x9000,
+				   0x40b0, 0x30b0, 0x5b30 };
+	struct profev_module b = { "/lib/b.so", NULL, 0, 0x7f1000000000, 0x2000, 0, 0, 0 };
+	int rc = profev_writer_module(w, &a) != 0;
+	rc |= profev_writer_module(w, &b) != 1;
+	uint32_t name = profev_writer_cstring(w, "z");
+	struct profev_event e = synth_event(PROFEV_EV_INSTANT, 1, 1, name, 0);
+	rc |= profev_writer_event(w, &e);
+	return rc | profev_writer_close(w);
+}
+
+static int fill_bad_segment(struct profev_writer *w)
+{
+	/* module index 3 of none */
+	static const uint8_t body[] = { 3, 1, 1, 1 };
+	uint8_t bytes[CHUNK_HEADER_SIZE + sizeof(body)];
+	struct chunk_header h = { PROFEV_CHUNK_SEGMENTS, 0, 1, sizeof(body), sizeof(body), 0 };
+	chunk_header_encode(bytes, &h);
+	h.checksum = chunk_checksum(bytes, body, sizeof(body));
+	chunk_header_encode(bytes, &h);
+	memcpy(bytes + CHUNK_HEADER_SIZE, body, sizeof(body));
+	struct profev_chunk c = { .kind = PROFEV_CHUNK_SEGMENTS, .stored = bytes,
+				  .stored_total = sizeof(bytes) };
+	int rc = profev_writer_copy_chunk(w, &c);
+	return rc | profev_writer_close(w);
+}
+
+static void test_segments(void)
+{
+	struct tracemem m = write_trace(fill_segments, NULL);
+	FILE *f;
+	struct profev_error err;
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
+	CHECK(r != NULL);
+	if (r) {
+		struct profev_chunk c;
+		int rc, segs = 0;
+		while ((rc = profev_reader_next_chunk(r, &c)) > 0)
+			segs += c.kind == PROFEV_CHUNK_SEGMENTS;
+		CHECK_EQ(rc, 0);
+		CHECK_EQ(segs, 1);
+		const struct profev_module *a = profev_reader_module(r, 0), *b = profev_reader_module(r, 1);
+		CHECK(a && a->exec_vaddr == 0x40b0 && a->exec_offset == 0x30b0 && a->exec_size == 0x5b30);
+		CHECK(a && a->load_bias == 0x7f0000000000 && a->size == 0x9000);
+		CHECK(b && b->exec_vaddr == 0 && b->exec_offset == 0 && b->exec_size == 0);
+		profev_reader_free(r);
+		fclose(f);
+	}
+	free(m.data);
+	m = write_trace(fill_bad_segment, NULL);
+	int rc, open_code;
+	read_all(m.data, m.len, &rc, &open_code);
+	CHECK_EQ(rc, PROFEV_E_CORRUPT);
+	free(m.data);
+}
+
 int main(void)
 {
 	test_every_kind();
@@ -627,5 +689,6 @@ int main(void)
 	test_hostile_sizes();
 	test_copy();
 	test_errors_api();
+	test_segments();
 	return CHECK_DONE();
 }
