@@ -330,7 +330,7 @@ static unsigned frame_functions(const struct conv *c, const struct profev_frame 
 				const struct profev_symframe **sym)
 {
 	unsigned n = 0;
-	*sym = f->flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_symbol(c->r, f->module, f->offset, &n);
+	*sym = f->flags & PROFEV_FRAMEF_NOMODULE ? NULL : conv_symbol(c, f->module, f->offset, &n);
 	if (!*sym)
 		n = 0;
 	return n ? n : 1;

@@ -272,6 +272,31 @@ static inline const struct profev_frame *conv_stack(const struct conv *c, uint32
 	return f;
 }
 
+/*
+ * The inline chain of (module, offset), innermost first, as the viewers
+ * show it: profev's own helpers inlined at its innermost end (the bodies of
+ * <profev.h>'s macros and of the Tracy layer's, functions named profev__*
+ * or profev_tracy__*) are left out, so that callstacks begin at the user's
+ * call site; the outermost function always stays. The client cannot skip
+ * them when it captures: they are inlined, so the first pc it keeps (the
+ * return address into the macro's caller) is in the user's function, and
+ * only the debug info says a helper was inlined there. pfsym and pfdump
+ * keep the whole chain. NULL (and *n = 0) if not symbolized.
+ */
+static inline const struct profev_symframe *conv_symbol(const struct conv *c, uint32_t module,
+							 uint64_t offset, unsigned *n)
+{
+	const struct profev_symframe *s = profev_reader_symbol(c->r, module, offset, n);
+	if (!s) {
+		*n = 0;
+		return NULL;
+	}
+	while (*n > 1 && s->function &&
+	       (!strncmp(s->function, "profev__", 8) || !strncmp(s->function, "profev_tracy__", 14)))
+		s++, --*n;
+	return s;
+}
+
 /* The output error as a return code: the outbuf's sticky sink error. */
 static inline int conv_out_rc(const struct conv *c) { return c->out.err ? PROFEV_E_IO : 0; }
 #endif

@@ -327,7 +327,7 @@ static int fo_sample(struct conv *c, struct conv_thread *t, const struct profev_
 		unsigned ns = 0;
 		const struct profev_symframe *sym = NULL;
 		if (!(fr[i].flags & PROFEV_FRAMEF_NOMODULE))
-			sym = profev_reader_symbol(c->r, fr[i].module, fr[i].offset, &ns);
+			sym = conv_symbol(c, fr[i].module, fr[i].offset, &ns);
 		for (unsigned k = ns ? ns : 1; k-- > 0;) {
 			const char *name = buf;
 			if (ns) {

@@ -66,6 +66,7 @@ enum {
 	TE_COUNTER_VALUE = 30,
 	TE_DOUBLE_COUNTER_VALUE = 44,
 	TE_CALLSTACK_IID = 56,
+	TE_CALLSTACK_WEIGHT = 57,     /* double: what the UI's flame graph sums */
 
 	CD_UNIT = 3,
 	UNIT_SIZE_BYTES = 3,
@@ -98,6 +99,8 @@ enum {
 	MAP_IID = 1,
 	MAP_BUILD_ID = 2,
 	MAP_START_OFFSET = 3,
+	MAP_START = 4,
+	MAP_END = 5,
 	MAP_LOAD_BIAS = 6,
 	MAP_PATH_STRING_IDS = 7,
 	MAP_EXACT_OFFSET = 8,
@@ -165,6 +168,7 @@ struct pfr {
 	uint32_t iid;     /* first of n; 0 = empty slot */
 	uint32_t n;
 	uint32_t part;    /* part it was last defined in, counted from 1 */
+	uint32_t ret;     /* a return address: rel_pc is offset - 1 */
 };
 #define NOMOD UINT32_MAX
 
@@ -546,11 +550,12 @@ static const struct profev_module *module_of(const struct conv *c, const struct 
 	return f->flags & PROFEV_FRAMEF_NOMODULE ? NULL : profev_reader_module(c->r, f->module);
 }
 
-static struct pfr *fr_slot(const struct pf *p, uint32_t module, uint64_t offset)
+static struct pfr *fr_slot(const struct pf *p, uint32_t module, uint64_t offset, uint32_t ret)
 {
-	uint64_t h = (offset * 0x9e3779b97f4a7c15ull ^ module) * 0xff51afd7ed558ccdull;
+	uint64_t h = (offset * 0x9e3779b97f4a7c15ull ^ module ^ (uint64_t)ret << 32) * 0xff51afd7ed558ccdull;
 	size_t i = (size_t)(h >> 32) & p->frmask;
-	while (p->fr[i].iid && (p->fr[i].offset != offset || p->fr[i].module != module))
+	while (p->fr[i].iid &&
+	       (p->fr[i].offset != offset || p->fr[i].module != module || p->fr[i].ret != ret))
 		i = (i + 1) & p->frmask;
 	return &p->fr[i];
 }
@@ -566,9 +571,19 @@ static int fr_rehash(struct pf *p)
 	p->frmask = mask;
 	for (size_t i = 0; i < n; i++)
 		if (old[i].iid)
-			*fr_slot(p, old[i].module, old[i].offset) = old[i];
+			*fr_slot(p, old[i].module, old[i].offset, old[i].ret) = old[i];
 	free(old);
 	return 0;
+}
+
+/*
+ * A frame's rel_pc is the address pfsym resolves, as Perfetto's producers
+ * (libunwindstack in traced_perf and heapprofd) store it: a return address
+ * less one, in the call instruction.
+ */
+static uint32_t fr_ret(const struct profev_frame *f)
+{
+	return (f->flags & PROFEV_FRAMEF_RETURN) && !(f->flags & PROFEV_FRAMEF_NOMODULE) && f->offset;
 }
 
 /* The frame iids of f, made on first sight. */
@@ -578,17 +593,18 @@ static struct pfr *fr_get(struct conv *c, const struct profev_frame *f)
 	if ((!p->fr || (p->nfr + 1) * 2 > p->frmask) && fr_rehash(p))
 		return NULL;
 	uint32_t module = module_of(c, f) ? f->module : NOMOD;
-	struct pfr *e = fr_slot(p, module, f->offset);
+	uint32_t ret = fr_ret(f);
+	struct pfr *e = fr_slot(p, module, f->offset, ret);
 	if (e->iid)
 		return e;
 	unsigned n = 0;
-	if (module != NOMOD && !profev_reader_symbol(c->r, module, f->offset, &n))
+	if (module != NOMOD && !conv_symbol(c, module, f->offset, &n))
 		n = 0;
 	if (!n)
 		n = 1;
 	if (p->next_iid > UINT32_MAX - n - 1)
 		return NULL;
-	*e = (struct pfr){ f->offset, module, p->next_iid + 1, n, 0 };
+	*e = (struct pfr){ f->offset, module, p->next_iid + 1, n, 0, ret };
 	p->next_iid += n;
 	p->nfr++;
 	return e;
@@ -643,7 +659,7 @@ static int stack_prepare(struct conv *c, uint32_t id, size_t *need)
 		p->newfr[p->nnewfr++] = *e;
 		unsigned ns = 0;
 		const struct profev_symframe *sym =
-			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+			e->module == NOMOD ? NULL : conv_symbol(c, e->module, e->offset, &ns);
 		room += 112 * (size_t)e->n;
 		for (unsigned k = 0; sym && k < ns && k < e->n; k++)
 			room += 3 * (strlen(sym[k].function ? sym[k].function : "") +
@@ -673,6 +689,29 @@ static void interned_string(struct conv *c, uint32_t field, uint64_t iid, const 
 	pb_end(o, e);
 }
 
+struct map_desc {
+	uint64_t start, end, exact_offset, load_bias;
+};
+
+/* The executable mapping of module m, page-aligned as the kernel maps it. */
+static struct map_desc map_desc(const struct profev_module *m)
+{
+	struct map_desc d = { 0, 0, 0, 0 };
+	const uint64_t page = 4096;
+	uint64_t v = m->exec_vaddr, off = m->exec_offset;
+	/* (a hostile trace: nothing that wraps or that no ELF file holds) */
+	if (!m->exec_size || v < off || (v & (page - 1)) != (off & (page - 1)) ||
+	    v + m->exec_size < v || m->load_bias + v + m->exec_size < m->load_bias)
+		return d;
+	d.start = m->load_bias + (v & ~(page - 1));
+	d.end = (m->load_bias + v + m->exec_size + page - 1) & ~(page - 1);
+	d.exact_offset = off & ~(page - 1);
+	d.load_bias = v - off;
+	if (d.end <= d.start)
+		d.end = 0;
+	return d;
+}
+
 /* Inside an InternedData: what stack_prepare() found new, in field order. */
 static void stack_write(struct conv *c)
 {
@@ -683,7 +722,7 @@ static void stack_write(struct conv *c)
 		const struct pfr *e = &p->newfr[i];
 		unsigned ns = 0;
 		const struct profev_symframe *sym =
-			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+			e->module == NOMOD ? NULL : conv_symbol(c, e->module, e->offset, &ns);
 		for (unsigned k = 0; k < e->n; k++) {
 			const char *fn = sym && k < ns ? sym[k].function : NULL;
 			if (e->module == NOMOD)
@@ -696,7 +735,7 @@ static void stack_write(struct conv *c)
 		const struct pfr *e = &p->newfr[i];
 		unsigned ns = 0;
 		const struct profev_symframe *sym =
-			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+			e->module == NOMOD ? NULL : conv_symbol(c, e->module, e->offset, &ns);
 		for (unsigned k = 0; k < e->n; k++) {
 			const struct profev_symframe *sf = sym && k < ns ? &sym[k] : NULL;
 			size_t fm = pb_begin(o, ID_FRAMES);
@@ -705,7 +744,7 @@ static void stack_write(struct conv *c)
 				pb_uint(o, FR_FUNCTION_NAME_ID, e->iid + k);
 			if (e->module != NOMOD) {
 				pb_uint(o, FR_MAPPING_ID, (uint64_t)e->module + 1);
-				pb_uint(o, FR_REL_PC, e->offset);
+				pb_uint(o, FR_REL_PC, e->offset - e->ret);
 			}
 			if (sf && sf->file)
 				pb_uint(o, FR_SOURCE_PATH_IID, e->iid + k);
@@ -720,7 +759,7 @@ static void stack_write(struct conv *c)
 	size_t cs = pb_begin(o, ID_CALLSTACKS);
 	pb_uint(o, CST_IID, p->stack);
 	for (unsigned i = n; i-- > 0;) {
-		const struct pfr *e = fr_slot(p, module_of(c, &f[i]) ? f[i].module : NOMOD, f[i].offset);
+		const struct pfr *e = fr_slot(p, module_of(c, &f[i]) ? f[i].module : NOMOD, f[i].offset, fr_ret(&f[i]));
 		for (unsigned k = e->n; k-- > 0;)
 			pb_uint(o, CST_FRAME_IDS, e->iid + k);
 	}
@@ -754,7 +793,7 @@ static void stack_write(struct conv *c)
 		const struct pfr *e = &p->newfr[i];
 		unsigned ns = 0;
 		const struct profev_symframe *sym =
-			e->module == NOMOD ? NULL : profev_reader_symbol(c->r, e->module, e->offset, &ns);
+			e->module == NOMOD ? NULL : conv_symbol(c, e->module, e->offset, &ns);
 		for (unsigned k = 0; sym && k < ns && k < e->n; k++)
 			if (sym[k].file)
 				interned_string(c, ID_SOURCE_PATHS, e->iid + k, sym[k].file, strlen(sym[k].file));
@@ -766,13 +805,25 @@ static void stack_write(struct conv *c)
 		pb_uint(o, MAP_IID, iid);
 		if (m->build_id_len)
 			pb_uint(o, MAP_BUILD_ID, iid);
-		/* rel_pc is the ELF virtual address itself (what llvm-symbolizer
-		 * takes): no offset or bias to apply. */
+		/* As traced_perf and heapprofd describe a module (libunwindstack's
+		 * view of its executable mapping in /proc/PID/maps): start and
+		 * end where that mapping is, exact_offset its file offset,
+		 * start_offset 0 (the file is the ELF file), load_bias p_vaddr -
+		 * p_offset of the first executable segment, and rel_pc the ELF
+		 * virtual address (what llvm-symbolizer takes), so that
+		 * Perfetto's symbolizer finds the addresses pfsym resolves also
+		 * where the two differ (lld). A module whose segment the trace
+		 * does not know: all 0, rel_pc as before. */
+		struct map_desc d = map_desc(m);
 		pb_uint(o, MAP_START_OFFSET, 0);
-		pb_uint(o, MAP_LOAD_BIAS, 0);
+		if (d.end) {
+			pb_uint(o, MAP_START, d.start);
+			pb_uint(o, MAP_END, d.end);
+		}
+		pb_uint(o, MAP_LOAD_BIAS, d.load_bias);
 		for (size_t k = 0, np = path_parts(m->path); k < np; k++)
 			pb_uint(o, MAP_PATH_STRING_IDS, iid << 8 | k);
-		pb_uint(o, MAP_EXACT_OFFSET, 0);
+		pb_uint(o, MAP_EXACT_OFFSET, d.exact_offset);
 		pb_end(o, e);
 	}
 	p->stack = 0;
@@ -1178,8 +1229,10 @@ static void named_track(struct conv *c, uint64_t uuid, const char *prefix, const
 /*
  * Memory: a size counter per pool ("memory: POOL") with its live bytes, and
  * each allocation an instant on the "allocations" track, named by its pool,
- * carrying its callstack and its size ("bytes") for the UI to weigh
- * callstacks by.
+ * with its size ("bytes"), and its callstack weighted by that size: the
+ * UI's "Track Event Callstacks" flame graph of a selected range sums
+ * callstack_weight (its default measure, "Weight", when the events carry
+ * one) and trace_processor keeps it in __intrinsic_track_event_callstacks.
  */
 static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_event *ev,
 		     const struct conv_mem *m)
@@ -1213,12 +1266,14 @@ static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_
 	int stack = stack_prepare(c, ev->stack, &extra);
 	if (stack < 0)
 		return stack;
-	if ((rc = te_open(c, &tm, c->now, TYPE_INSTANT, UUID_ALLOCS, m->pool, 0, extra + 32)))
+	if ((rc = te_open(c, &tm, c->now, TYPE_INSTANT, UUID_ALLOCS, m->pool, 0, extra + 48)))
 		return rc;
 	if (!m->pool)
 		pb_bytes(o, TE_NAME, "default", 7);
-	if (stack)
+	if (stack) {
 		pb_uint(o, TE_CALLSTACK_IID, ev->stack);
+		pb_double(o, TE_CALLSTACK_WEIGHT, (double)m->size);
+	}
 	annotation_uint(o, "bytes", m->size);
 	te_close(c, &tm);
 	return 0;

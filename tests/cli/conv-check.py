@@ -22,7 +22,7 @@ Memory: "live" holds each pool's last live-bytes value, "allocs" and
 "alloc_bytes" the allocations with their sizes; "stacks_used"
 lists the callstacks events refer to, outermost frame first, frames joined
 by ";" (Chrome: by name; Perfetto: by function name, else
-mapping+0xrel_pc).
+mapping+0xrel_pc, the address pfsym resolves: a return address less one).
 folded: "frame;frame weight" lines with positive integer weights.
 
 Several FILEs are parts of one split conversion: each must be complete on

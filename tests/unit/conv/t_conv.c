@@ -1072,9 +1072,11 @@ static void test_memory(void)
 		/* allocations with stacks, and zone Z */
 		CHECK_EQ(s->stack_refs, filter ? 2 : 5);
 		if (!filter) {
-			/* sa outermost first: game+0x10, lib.so+0x20, outer, inl */
+			/* sa outermost first: game+0x10, lib.so+0x20, outer, inl;
+			 * return addresses, so rel_pc is one less (the call's
+			 * last byte, as Perfetto's producers store it) */
 			CHECK_EQ(s->stack_n[sa], 4);
-			static const uint64_t pc[4] = { 0x10, 0x20, 0x100, 0x100 }, map[4] = { 1, 2, 1, 1 };
+			static const uint64_t pc[4] = { 0xf, 0x1f, 0xff, 0xff }, map[4] = { 1, 2, 1, 1 };
 			for (unsigned i = 0; i < 4 && i < s->stack_n[sa]; i++) {
 				uint64_t fr = s->stack_frames[sa][i];
 				CHECK_EQ(s->frame_pc[fr], pc[i]);
