@@ -79,13 +79,20 @@ out:
 
 uint64_t elf_file_bias(const struct elf_file *f, uint64_t addr, uint64_t pgoff)
 {
-	for (uint32_t i = 0; i < f->nseg; i++) {
-		const struct elf_segment *s = &f->seg[i];
-		/* Segments start mid-page: the mapping starts at the page that
-		 * holds the segment's first byte. */
-		uint64_t page_off = s->offset & ~(uint64_t)4095;
-		if (pgoff >= page_off && pgoff < s->offset + s->filesz)
-			return addr - (s->vaddr - (s->offset - pgoff));
+	/* Executable segments first: lld packs segments into the file without
+	 * page alignment, so the page an executable mapping starts at may also
+	 * hold the end of a read-only segment whose p_vaddr - p_offset differs. */
+	for (int exec = 1; exec >= 0; exec--) {
+		for (uint32_t i = 0; i < f->nseg; i++) {
+			const struct elf_segment *s = &f->seg[i];
+			if (exec && !(s->flags & PF_X))
+				continue;
+			/* Segments start mid-page: the mapping starts at the page
+			 * that holds the segment's first byte. */
+			uint64_t page_off = s->offset & ~(uint64_t)4095;
+			if (pgoff >= page_off && pgoff < s->offset + s->filesz)
+				return addr - (s->vaddr - (s->offset - pgoff));
+		}
 	}
 	return addr - pgoff;
 }

@@ -27,8 +27,9 @@ struct elf_file {
  * file (*out is then zeroed). */
 int elf_file_read(const char *path, struct elf_file *out);
 
-/* The load bias of a mapping of the file at addr from file offset pgoff:
- * the address minus the ELF virtual address it holds. Without a segment
+/* The load bias of an executable mapping of the file at addr from file
+ * offset pgoff: the address minus the ELF virtual address it holds, by the
+ * executable segment that holds pgoff, else any segment. Without a segment
  * that holds pgoff, addr - pgoff (a file mapped as it is). */
 uint64_t elf_file_bias(const struct elf_file *f, uint64_t addr, uint64_t pgoff);
 

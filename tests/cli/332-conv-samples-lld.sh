@@ -1,0 +1,61 @@
+# pfrec --sample of a program linked with lld, whose executable segment
+# shares its first file page with the read-only segment (p_vaddr !=
+# p_offset): the samples' frames are the functions that ran (pfsym finds the
+# spinning function, not what precedes it in the file), and in Perfetto's
+# trace_processor each sample frame's pc lies inside its mapping, whose
+# load_bias is the segment's p_vaddr - p_offset.
+. "$PROFEV_ROOT/tests/cli/lib.sh"
+. "$PROFEV_ROOT/tests/cli/tp-lib.sh"
+tp_need
+command -v clang > /dev/null || skip "no clang (Debian package clang)"
+command -v ld.lld > /dev/null || skip "no ld.lld (Debian package lld)"
+command -v readelf > /dev/null || skip "no readelf (Debian package binutils)"
+[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
+	skip "perf_event_paranoid above 2"
+
+cat > spin.c <<'C'
+#include <time.h>
+static volatile unsigned long sink;
+static double cpu(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+__attribute__((noinline)) void spin_here(double s)
+{
+	for (double e = cpu() + s; cpu() < e;)
+		for (int i = 0; i < 100000; i++)
+			sink += i;
+}
+int main(void) { spin_here(0.3); return 0; }
+C
+clang -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -o spin spin.c || fail "cannot build spin with lld"
+set -- $(readelf -lW spin | awk '$1 == "LOAD" && ($7 $8) ~ /E/ { print $2, $3; exit }')
+bias=$(($2 - $1))
+[ "$bias" -ne 0 ] || fail "lld gave spin p_vaddr == p_offset: nothing to test"
+expect_exit 0 pfrec -q --sample -o spin.bin ./spin
+grep -q "could not\|refused\|not permitted" err.txt && skip "the kernel refused sampling: $(head -n 1 err.txt)"
+expect_exit 0 pfsym -q spin.bin
+expect_exit 0 pfdump --stats spin.bin
+expect_exit 0 pfdump --jsonl spin.bin
+python3 - out.txt <<'PY' || fail "the samples' innermost frames are not spin_here"
+import json, sys
+inner = [e["stack"][0] for e in map(json.loads, open(sys.argv[1])) if e["type"] == "sample" and e.get("stack")]
+mine = [f for f in inner if f["module"].endswith("/spin")]
+fns = [(f.get("frames") or [{}])[-1].get("function") for f in mine]
+if len(mine) < 20 or fns.count("spin_here") < 0.8 * len(mine):
+    sys.exit("%d samples in spin, functions %s" % (len(mine), sorted(set(map(str, fns)))))
+PY
+expect_exit 0 pfconv -q to perfetto -o spin.pftrace spin.bin
+tp_import_ok spin.pftrace
+[ "$(tp_value spin.pftrace "select load_bias from stack_profile_mapping where name like '%/spin'")" = "$bias" ] ||
+	fail "spin's mapping has not the load_bias $bias"
+outside=$(tp_sql spin.pftrace "select count(*) from perf_sample p
+	join stack_profile_callsite c on c.id = p.callsite_id join stack_profile_frame f on f.id = c.frame_id
+	join stack_profile_mapping m on m.id = f.mapping
+	where m.end <= m.start or m.start + f.rel_pc - m.load_bias - m.exact_offset not between m.start and m.end - 1")
+[ "$outside" = 0 ] || fail "$outside sample frames lie outside their mapping"
+[ "$(tp_value spin.pftrace "select count(*) from perf_sample p join stack_profile_callsite c on c.id = p.callsite_id
+	join stack_profile_frame f on f.id = c.frame_id where f.name = 'spin_here'")" -ge 20 ] ||
+	fail "fewer than 20 samples in spin_here in trace_processor"
