@@ -6,7 +6,8 @@
 # (module, rel_pc), rel_pc the address pfsym resolves; symbolized by pfsym,
 # they carry function, file and line, and the innermost frame begins at the
 # user's call site: profev's inlined helper profev__mem_stack, which pfdump
-# --jsonl keeps, is in neither the Perfetto nor the Chrome output.
+# --jsonl keeps, is in neither the Perfetto nor the Chrome output; nor are
+# the Tracy layer's (TracyCAllocS: profev_tracy__mem_s around it).
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
 . "$PROFEV_ROOT/tests/cli/tp-lib.sh"
@@ -62,3 +63,36 @@ contains out.txt '"function":"profev__mem_stack"'
 expect_exit 0 pfconv -q to chrome -o mem.json mem.bin
 contains mem.json '"name":"get_tex"'
 lacks mem.json 'profev__mem_stack'
+
+# Tracy's C API, TracyCAllocS: two helpers inlined (profev_tracy__mem_s,
+# then profev__mem_stack), both left out of the viewers' callstacks.
+cat > tr.c <<'C'
+#include <tracy/TracyC.h>
+#include <stdlib.h>
+static __attribute__((noinline)) void *tr_get(size_t n)
+{
+	void *p = malloc(n);
+	TracyCAllocS(p, n, 16);
+	return p;
+}
+int main(void)
+{
+	for (int i = 0; i < 8; i++)
+		free(tr_get(100 + i));
+	return 0;
+}
+C
+$CC -std=gnu99 -g -O1 $SANFLAGS -DTRACY_ENABLE -I"$PROFEV_ROOT/lib/include" -I"$PROFEV_ROOT/lib/include/tracy" \
+	-o tr tr.c "$PROFEV_BUILD/libprofev-tracy.a" "$CLIENT_A" -pthread || fail "cannot build tr"
+expect_exit 0 pfrec -q -o tr.bin ./tr
+expect_exit 0 pfsym -q tr.bin
+expect_exit 0 pfdump --jsonl tr.bin
+contains out.txt '"function":"profev_tracy__mem_s"'
+expect_exit 0 pfconv -q to perfetto -o tr.pftrace tr.bin
+stacks --symbols --no-helper profev_tracy__mem_s tr.bin tr.pftrace
+contains stacks.out '"allocations": 8'
+stacks --no-helper profev__mem_stack tr.bin tr.pftrace
+expect_exit 0 pfconv -q to chrome -o tr.json tr.bin
+contains tr.json '"name":"tr_get"'
+lacks tr.json 'profev_tracy__'
+lacks tr.json 'profev__mem_stack'

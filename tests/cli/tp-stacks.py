@@ -105,7 +105,7 @@ def expected(trace):
                 # Perfetto's producers store a return address as the
                 # call's last byte, the address pfsym resolves; the
                 # client's callstacks hold return addresses only.
-                frames.append((f["module"], f["offset"] - 1))
+                frames.append((f.get("module"), f.get("offset", 0) - 1))
         frames.reverse()  # outermost first
         allocs.append((e["ts"], e["size"], e["stack_id"], tuple(frames), e["stack"]))
     return allocs, seen
