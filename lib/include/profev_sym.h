@@ -67,6 +67,11 @@ struct profev_symbolizer_files {
 	const char *sup_path;      /**< dwz supplementary file (.gnu_debugaltlink or
 	                                DWARF 5 .debug_sup) that path's DWARF
 	                                refers to; NULL: none */
+	const char *dwp_path;      /**< split DWARF package (.dwp) of the module;
+	                                NULL: look for one (see below) */
+	const char *const *debug_dirs; /**< where .dwo and .dwp files are also
+	                                    looked for (the --debug-dir list) */
+	unsigned ndebug_dirs;
 };
 
 /**
@@ -74,6 +79,23 @@ struct profev_symbolizer_files {
  * sup_path, names and strings that dwz moved to the supplementary file
  * (DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt, DW_FORM_ref_sup4/8,
  * DW_FORM_strp_sup) are read from it.
+ *
+ * Split DWARF (-gsplit-dwarf): the DIEs of a skeleton unit (DWARF 5
+ * DW_UT_skeleton, or the GNU DWARF 4 form with DW_AT_GNU_dwo_name and
+ * DW_AT_GNU_dwo_id) are read, when an address in it is first looked up,
+ * from its split unit, matched by DWO id, in
+ *   1. the package dwp_path, else MODULE.dwp beside the module
+ *      (symbols_path, else path), PATH.dwp beside path, then
+ *      DIR/basename(MODULE).dwp in each debug dir (the first that opens);
+ *   2. else the .dwo file DW_AT_dwo_name names: as given when absolute,
+ *      else under DW_AT_comp_dir; then DIR/name and DIR/basename(name) in
+ *      each debug dir, then basename(name) beside path and the module.
+ * Addresses and ranges the split unit gives by index (DW_FORM_addrx,
+ * DW_FORM_GNU_addr_index, DW_FORM_rnglistx) come from the skeleton's file.
+ * A split unit not found leaves the unit with its lines and the symbol
+ * table's function names (as llvm-symbolizer); one found but damaged, or
+ * a damaged unit of path itself, leaves the unit unresolved, with a
+ * warning (see profev_symbolizer_warnings()).
  * @return as profev_symbolizer_new(); a supplementary file that cannot be
  *         opened or read fails the same way, its name in the message.
  */
@@ -93,6 +115,17 @@ int profev_symbolizer_has_dwarf(const struct profev_symbolizer *s);
  */
 int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
 			     const struct profev_symframe **frames);
+
+/**
+ * What lookups so far found wrong in the debug files and did not use:
+ * damaged units of the file ("'f': .debug_info: unit at offset 0x40:
+ * abbreviation code 9 not in its table"), split DWARF files refused or
+ * not found. Lowercase, no period, each said once; the array and strings
+ * are valid until the symbolizer is freed.
+ * @return how many, *warnings set to them.
+ */
+unsigned profev_symbolizer_warnings(const struct profev_symbolizer *s,
+				    const char *const **warnings);
 
 /** The symbolizer's last error; never NULL. */
 const struct profev_error *profev_symbolizer_error(const struct profev_symbolizer *s);

@@ -42,9 +42,13 @@ static int parse_abbrevs(struct abbrevs *a, const struct sect *sec, uint64_t off
 	if (off >= sec->n)
 		return -1;
 	struct cur c = cur_at(sec, off, sec->n);
+	/* a table that does not end, an entry without a tag or with a
+	 * children flag other than 0 or 1 is damaged: refused */
 	for (;;) {
 		uint64_t code = rd_uleb(&c);
-		if (code == 0 || c.bad)
+		if (c.bad)
+			return -1;
+		if (code == 0)
 			break;
 		if (code > 1000000)
 			return -1;
@@ -59,12 +63,16 @@ static int parse_abbrevs(struct abbrevs *a, const struct sect *sec, uint64_t off
 		ab->children = (uint8_t)rd_u(&c, 1);
 		ab->first = (uint32_t)a->nspecs;
 		ab->fixed = 0;
+		if (c.bad || ab->tag == 0 || ab->children > 1)
+			return -1;
 		for (;;) {
 			uint64_t at = rd_uleb(&c), form = rd_uleb(&c);
 			int64_t imp = 0;
 			if (form == DW_FORM_implicit_const)
 				imp = rd_sleb(&c);
-			if ((at == 0 && form == 0) || c.bad)
+			if (c.bad)
+				return -1;
+			if (at == 0 && form == 0)
 				break;
 			if (grow((void **)&a->specs, &a->capspecs, a->nspecs + 1, sizeof(*a->specs)))
 				return -1;
@@ -232,7 +240,7 @@ void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 	d->nrefs = 0;
 	d->ref_sup = 0;
 	d->call_file = d->call_line = d->call_col = d->stmt_list = 0;
-	d->addr_base = d->rnglists_base = d->str_offsets_base = 0;
+	d->addr_base = d->rnglists_base = d->str_offsets_base = d->ranges_base = d->dwo_id = 0;
 	for (uint32_t k = 0; k < a->n; k++) {
 		const struct spec *sp = &ab->specs[a->first + k];
 		struct val v;
@@ -251,6 +259,13 @@ void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 		case DW_AT_addr_base: d->addr_base = v.u; break;
 		case DW_AT_rnglists_base: d->rnglists_base = v.u; break;
 		case DW_AT_str_offsets_base: d->str_offsets_base = v.u; break;
+		case DW_AT_GNU_addr_base: d->addr_base = v.u; break;
+		case DW_AT_GNU_ranges_base: d->ranges_base = v.u; break;
+		case DW_AT_dwo_name: case DW_AT_GNU_dwo_name:
+			d->dwo_name = v;
+			d->has |= DIE_HAS_DWO_NAME;
+			break;
+		case DW_AT_GNU_dwo_id: d->dwo_id = v.u; d->has |= DIE_HAS_DWO_ID; break;
 		case DW_AT_name:
 			if (!(d->has & DIE_HAS_NAME))
 				d->name = v, d->has |= DIE_HAS_NAME;
@@ -366,10 +381,12 @@ static int read_ranges(const struct dwsects *d, const struct unitctx *u, const s
 		}
 		return read_rnglist(d, u, off, r);
 	}
-	if (v->u >= d->ranges.n)
+	/* a GNU split unit's offsets are from its skeleton's DW_AT_GNU_ranges_base */
+	uint64_t off = v->u + u->ranges_base;
+	if (off >= d->ranges.n || off < v->u)
 		return 0;
 	uint64_t base = u->base;
-	struct cur c = cur_at(&d->ranges, v->u, d->ranges.n);
+	struct cur c = cur_at(&d->ranges, off, d->ranges.n);
 	uint64_t maxaddr = u->addrsize == 4 ? 0xffffffffull : ~0ull;
 	while (!c.bad) {
 		uint64_t a = rd_u(&c, u->addrsize), b = rd_u(&c, u->addrsize);

@@ -172,34 +172,52 @@ static int cmp_curange(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
-/* The unit header at off: *u, *abbr and the offsets of its root DIE and
- * end. @return 0 for a compile or partial unit to read, 1 for one to pass
- * over, -1 when no further unit can be read. */
-static int unit_header(const struct sect *info, uint64_t off, struct unitctx *u, uint64_t *abbr,
-		       struct cur *c)
+/* The unit header at off: *u, *abbr, the DWO id of a split or skeleton
+ * unit (*has_id), and the offsets of its root DIE and end. @return 0 for a
+ * unit to read (compile, partial, skeleton; split compile in a .dwo), 1
+ * for one to pass over (*why set if it is damaged rather than of another
+ * kind), -1 when no further unit can be read. */
+static int unit_header(const struct sect *info, uint64_t off, int dwo, struct unitctx *u,
+		       uint64_t *abbr, struct cur *c, uint64_t *id, int *has_id, const char **why)
 {
 	*c = cur_at(info, off, info->n);
 	memset(u, 0, sizeof(*u));
-	if (rd_unit_length(c, &u->offsize))
+	*has_id = 0;
+	*why = NULL;
+	if (rd_unit_length(c, &u->offsize)) {
+		*why = "its length runs past the end of the section";
 		return -1;
+	}
 	u->version = (unsigned)rd_u(c, 2);
 	unsigned type = DW_UT_compile;
 	if (u->version >= 5) {
 		type = (unsigned)rd_u(c, 1);
 		u->addrsize = (unsigned)rd_u(c, 1);
 		*abbr = rd_u(c, u->offsize);
-		if (type == DW_UT_skeleton || type == DW_UT_split_compile)
-			skip(c, 8);
-		else if (type == DW_UT_type || type == DW_UT_split_type)
+		if (type == DW_UT_skeleton || type == DW_UT_split_compile) {
+			*id = rd_u(c, 8);
+			*has_id = 1;
+		} else if (type == DW_UT_type || type == DW_UT_split_type) {
 			skip(c, 8 + u->offsize);
+		}
 	} else {
 		*abbr = rd_u(c, u->offsize);
 		u->addrsize = (unsigned)rd_u(c, 1);
 	}
-	if (c->bad || u->version < 2 || u->version > 5 || (u->addrsize != 4 && u->addrsize != 8) ||
-	    (type != DW_UT_compile && type != DW_UT_partial))
+	if (c->bad)
+		*why = "header cut";
+	else if (u->version < 2 || u->version > 5)
+		*why = "unknown DWARF version";
+	else if (u->addrsize != 4 && u->addrsize != 8)
+		*why = "address size neither 4 nor 8";
+	if (*why)
 		return 1;
-	return 0;
+	if (type == DW_UT_compile || type == DW_UT_partial || type == DW_UT_skeleton ||
+	    (dwo && type == DW_UT_split_compile))
+		return 0;
+	if (type < DW_UT_compile || type > DW_UT_split_type)
+		*why = "unknown unit type";
+	return 1;
 }
 
 static int add_curanges(struct profev_symbolizer *s, const struct ranges *r)
@@ -216,6 +234,12 @@ static int add_curanges(struct profev_symbolizer *s, const struct ranges *r)
 	return 0;
 }
 
+/* How damaged DWARF is named in warnings. */
+static const char *info_name(const struct profev_symbolizer *s)
+{
+	return s->dwo ? ".debug_info.dwo" : ".debug_info";
+}
+
 /* The unit headers and root DIEs: where each unit's code is. */
 int info_load_units(struct profev_symbolizer *s)
 {
@@ -224,26 +248,49 @@ int info_load_units(struct profev_symbolizer *s)
 	uint64_t off = 0;
 	while (off + 11 <= d->info.n) {
 		struct unitctx u;
-		uint64_t abbr = 0;
+		uint64_t abbr = 0, dwo_id = 0;
+		int has_id;
+		const char *why;
 		struct cur c;
-		int h = unit_header(&d->info, off, &u, &abbr, &c);
+		int h = unit_header(&d->info, off, s->dwo, &u, &abbr, &c, &dwo_id, &has_id, &why);
+		if (why)
+			sym_warn(s, "'%s': %s: unit at offset 0x%llx: %s", s->path, info_name(s),
+				 (unsigned long long)(off + s->info_off), why);
 		if (h < 0)
 			break;
 		uint64_t unit_off = off;
 		off = (uint64_t)(c.end - d->info.p);
-		if (h > 0 || abbrevs_use(&s->ab, &d->abbrev, abbr, &u))
+		if (h > 0)
 			continue;
+		if (abbrevs_use(&s->ab, &d->abbrev, abbr, &u)) {
+			sym_warn(s, "'%s': %s: unit at offset 0x%llx: abbreviation table at offset 0x%llx cannot be read",
+				 s->path, info_name(s), (unsigned long long)(unit_off + s->info_off),
+				 (unsigned long long)abbr);
+			continue;
+		}
 		uint64_t die_off = (uint64_t)(c.p - d->info.p);
 		const struct abbrev *a;
 		struct die die;
-		if (die_begin(&c, &s->ab, &a) != 1)
+		int k = die_begin(&c, &s->ab, &a);
+		if (k == 1)
+			die_attrs(&c, &s->ab, a, &u, unit_off, &die);
+		if (k != 1 || c.bad) {
+			sym_warn(s, "'%s': %s: unit at offset 0x%llx: %s", s->path, info_name(s),
+				 (unsigned long long)(unit_off + s->info_off),
+				 k != 1 ? "root DIE's abbreviation code not in its table" :
+					  "root DIE cut or of an unknown form");
 			continue;
-		die_attrs(&c, &s->ab, a, &u, unit_off, &die);
-		if (c.bad)
-			continue;
+		}
 		u.addr_base = die.addr_base;
 		u.rnglists_base = die.rnglists_base;
 		u.str_offsets_base = die.str_offsets_base;
+		if (s->dwo) {
+			/* a split unit's tables: its string offsets after the
+			 * DWARF 5 header of its contribution, its range lists
+			 * after theirs (the section, or its slice of a .dwp) */
+			u.str_offsets_base = u.version >= 5 ? 2 * (uint64_t)u.offsize : 0;
+			u.rnglists_base = u.offsize == 8 ? 20 : 12;
+		}
 		if (grow((void **)&s->cus, &s->capcus, s->ncus + 1, sizeof(*s->cus)))
 			goto nomem;
 		struct cu *cu = &s->cus[s->ncus];
@@ -260,6 +307,15 @@ int info_load_units(struct profev_symbolizer *s)
 		cu->has_stmt = (die.has & DIE_HAS_STMT) != 0;
 		cu->stmt_off = die.stmt_list;
 		cu->comp_dir = die.has & DIE_HAS_COMP_DIR ? form_str(d, &u, &die.comp_dir) : NULL;
+		/* DWARF 5 skeletons give the DWO id in the header, GNU ones in
+		 * DW_AT_GNU_dwo_id; both name their .dwo file */
+		cu->has_dwo_id = has_id || (die.has & DIE_HAS_DWO_ID);
+		cu->dwo_id = has_id ? dwo_id : die.dwo_id;
+		if (!s->dwo && (die.has & DIE_HAS_DWO_NAME || (has_id && u.version >= 5))) {
+			cu->skeleton = 1;
+			cu->dwo_name = die.has & DIE_HAS_DWO_NAME ? form_str(d, &u, &die.dwo_name) : NULL;
+			cu->gnu_ranges_base = die.ranges_base;
+		}
 		if (die_ranges(d, &u, &die, &r) || add_curanges(s, &r))
 			goto nomem;
 		s->ncus++;
@@ -319,20 +375,37 @@ static struct sub *add_sub(struct cu *cu, uint64_t off, int32_t parent, const st
 	return sb;
 }
 
-/* Every subprogram and inlined_subroutine of the unit into the map. */
+/* Every subprogram and inlined_subroutine of the unit into the map; for
+ * a skeleton unit, those of its split unit (in file t, unit src). */
 int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 {
-	const struct dwsects *d = &s->dw;
-	struct abbrevs *ab = &s->ab;
-	if (abbrevs_use(ab, &d->abbrev, cu->abbrev_off, &cu->u))
-		return 0;
-	struct cur c = cur_at(&d->info, cu->first_child, cu->unit_end);
+	struct profev_symbolizer *t = s;
+	const struct cu *src = cu;
+	if (cu->skeleton) {
+		int b = split_bind(s, cu);
+		if (b < 0 || b == 2)
+			return b < 0 ? -1 : 1;
+		if (b == 1)
+			return 0; /* lines only, as llvm-symbolizer without the .dwo */
+		t = cu->dwo;
+		src = cu->dwo_cu;
+	}
+	const struct dwsects *d = &t->dw;
+	struct abbrevs *ab = &t->ab;
+	if (abbrevs_use(ab, &d->abbrev, src->abbrev_off, &src->u)) {
+		sym_warn(t, "'%s': %s: unit at offset 0x%llx: abbreviation table cannot be read",
+			 t->path, info_name(t), (unsigned long long)(src->unit_off + t->info_off));
+		return 1;
+	}
+	struct cur c = cur_at(&d->info, src->first_child, src->unit_end);
 	int32_t root = -1;
 	size_t depth = 0;
 	struct ranges r = { 0 };
 	s->ntn = 0;
 	int rc = 0;
-	if (!cu->root_children)
+	const char *bad = NULL;
+	uint64_t bad_off = 0;
+	if (!src->root_children)
 		c.p = c.end;
 	/* at most one subroutine per two bytes of the unit; reserved, then
 	 * trimmed (see dwarf_line.c's rows) */
@@ -350,24 +423,26 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 			depth--;
 			continue;
 		}
-		if (k < 0)
-			break; /* malformed: keep what was read */
+		if (k < 0) {
+			bad = "abbreviation code not in its table";
+			break;
+		}
 		int32_t parent = depth ? s->stack[depth - 1] : -1, me = parent;
 		if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine) {
 			struct die die;
-			die_attrs(&c, ab, a, &cu->u, cu->unit_off, &die);
+			die_attrs(&c, ab, a, &src->u, src->unit_off, &die);
 			if (!add_sub(cu, off, parent, a, &die)) {
 				rc = -1;
 				break;
 			}
 			me = (int32_t)cu->nsubs - 1;
-			rc = die_ranges(d, &cu->u, &die, &r);
+			rc = die_ranges(d, &src->u, &die, &r);
 			for (size_t i = 0; i < r.n && !rc; i++)
 				rc = map_insert(s, &root, r.v[i].lo, r.v[i].hi, me);
 			if (rc)
 				break;
 		} else {
-			die_skip(&c, ab, a, &cu->u);
+			die_skip(&c, ab, a, &src->u);
 		}
 		if (a->children) {
 			if (grow((void **)&s->stack, &s->capstack, depth + 1, sizeof(*s->stack))) {
@@ -378,6 +453,19 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 		}
 	}
 	free(r.v);
+	if (!bad && c.bad)
+		bad = "a DIE runs past the end of the unit, or has an unknown form";
+	if (bad && rc == 0) {
+		/* a damaged unit gives nothing rather than partial answers */
+		bad_off = (uint64_t)(c.p - d->info.p);
+		sym_warn(t, "'%s': %s: unit at offset 0x%llx: at offset 0x%llx: %s", t->path,
+			 info_name(t), (unsigned long long)(src->unit_off + t->info_off),
+			 (unsigned long long)(bad_off + t->info_off), bad);
+		free(cu->subs);
+		cu->subs = NULL;
+		cu->nsubs = cu->capsubs = 0;
+		return 1;
+	}
 	struct sub *fit = realloc(cu->subs, (cu->nsubs ? cu->nsubs : 1) * sizeof(*cu->subs));
 	if (fit) {
 		cu->subs = fit;
@@ -400,7 +488,8 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
  * so one walk serves them: it stops at the first linkage name and keeps
  * the first plain name on the way.
  */
-static const char *die_name_raw(struct profev_symbolizer *s, uint64_t off, int sup)
+static const char *die_name_raw(struct profev_symbolizer *s, struct profev_symbolizer *home,
+				uint64_t off, int sup)
 {
 	/* a DIE is its offset, with bit 63 set for the supplementary file */
 	const uint64_t SUP = (uint64_t)1 << 63;
@@ -411,7 +500,7 @@ static const char *die_name_raw(struct profev_symbolizer *s, uint64_t off, int s
 	while (nwork) {
 		uint64_t at = work[--nwork];
 		/* t: the file holding the DIE */
-		struct profev_symbolizer *t = at & SUP ? s->sup : s;
+		struct profev_symbolizer *t = at & SUP ? s->sup : home;
 		at &= ~SUP;
 		struct cu *cu = t ? cu_of(t, at) : NULL;
 		if (!cu || abbrevs_use(&t->ab, &t->dw.abbrev, cu->abbrev_off, &cu->u))
@@ -435,7 +524,7 @@ static const char *die_name_raw(struct profev_symbolizer *s, uint64_t off, int s
 			if (!(die.has & (r ? DIE_HAS_SPEC : DIE_HAS_ORIGIN)))
 				continue;
 			/* the supplementary file refers only to itself */
-			uint64_t ref = die.ref[r] | (t != s || (die.ref_sup >> r & 1) ? SUP : 0);
+			uint64_t ref = die.ref[r] | (t != home || (die.ref_sup >> r & 1) ? SUP : 0);
 			int dup = 0;
 			for (int j = 0; j < nseen; j++)
 				dup |= seen[j] == ref;
@@ -448,9 +537,10 @@ static const char *die_name_raw(struct profev_symbolizer *s, uint64_t off, int s
 	return name;
 }
 
-static const char *die_name(struct profev_symbolizer *s, uint64_t off, int sup)
+static const char *die_name(struct profev_symbolizer *s, struct profev_symbolizer *home,
+			    uint64_t off, int sup)
 {
-	const char *raw = die_name_raw(s, off, sup);
+	const char *raw = die_name_raw(s, home, off, sup);
 	return raw ? sym_demangled(s, raw) : NULL;
 }
 
@@ -459,46 +549,48 @@ static const char *die_name(struct profev_symbolizer *s, uint64_t off, int sup)
  * abstract instance every inlined copy shares; their names are cached by
  * that reference, so each function's name is looked up once.
  */
-const char *info_sub_name(struct profev_symbolizer *s, struct sub *sb)
+const char *info_sub_name(struct profev_symbolizer *s, struct cu *cu, struct sub *sb)
 {
+	/* a split unit's DIEs, and the cache of their names, are its file's */
+	struct profev_symbolizer *home = cu->dwo ? cu->dwo : s;
 	if (sb->named)
 		return sb->name;
 	sb->named = 1;
 	if (!sb->via_origin) {
-		sb->name = die_name(s, sb->off, 0);
+		sb->name = die_name(s, home, sb->off, 0);
 		return sb->name;
 	}
 	/* the cache key: the origin's offset, bit 63 for the supplementary file */
 	uint64_t key = sb->origin | (uint64_t)sb->origin_sup << 63;
-	if ((s->nnames + 1) * 2 > s->capnames) {
-		size_t cap = s->capnames ? s->capnames * 2 : 4096;
+	if ((home->nnames + 1) * 2 > home->capnames) {
+		size_t cap = home->capnames ? home->capnames * 2 : 4096;
 		struct namecache *v = calloc(cap, sizeof(*v));
 		if (!v) {
-			sb->name = die_name(s, sb->origin, sb->origin_sup);
+			sb->name = die_name(s, home, sb->origin, sb->origin_sup);
 			return sb->name;
 		}
-		for (size_t i = 0; i < s->capnames; i++) {
-			if (!s->names[i].used)
+		for (size_t i = 0; i < home->capnames; i++) {
+			if (!home->names[i].used)
 				continue;
-			size_t h = (s->names[i].off * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
+			size_t h = (home->names[i].off * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1);
 			while (v[h].used)
 				h = (h + 1) & (cap - 1);
-			v[h] = s->names[i];
+			v[h] = home->names[i];
 		}
-		free(s->names);
-		s->names = v;
-		s->capnames = cap;
+		free(home->names);
+		home->names = v;
+		home->capnames = cap;
 	}
-	size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20 & (s->capnames - 1);
-	while (s->names[h].used && s->names[h].off != key)
-		h = (h + 1) & (s->capnames - 1);
-	if (!s->names[h].used) {
-		s->names[h].used = 1;
-		s->names[h].off = key;
-		s->names[h].name = die_name(s, sb->origin, sb->origin_sup);
-		s->nnames++;
+	size_t h = (key * 0x9e3779b97f4a7c15ull) >> 20 & (home->capnames - 1);
+	while (home->names[h].used && home->names[h].off != key)
+		h = (h + 1) & (home->capnames - 1);
+	if (!home->names[h].used) {
+		home->names[h].used = 1;
+		home->names[h].off = key;
+		home->names[h].name = die_name(s, home, sb->origin, sb->origin_sup);
+		home->nnames++;
 	}
-	sb->name = s->names[h].name;
+	sb->name = home->names[h].name;
 	return sb->name;
 }
 

@@ -96,8 +96,9 @@ struct lnhdr {
 	uint8_t std_len[256];
 };
 
-/* The line number program from c to its end into rows and sequences. */
-static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h)
+/* The line number program from c to its end into rows and sequences.
+ * 0, -1 out of memory, 1 damaged with *why (rows are then meaningless). */
+static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h, const char **why)
 {
 	/* every row takes at least one opcode byte: reserve that bound once
 	 * (pages never written are never faulted in) and trim at the end,
@@ -119,8 +120,10 @@ static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h)
 			emit = 1;
 		} else if (op == 0) {
 			uint64_t elen = rd_uleb(c);
-			if (elen == 0 || elen > (uint64_t)(c->end - c->p))
-				break;
+			if (elen == 0 || elen > (uint64_t)(c->end - c->p)) {
+				*why = "an extended opcode runs past the end of the table";
+				return 1;
+			}
 			const uint8_t *next = c->p + elen;
 			unsigned sub = (unsigned)rd_u(c, 1);
 			if (sub == DW_LNE_end_sequence)
@@ -149,6 +152,16 @@ static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h)
 			continue;
 		if (grow((void **)&l->rows, &caprows, l->nrows + 1, sizeof(*l->rows)))
 			return -1;
+		/* DWARF requires addresses that never decrease within a
+		 * sequence: the lookups' binary search relies on it */
+		if (in_seq && addr < l->rows[l->nrows - 1].addr) {
+			*why = "addresses decrease within a sequence";
+			return 1;
+		}
+		if (file < (uint64_t)l->file_base || file >= (uint64_t)(l->nfiles + l->file_base)) {
+			*why = "a row's file index is not in the file table";
+			return 1;
+		}
 		uint32_t idx = (uint32_t)l->nrows++;
 		l->rows[idx] = (struct row){ addr, (uint32_t)line, (uint16_t)file, (uint16_t)col };
 		if (!in_seq) {
@@ -169,6 +182,14 @@ static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h)
 			col = 0;
 		}
 	}
+	if (c->bad) {
+		*why = "an opcode runs past the end of the table";
+		return 1;
+	}
+	if (in_seq) {
+		*why = "the last sequence has no end";
+		return 1;
+	}
 	if (l->nseqs > 1)
 		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
 	struct row *fit = realloc(l->rows, (l->nrows ? l->nrows : 1) * sizeof(*l->rows));
@@ -177,25 +198,36 @@ static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h)
 	return 0;
 }
 
-/* A table that cannot be read leaves the unit without lines (return 0). */
-int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *cu_u, uint64_t off)
+/* A table that cannot be read leaves the unit without lines (return 1). */
+int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *cu_u, uint64_t off,
+	       const char **why)
 {
-	if (off >= d->line.n)
-		return 0;
+	*why = NULL;
+	if (off >= d->line.n) {
+		*why = "offset past the end of the section";
+		return 1;
+	}
 	struct cur c = cur_at(&d->line, off, d->line.n);
 	struct unitctx u = *cu_u;
-	if (rd_unit_length(&c, &u.offsize))
-		return 0;
+	if (rd_unit_length(&c, &u.offsize)) {
+		*why = "its length runs past the end of the section";
+		return 1;
+	}
+	const uint8_t *table_end = c.end;
 	u.version = (unsigned)rd_u(&c, 2);
-	if (u.version < 2 || u.version > 5)
-		return 0;
+	if (u.version < 2 || u.version > 5) {
+		*why = "unknown version";
+		return 1;
+	}
 	if (u.version >= 5) {
 		u.addrsize = (unsigned)rd_u(&c, 1);
 		rd_u(&c, 1); /* segment selector size */
 	}
 	uint64_t hlen = rd_u(&c, u.offsize);
-	if (c.bad || hlen > (uint64_t)(c.end - c.p))
-		return 0;
+	if (c.bad || hlen > (uint64_t)(c.end - c.p)) {
+		*why = "its header length runs past the end of the table";
+		return 1;
+	}
 	const uint8_t *prog = c.p + hlen;
 	struct lnhdr h;
 	h.min_inst = (unsigned)rd_u(&c, 1);
@@ -208,12 +240,16 @@ int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *c
 	memset(h.std_len, 0, sizeof(h.std_len));
 	for (unsigned k = 1; k < h.opcode_base; k++)
 		h.std_len[k] = (uint8_t)rd_u(&c, 1);
-	if (c.bad || h.line_range == 0)
-		return 0;
+	if (c.bad || h.line_range == 0 || h.opcode_base == 0) {
+		*why = c.bad ? "header cut" : "line_range or opcode_base 0";
+		return 1;
+	}
 
 	size_t capf = 0, capd = 0;
 	int rc;
 	l->version = u.version;
+	/* the tables end where the header says the program starts */
+	c.end = prog;
 	if (u.version >= 5) {
 		rc = read_v5_table(&c, d, &u, l, &capd, 0);
 		if (rc == 0)
@@ -223,8 +259,12 @@ int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *c
 		rc = read_v4_tables(&c, l, &capd, &capf);
 		l->file_base = 1;
 	}
-	if (rc)
-		return rc < 0 ? -1 : 0;
+	if (rc == 0 && c.bad)
+		rc = 1;
+	if (rc) {
+		*why = "its directory or file table runs past the header";
+		return rc;
+	}
 	size_t nf = l->nfiles ? (size_t)l->nfiles : 1;
 	l->files = calloc(nf, sizeof(*l->files));
 	l->file_done = calloc(nf, 1);
@@ -232,7 +272,8 @@ int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *c
 		return -1;
 	l->has_lines = 1;
 	c.p = prog;
-	return run_program(l, &c, &h);
+	c.end = table_end;
+	return run_program(l, &c, &h, why);
 }
 
 const struct row *lines_find_row(const struct lines *l, uint64_t addr)

@@ -35,6 +35,7 @@ static const struct { const char *name; size_t off; } wanted[] = {
 	{ "ranges", offsetof(struct dwsects, ranges) },
 	{ "addr", offsetof(struct dwsects, addr) },
 	{ "str_offsets", offsetof(struct dwsects, str_offsets) },
+	{ "cu_index", offsetof(struct dwsects, cu_index) },
 };
 
 static uint64_t get(const uint8_t *p, unsigned n, int big)
@@ -152,7 +153,7 @@ int sections_load(struct profev_symbolizer *s, const char *path)
 	while ((scn = elf_nextscn(s->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
-		const char *name = elf_strptr(s->elf, shstrndx, sh.sh_name);
+		const char *full = elf_strptr(s->elf, shstrndx, sh.sh_name), *name = full;
 		int gnu = 0;
 		if (!name)
 			continue;
@@ -162,8 +163,18 @@ int sections_load(struct profev_symbolizer *s, const char *path)
 			name += 8, gnu = 1;
 		else
 			continue;
+		/* a .dwo or .dwp file's sections end in ".dwo", but for the
+		 * package's index; .debug_cu_index means nothing elsewhere */
+		size_t len = strlen(name);
+		if (s->dwo && strcmp(name, "cu_index") != 0) {
+			if (len < 4 || strcmp(name + len - 4, ".dwo") != 0)
+				continue;
+			len -= 4;
+		} else if (!s->dwo && strcmp(name, "cu_index") == 0) {
+			continue;
+		}
 		for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-			if (strcmp(name, wanted[i].name) != 0)
+			if (strlen(wanted[i].name) != len || strncmp(name, wanted[i].name, len) != 0)
 				continue;
 			struct sect *sec = (struct sect *)((char *)d + wanted[i].off);
 			if (sec->p)
@@ -177,8 +188,8 @@ int sections_load(struct profev_symbolizer *s, const char *path)
 			if (bad && strcmp(bad, "out of memory") == 0)
 				return sym_fail(s, PROFEV_E_NOMEM, "out of memory");
 			if (bad)
-				return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s%s': %s", path,
-						gnu ? ".zdebug_" : ".debug_", name, bad);
+				return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s': %s", path, full,
+						bad);
 			break;
 		}
 	}

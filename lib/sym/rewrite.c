@@ -253,6 +253,28 @@ static int cmp_entry_chunk(const void *a, const void *b)
 	return cmp_entry_module(a, b);
 }
 
+/* What the lookups found wrong in the module's debug files (damaged
+ * units, split DWARF files refused or missing) after the search's own. */
+static int add_sym_warnings(struct modinfo *mi, struct profev_symtrace_module *pm)
+{
+	const char *const *sw;
+	unsigned n = profev_symbolizer_warnings(mi->sym, &sw);
+	if (n == 0)
+		return 0;
+	char **w = realloc(mi->di.warnings, (mi->di.nwarnings + n) * sizeof(*w));
+	if (!w)
+		return -1;
+	mi->di.warnings = w;
+	for (unsigned i = 0; i < n; i++) {
+		if (!(w[mi->di.nwarnings] = strdup(sw[i])))
+			return -1;
+		mi->di.nwarnings++;
+	}
+	pm->warnings = (const char *const *)w;
+	pm->nwarnings = mi->di.nwarnings;
+	return 0;
+}
+
 /* Find each module's debug info once and resolve its pairs. */
 static int resolve(struct table *t, struct report_priv *rep, const struct profev_symtrace_opts *o,
 		   struct profev_error *err)
@@ -277,8 +299,9 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 		pm->nwarnings = mi->di.nwarnings;
 		if (mi->di.path) {
 			struct profev_error serr;
-			struct profev_symbolizer_files files = { mi->di.path, mi->di.symbols_path,
-								 mi->di.sup_path };
+			struct profev_symbolizer_files files = {
+				mi->di.path, mi->di.symbols_path, mi->di.sup_path, NULL,
+				o->debuginfo.debug_dirs, o->debuginfo.ndebug_dirs };
 			mi->sym = profev_symbolizer_open(&files, &serr);
 			if (!mi->sym) {
 				if (serr.code == PROFEV_E_NOMEM) {
@@ -340,6 +363,10 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 			memcpy(e->frames, fr, (size_t)n * sizeof(*fr));
 			e->nframes = (unsigned)n;
 			pm->resolved++;
+		}
+		if (mi->sym && add_sym_warnings(mi, pm)) {
+			set_err(err, PROFEV_E_NOMEM, "out of memory%s", "");
+			return PROFEV_E_NOMEM;
 		}
 	}
 	return 0;

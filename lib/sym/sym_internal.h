@@ -6,6 +6,8 @@
  *   dwarf_line.c   .debug_line programs: file tables, rows, sequences
  *   elf_sections.c ELF sections holding DWARF, decompressed
  *   elf_symtab.c   ELF symbol tables
+ *   split_dwarf.c  split DWARF: skeleton units bound to their .dwo or .dwp unit
+ *   dwp.c          .dwp packages' unit indexes (.debug_cu_index)
  *   demangle.c     Itanium names spelled as LLVM spells them
  *   symbolizer.c   opening a file, loading its sections, lookups
  *
@@ -195,12 +197,14 @@ static inline int rd_unit_length(struct cur *c, unsigned *offsize)
 struct dwsects {
 	struct sect info, abbrev, line, line_str, str, rnglists, ranges, addr, str_offsets;
 	struct sect sup_str;   /* the dwz supplementary file's .debug_str */
+	struct sect cu_index;  /* a .dwp's .debug_cu_index */
 };
 
 /* What a unit header and its root DIE say, for reading its DIEs. */
 struct unitctx {
 	unsigned version, offsize, addrsize;
 	uint64_t addr_base, rnglists_base, str_offsets_base, base;
+	uint64_t ranges_base;   /* GNU split DWARF 4: DW_AT_ranges offsets' base */
 };
 
 struct abbrev {
@@ -250,7 +254,9 @@ struct die {
 	unsigned has;
 	struct val low, high, ranges, comp_dir, name, linkage, mips_linkage;
 	uint64_t call_file, call_line, call_col, stmt_list;
-	uint64_t addr_base, rnglists_base, str_offsets_base;
+	uint64_t addr_base, rnglists_base, str_offsets_base, ranges_base;
+	struct val dwo_name;  /* DW_AT_dwo_name, DW_AT_GNU_dwo_name */
+	uint64_t dwo_id;      /* DW_AT_GNU_dwo_id */
 	/* abstract_origin [0] and specification [1] as .debug_info offsets,
 	 * DIE_HAS_ORIGIN / DIE_HAS_SPEC when given by a reference form */
 	uint64_t ref[2];
@@ -263,7 +269,7 @@ struct die {
 enum {
 	DIE_HAS_LOW = 1, DIE_HAS_HIGH = 2, DIE_HAS_RANGES = 4, DIE_HAS_COMP_DIR = 8,
 	DIE_HAS_STMT = 16, DIE_HAS_NAME = 32, DIE_HAS_LINKAGE = 64, DIE_HAS_MIPS_LINKAGE = 128,
-	DIE_HAS_ORIGIN = 256, DIE_HAS_SPEC = 512,
+	DIE_HAS_ORIGIN = 256, DIE_HAS_SPEC = 512, DIE_HAS_DWO_NAME = 1024, DIE_HAS_DWO_ID = 2048,
 };
 
 /*
@@ -371,6 +377,13 @@ struct cu {
 	int root_children, has_stmt;
 	const char *comp_dir;
 	int loaded;           /* 0 not yet, 1 loaded, -1 failed */
+	/* split DWARF: a skeleton unit's DIEs are in unit dwo_cu of the .dwo
+	 * file (or .dwp unit) dwo, bound on loading; NULL if not found */
+	uint8_t skeleton, has_dwo_id;
+	const char *dwo_name;
+	uint64_t dwo_id, gnu_ranges_base;
+	struct profev_symbolizer *dwo;
+	struct cu *dwo_cu;
 	struct lines lines;
 	struct sub *subs;
 	size_t nsubs, capsubs;
@@ -423,6 +436,14 @@ struct profev_symbolizer {
 	/* DWARF */
 	struct dwsects dw;
 	struct profev_symbolizer *sup;  /* dwz supplementary file, NULL if none */
+	struct split *split;  /* split DWARF state (split_dwarf.c), NULL if none */
+	int dwo;              /* this is a .dwo file or a unit of a .dwp */
+	struct profev_symbolizer *owner; /* then: the module's, which keeps the
+	                                    warnings and the demangler */
+	const char *path;     /* the file, for messages */
+	uint64_t info_off;    /* a .dwp unit's: where its .debug_info.dwo slice starts */
+	char **warnings;      /* damage found, see profev_symbolizer_warnings() */
+	unsigned nwarnings;
 	void **bufs;          /* decompressed sections */
 	size_t nbufs, capbufs;
 	struct abbrevs ab;
@@ -448,6 +469,12 @@ struct profev_symbolizer {
 int sym_fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *sym_demangled(struct profev_symbolizer *s, const char *name);
+/* A warning for profev_symbolizer_warnings(), once per text (out of
+ * memory: dropped). */
+void sym_warn(struct profev_symbolizer *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+struct profev_symbolizer *sym_alloc(struct profev_error *err);
+int sym_open_elf(struct profev_symbolizer *s, const char *path, int *fd, Elf **elf);
 
 /* demangle.c */
 void *demangler_open(cxa_demangle_fn *fn);
@@ -465,20 +492,55 @@ struct elfsym *symtab_find(struct symtab *t, uint64_t addr);
 const char *symtab_file_symbol(const struct symtab *t, uint32_t idx);
 void symtab_release(struct symtab *t);
 
-/* dwarf_line.c: the unit's line program at off of .debug_line. -1: no memory */
-int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *u, uint64_t off);
+/* dwarf_line.c: the unit's line program at off of .debug_line. 0, -1 when
+ * out of memory, 1 when damaged (*why says how; the unit has no lines). */
+int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *u, uint64_t off,
+	       const char **why);
 const struct row *lines_find_row(const struct lines *l, uint64_t addr);
 /* DWARFDebugLine::Prologue::getFileNameByIndex, AbsoluteFilePath */
 const char *lines_file_name(struct lines *l, struct arena *arena, const char *comp_dir,
 			    uint64_t index);
 void lines_release(struct lines *l);
 
+/* split_dwarf.c */
+struct profev_symbolizer_files;
+/* Keep what the split units will be looked for with. -1: out of memory */
+int split_init(struct profev_symbolizer *s, const struct profev_symbolizer_files *f);
+/* Bind a skeleton unit to its split unit (cu->dwo, cu->dwo_cu) from the
+ * .dwp or a .dwo file. @return 0 bound, 1 not found (the unit keeps its
+ * lines), 2 found but refused (warned: the unit is left unresolved), -1
+ * out of memory. */
+int split_bind(struct profev_symbolizer *s, struct cu *cu);
+void split_release(struct profev_symbolizer *s);
+
+/* dwp.c: a .dwp package's .debug_cu_index (DWARF 5, or GNU version 2) */
+struct dwp_index {
+	unsigned version, ncols;
+	uint32_t nunits, nslots;
+	const uint8_t *ids, *rows, *cols, *offs, *sizes;
+};
+/* One unit's contributions, by DW_SECT_ number of DWARF 5 (GNU version 2
+ * numbers are mapped to these). */
+enum { DWP_INFO = 1, DWP_ABBREV = 3, DWP_LINE = 4, DWP_LOCLISTS = 5, DWP_STR_OFFSETS = 6,
+       DWP_MACRO = 7, DWP_RNGLISTS = 8, DWP_NSECT = 9 };
+struct dwp_unit {
+	uint64_t off[DWP_NSECT], size[DWP_NSECT];
+	uint8_t has[DWP_NSECT];
+};
+/* NULL, or what is wrong with the index. */
+const char *dwp_index_read(struct dwp_index *x, const struct sect *sec);
+/* @return 1 with *u filled, 0 if the package has no unit with that id,
+ * -1 with *why when its entry is damaged. */
+int dwp_find(const struct dwp_index *x, uint64_t id, struct dwp_unit *u, const char **why);
+
 /* dwarf_info.c */
+/* @return 0, <0 with s->err set; damaged units are warned about, skipped */
 int info_load_units(struct profev_symbolizer *s);
 struct cu *info_find_cu(struct profev_symbolizer *s, uint64_t addr);
+/* 0, -1 out of memory, 1 damaged (warned: the unit is left unresolved) */
 int info_load_dies(struct profev_symbolizer *s, struct cu *cu);
 int32_t info_find_sub(const struct cu *cu, uint64_t addr);
-const char *info_sub_name(struct profev_symbolizer *s, struct sub *sb);
+const char *info_sub_name(struct profev_symbolizer *s, struct cu *cu, struct sub *sb);
 void info_release(struct profev_symbolizer *s);
 
 #endif

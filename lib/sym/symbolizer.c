@@ -72,6 +72,26 @@ int sym_fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
 	return code;
 }
 
+void sym_warn(struct profev_symbolizer *s, const char *fmt, ...)
+{
+	char msg[sizeof(s->err.message)];
+	while (s->owner)
+		s = s->owner;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (unsigned i = 0; i < s->nwarnings; i++)
+		if (strcmp(s->warnings[i], msg) == 0)
+			return;
+	char **w = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*w));
+	if (!w)
+		return;
+	s->warnings = w;
+	if ((w[s->nwarnings] = strdup(msg)))
+		s->nwarnings++;
+}
+
 const char *sym_demangled(struct profev_symbolizer *s, const char *name)
 {
 	char *d = demangle_with(s->demangler, name);
@@ -86,14 +106,25 @@ const char *sym_demangled(struct profev_symbolizer *s, const char *name)
 /* Lookups                                                           */
 /* ---------------------------------------------------------------- */
 
+/* A damaged line table or DIE tree leaves the whole unit unresolved
+ * (loaded -1: the symbol table alone answers), never half read. */
 static int load_cu(struct profev_symbolizer *s, struct cu *cu)
 {
 	cu->loaded = -1;
-	int rc = cu->has_stmt ? lines_load(&cu->lines, &s->dw, &cu->u, cu->stmt_off) : 0;
+	const char *why = NULL;
+	int rc = cu->has_stmt ? lines_load(&cu->lines, &s->dw, &cu->u, cu->stmt_off, &why) : 0;
+	if (rc > 0)
+		sym_warn(s, "'%s': %s: line table at offset 0x%llx (unit at offset 0x%llx): %s",
+			 s->path, s->dwo ? ".debug_line.dwo" : ".debug_line",
+			 (unsigned long long)cu->stmt_off, (unsigned long long)cu->unit_off, why);
 	if (rc == 0)
 		rc = info_load_dies(s, cu);
-	if (rc)
+	if (rc < 0)
 		return sym_fail(s, PROFEV_E_NOMEM, "out of memory");
+	if (rc > 0) {
+		lines_release(&cu->lines);
+		return 0;
+	}
 	cu->loaded = 1;
 	return 0;
 }
@@ -145,7 +176,7 @@ static int dwarf_frames(struct profev_symbolizer *s, struct cu *cu, uint64_t add
 	}
 	for (size_t i = 0; i < nchain; i++) {
 		struct sub *sb = &cu->subs[s->chain[i]];
-		const char *name = info_sub_name(s, sb);
+		const char *name = info_sub_name(s, cu, sb);
 		struct profev_symframe *f = add_frame(s, n);
 		if (!f)
 			return -1;
@@ -196,7 +227,7 @@ int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
 /* Open and close                                                    */
 /* ---------------------------------------------------------------- */
 
-static struct profev_symbolizer *alloc(struct profev_error *err)
+struct profev_symbolizer *sym_alloc(struct profev_error *err)
 {
 	struct profev_symbolizer *s = calloc(1, sizeof(*s));
 	if (!s && err) {
@@ -212,7 +243,7 @@ static struct profev_symbolizer *alloc(struct profev_error *err)
 }
 
 /* Open path as ELF into *fd, *elf. @return 0, or <0 with s->err set. */
-static int open_elf(struct profev_symbolizer *s, const char *path, int *fd, Elf **elf)
+int sym_open_elf(struct profev_symbolizer *s, const char *path, int *fd, Elf **elf)
 {
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
@@ -227,10 +258,11 @@ static int open_elf(struct profev_symbolizer *s, const char *path, int *fd, Elf 
  * for the DIEs and strings the main file refers to. */
 static int open_sup(struct profev_symbolizer *s, const char *path)
 {
-	struct profev_symbolizer *t = s->sup = alloc(&s->err);
+	struct profev_symbolizer *t = s->sup = sym_alloc(&s->err);
 	if (!t)
 		return PROFEV_E_NOMEM;
-	int rc = open_elf(t, path, &t->fd, &t->elf);
+	int rc = sym_open_elf(t, path, &t->fd, &t->elf);
+	t->path = path;
 	if (rc == 0)
 		rc = sections_load(t, path);
 	if (rc == 0)
@@ -248,16 +280,20 @@ static int open_sup(struct profev_symbolizer *s, const char *path)
 struct profev_symbolizer *profev_symbolizer_open(const struct profev_symbolizer_files *f,
 						 struct profev_error *err)
 {
-	struct profev_symbolizer *s = alloc(err);
+	struct profev_symbolizer *s = sym_alloc(err);
 	if (!s)
 		return NULL;
 	s->demangler_handle = demangler_open(&s->demangler);
 	elf_version(EV_CURRENT);
 	const char *path = f->path, *symbols_path = f->symbols_path;
-	if (open_elf(s, path, &s->fd, &s->elf))
+	if (!(s->path = arena_strdup(&s->arena, path))) {
+		sym_fail(s, PROFEV_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if (sym_open_elf(s, path, &s->fd, &s->elf))
 		goto out;
 	if (symbols_path && strcmp(symbols_path, path) != 0 &&
-	    open_elf(s, symbols_path, &s->sfd, &s->selfp))
+	    sym_open_elf(s, symbols_path, &s->sfd, &s->selfp))
 		goto out;
 	Elf *tables[2] = { s->elf, s->selfp };
 	if (symtab_load(&s->symtab, tables, 2, &s->err))
@@ -265,6 +301,10 @@ struct profev_symbolizer *profev_symbolizer_open(const struct profev_symbolizer_
 	int rc = sections_load(s, path);
 	if (rc > 0 && f->sup_path && open_sup(s, f->sup_path))
 		goto out;
+	if (split_init(s, f)) {
+		sym_fail(s, PROFEV_E_NOMEM, "out of memory");
+		goto out;
+	}
 	if (rc < 0 || (rc > 0 && info_load_units(s)))
 		goto out;
 	return s;
@@ -278,13 +318,20 @@ out:
 struct profev_symbolizer *profev_symbolizer_new(const char *path, const char *symbols_path,
 						struct profev_error *err)
 {
-	struct profev_symbolizer_files f = { path, symbols_path, NULL };
+	struct profev_symbolizer_files f = { path, symbols_path, NULL, NULL, NULL, 0 };
 	return profev_symbolizer_open(&f, err);
 }
 
 int profev_symbolizer_has_dwarf(const struct profev_symbolizer *s)
 {
 	return s->ncus > 0;
+}
+
+unsigned profev_symbolizer_warnings(const struct profev_symbolizer *s,
+				    const char *const **warnings)
+{
+	*warnings = (const char *const *)s->warnings;
+	return s->nwarnings;
 }
 
 const struct profev_error *profev_symbolizer_error(const struct profev_symbolizer *s)
@@ -297,7 +344,11 @@ void profev_symbolizer_free(struct profev_symbolizer *s)
 	if (!s)
 		return;
 	profev_symbolizer_free(s->sup);
+	split_release(s);
 	info_release(s);
+	for (unsigned i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
 	free(s->out);
 	free(s->chain);
 	symtab_release(&s->symtab);

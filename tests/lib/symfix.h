@@ -28,6 +28,11 @@ uint64_t *symfix_sample(const char *path, unsigned stride, size_t *n);
 int symfix_compare(const char *tmpdir, struct profev_symbolizer *s, const char *ref,
 		   const uint64_t *addrs, size_t n, size_t *known);
 
+/* symfix_compare(), but with dropped: an answer without any file or line
+ * (a unit left unresolved) is counted there instead of as differing. */
+int symfix_check(const char *tmpdir, struct profev_symbolizer *s, const char *ref,
+		 const uint64_t *addrs, size_t n, size_t *known, size_t *dropped);
+
 /* Removes dir and everything below it. */
 void symfix_remove(const char *dir);
 #endif

@@ -3,7 +3,9 @@
  * directory and file tables, standard, extended and special opcodes, two
  * sequences out of address order, the row each address gets (none past a
  * sequence's end or between sequences), paths joined with the unit's
- * directory, and a header cut short.
+ * directory, and damage: a header cut short, a lying length, a last
+ * sequence without its end, addresses going backwards and a file index
+ * past the table are refused with what is wrong.
  */
 #include "check.h"
 #include "sym/sym_internal.h"
@@ -41,7 +43,31 @@ static void load(struct lines *l, uint8_t *b, size_t n)
 	struct dwsects d = { .line = { b, n } };
 	struct unitctx u = { .version = 4, .offsize = 4, .addrsize = 8 };
 	memset(l, 0, sizeof(*l));
-	CHECK_EQ(lines_load(l, &d, &u, 0), 0);
+	const char *why = "unset";
+	CHECK_EQ(lines_load(l, &d, &u, 0, &why), 0);
+	CHECK(why == NULL);
+}
+
+/* prog with byte at changed to v (or cut to n bytes, the length kept):
+ * refused, saying why contains want */
+static void refused(size_t at, uint8_t v, size_t n, const char *want)
+{
+	uint8_t b[sizeof(prog)];
+	memcpy(b, prog, sizeof(b));
+	b[0] = (uint8_t)(sizeof(b) - 4);
+	b[6] = HEADER_LEN;
+	if (at < sizeof(b))
+		b[at] = v;
+	struct dwsects d = { .line = { b, n } };
+	struct unitctx u = { .version = 4, .offsize = 4, .addrsize = 8 };
+	struct lines l;
+	memset(&l, 0, sizeof(l));
+	const char *why = NULL;
+	CHECK_EQ(lines_load(&l, &d, &u, 0, &why), 1);
+	CHECK(why && strstr(why, want));
+	if (why && !strstr(why, want))
+		fprintf(stderr, "byte %zu = %u, %zu bytes: '%s', expected '%s'\n", at, v, n, why, want);
+	lines_release(&l);
 }
 
 int main(void)
@@ -85,10 +111,23 @@ int main(void)
 		b[0] = (uint8_t)(sizeof(b) - 4);
 		b[6] = HEADER_LEN;
 		memset(&l, 0, sizeof(l));
-		CHECK_EQ(lines_load(&l, &d, &u, 0), 0);
-		CHECK(!l.has_lines);
+		const char *why = NULL;
+		CHECK_EQ(lines_load(&l, &d, &u, 0, &why), 1);
+		CHECK(why != NULL);
 		lines_release(&l);
 	}
+	/* what a flipped byte or a lying size leaves detectable */
+	size_t P = 10 + HEADER_LEN;                     /* the program */
+	refused(0, 0xff, sizeof(prog), "past the end of the section");
+	refused(6, 0xf0, sizeof(prog), "header length");
+	refused(4, 9, sizeof(prog), "unknown version");
+	refused(~(size_t)0, 0, sizeof(prog) - 3, "past the end of the section");
+	refused(P + 22, 7, sizeof(prog), "file index");  /* set_file 7 */
+	refused(P + 1, 0x7f, sizeof(prog), "extended opcode");
+	/* the first sequence's end_sequence becomes an unknown extended
+	 * opcode: the second set_address then goes back from 0x1010 to 0x800 */
+	refused(P + 28, 0x80, sizeof(prog), "decrease");
+	refused(sizeof(prog) - 1, 0x80, sizeof(prog), "no end");
 	arena_free(&arena);
 	return CHECK_DONE();
 }
