@@ -27,7 +27,7 @@ struct split {
 	char *dwp_path;                  /* given: the only package tried */
 	char **dirs;
 	unsigned ndirs;
-	int dwp_tried;
+	int dwp_tried, dwp_refused;      /* refused: a damaged package was found */
 	struct profev_symbolizer *dwp;   /* the package, NULL if none */
 	struct dwp_index index;
 	/* .dwo files opened, and .dwp units read (freed before the package) */
@@ -263,6 +263,7 @@ static int find_dwp(struct profev_symbolizer *s)
 			sym_warn(s, "'%s': .debug_cu_index: %s", buf, why);
 			profev_symbolizer_free(t);
 		}
+		sp->dwp_refused = 1;
 		/* a damaged package: the .dwo files may still be there */
 	}
 	return ABSENT;
@@ -311,9 +312,11 @@ int split_bind(struct profev_symbolizer *s, struct cu *cu)
 			 (unsigned long long)cu->unit_off);
 		return ABSENT;
 	}
-	int refused = 0;
 	if (!sp->dwp_tried && find_dwp(s) == NOMEM)
 		return NOMEM;
+	/* a damaged file on the way refuses the unit, unless a good one is
+	 * found after it: half the DIEs of a unit would give wrong frames */
+	int refused = sp->dwp_refused;
 	if (sp->dwp) {
 		struct profev_symbolizer *t;
 		int rc = dwp_unit(s, cu, &t);
@@ -360,7 +363,8 @@ int split_bind(struct profev_symbolizer *s, struct cu *cu)
 			snprintf(first, sizeof(first), "%s", buf);
 		int seen = 0;
 		for (size_t i = 0; i < sp->nfiles; i++)
-			seen |= strcmp(sp->files[i]->path, buf) == 0;
+			if (sp->files[i]->elf && strcmp(sp->files[i]->path, buf) == 0)
+				seen = 1, refused |= sp->files[i]->damaged;
 		if (seen)
 			continue;
 		struct profev_symbolizer *t;
@@ -375,6 +379,10 @@ int split_bind(struct profev_symbolizer *s, struct cu *cu)
 		rc = bind(s, cu, t);
 		if (rc != ABSENT)
 			return rc;
+		if (t->damaged) {
+			refused = 1;
+			continue;
+		}
 		/* another build's .dwo: kept (another unit may be in it), not used */
 		sym_warn(s, "'%s': no unit with the DWO id 0x%016llx of '%s' (another build?)", buf,
 			 (unsigned long long)cu->dwo_id, s->path);

@@ -440,6 +440,7 @@ struct profev_symbolizer {
 	int dwo;              /* this is a .dwo file or a unit of a .dwp */
 	struct profev_symbolizer *owner; /* then: the module's, which keeps the
 	                                    warnings and the demangler */
+	int damaged;          /* a unit of it was refused (warned) */
 	const char *path;     /* the file, for messages */
 	uint64_t info_off;    /* a .dwp unit's: where its .debug_info.dwo slice starts */
 	char **warnings;      /* damage found, see profev_symbolizer_warnings() */

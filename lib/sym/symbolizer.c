@@ -75,6 +75,7 @@ int sym_fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
 void sym_warn(struct profev_symbolizer *s, const char *fmt, ...)
 {
 	char msg[sizeof(s->err.message)];
+	s->damaged = 1;
 	while (s->owner)
 		s = s->owner;
 	va_list ap;

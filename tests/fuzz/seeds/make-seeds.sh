@@ -4,7 +4,9 @@
 #   sh tests/fuzz/seeds/make-seeds.sh [BUILD]
 #   elf/    the symbolizer's: a C library with DWARF 5 and inline chains (by
 #           gcc, and by clang with its indexed forms), a C++ one with DWARF 4
-#           and mangled names (no libc, a few KB each)
+#           and mangled names (no libc, a few KB each); split DWARF
+#           skeletons of the C one (GNU DWARF 4 by gcc, DWARF 5 by clang),
+#           whose .dwo files are not kept: the skeleton and the search
 #   trace/  traces: a pfrec recording of client.c (every client record), the
 #           golden allkinds and nested traces, a small game, a recording with
 #           samples and context switches, and sym.bin whose modules are the
@@ -26,6 +28,10 @@ F="-O2 -shared -fPIC -nostdlib -Wl,--build-id -Wl,-z,noseparate-code -Wl,-z,max-
 gcc -g -gdwarf-5 $F -o "$C/elf/c.so" "$S/elf.c"
 clang -g -gdwarf-5 $F -o "$C/elf/c-clang.so" "$S/elf.c" # strx, addrx, rnglists
 g++ -g -gdwarf-4 $F -fno-exceptions -fno-asynchronous-unwind-tables -o "$C/elf/cxx.so" "$S/elf.cc"
+cp "$S/elf.c" "$tmp/"
+(cd "$tmp" && gcc -g -gdwarf-4 -gsplit-dwarf $F -o split-gnu.so elf.c &&
+	clang -g -gdwarf-5 -gsplit-dwarf $F -o split-5.so elf.c)
+cp "$tmp/split-gnu.so" "$tmp/split-5.so" "$C/elf/"
 for f in "$C"/elf/*.so; do objcopy -R .comment -R .note.gnu.property "$f"; done
 
 $CC -O1 -g -Ilib/include -o "$tmp/client" "$S/client.c" "$B/libprofev-client.a" -pthread
