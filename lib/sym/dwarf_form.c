@@ -312,16 +312,19 @@ int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-/* A DWARF 5 range list (.debug_rnglists) at off. */
+/* A DWARF 5 range list (.debug_rnglists) at off. 1: damaged (an offset
+ * outside the section, an unknown entry kind, a list cut short). */
 static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64_t off,
 			struct ranges *r)
 {
 	uint64_t base = u->base;
 	if (off >= d->rnglists.n)
-		return 0;
+		return 1;
 	struct cur c = cur_at(&d->rnglists, off, d->rnglists.n);
 	while (!c.bad) {
 		unsigned kind = (unsigned)rd_u(&c, 1);
+		if (c.bad)
+			break;
 		uint64_t a, b;
 		struct val x = { DW_FORM_addrx, 0, NULL };
 		switch (kind) {
@@ -358,12 +361,14 @@ static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64
 			b = a + rd_uleb(&c);
 			break;
 		default:
-			return 0;
+			return 1;
 		}
+		if (c.bad)
+			break;
 		if (ranges_push(r, a, b))
 			return -1;
 	}
-	return 0;
+	return 1;
 }
 
 /* DW_AT_ranges: DWARF 5 range lists or DWARF 2-4 .debug_ranges. */
@@ -376,7 +381,7 @@ static int read_ranges(const struct dwsects *d, const struct unitctx *u, const s
 			int ok;
 			off = table_entry(&d->rnglists, u->rnglists_base, v->u, u->offsize, &ok);
 			if (!ok)
-				return 0;
+				return 1;
 			off += u->rnglists_base;
 		}
 		return read_rnglist(d, u, off, r);
@@ -384,13 +389,15 @@ static int read_ranges(const struct dwsects *d, const struct unitctx *u, const s
 	/* a GNU split unit's offsets are from its skeleton's DW_AT_GNU_ranges_base */
 	uint64_t off = v->u + u->ranges_base;
 	if (off >= d->ranges.n || off < v->u)
-		return 0;
+		return 1;
 	uint64_t base = u->base;
 	struct cur c = cur_at(&d->ranges, off, d->ranges.n);
 	uint64_t maxaddr = u->addrsize == 4 ? 0xffffffffull : ~0ull;
-	while (!c.bad) {
+	for (;;) {
 		uint64_t a = rd_u(&c, u->addrsize), b = rd_u(&c, u->addrsize);
-		if (c.bad || (a == 0 && b == 0))
+		if (c.bad)
+			return 1; /* no end-of-list entry */
+		if (a == 0 && b == 0)
 			break;
 		if (a == maxaddr) {
 			base = b;

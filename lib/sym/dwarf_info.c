@@ -316,7 +316,13 @@ int info_load_units(struct profev_symbolizer *s)
 			cu->dwo_name = die.has & DIE_HAS_DWO_NAME ? form_str(d, &u, &die.dwo_name) : NULL;
 			cu->gnu_ranges_base = die.ranges_base;
 		}
-		if (die_ranges(d, &u, &die, &r) || add_curanges(s, &r))
+		int rr = die_ranges(d, &u, &die, &r);
+		if (rr > 0) {
+			sym_warn(s, "'%s': %s: unit at offset 0x%llx: its range list cannot be read",
+				 s->path, info_name(s), (unsigned long long)(unit_off + s->info_off));
+			continue;
+		}
+		if (rr < 0 || add_curanges(s, &r))
 			goto nomem;
 		s->ncus++;
 	}
@@ -375,8 +381,56 @@ static struct sub *add_sub(struct cu *cu, uint64_t off, int32_t parent, const st
 	return sb;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The unit's own ranges (its root DIE's, in s), sorted and merged: where
+ * its subroutines must lie. -1: out of memory; 1: none to check with. */
+static int unit_ranges(struct profev_symbolizer *s, const struct cu *cu, struct ranges *r)
+{
+	r->n = 0;
+	if (abbrevs_use(&s->ab, &s->dw.abbrev, cu->abbrev_off, &cu->u))
+		return 1;
+	struct cur c = cur_at(&s->dw.info, cu->die_off, cu->unit_end);
+	const struct abbrev *a;
+	struct die die;
+	if (die_begin(&c, &s->ab, &a) != 1)
+		return 1;
+	die_attrs(&c, &s->ab, a, &cu->u, cu->unit_off, &die);
+	int rc = die_ranges(&s->dw, &cu->u, &die, r);
+	if (rc || r->n == 0)
+		return rc < 0 ? -1 : 1;
+	qsort(r->v, r->n, sizeof(*r->v), cmp_range);
+	size_t k = 0;
+	for (size_t i = 1; i < r->n; i++) {
+		if (r->v[i].lo <= r->v[k].hi) {
+			if (r->v[i].hi > r->v[k].hi)
+				r->v[k].hi = r->v[i].hi;
+		} else {
+			r->v[++k] = r->v[i];
+		}
+	}
+	r->n = k + 1;
+	return 0;
+}
+
+/* Whether [lo, hi) lies in the unit's ranges u. Ranges of code the linker
+ * dropped (at 0, or at a tombstone near the top) are not checked. */
+static int in_unit(const struct ranges *u, uint64_t lo, uint64_t hi)
+{
+	if (lo == 0 || lo >= hi || lo >= (uint64_t)1 << 63)
+		return 1;
+	size_t k = UPPER_BOUND(u->n, lo, u->v[i].lo);
+	return k > 0 && hi <= u->v[k - 1].hi;
+}
+
 /* Every subprogram and inlined_subroutine of the unit into the map; for
- * a skeleton unit, those of its split unit (in file t, unit src). */
+ * a skeleton unit, those of its split unit (in file t, unit src). A
+ * subroutine outside the unit's ranges (the unit's own DIE says where its
+ * code is) shows damage, or a .dwo of another build: the unit is refused. */
 int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 {
 	struct profev_symbolizer *t = s;
@@ -390,9 +444,16 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 		t = cu->dwo;
 		src = cu->dwo_cu;
 	}
+	struct ranges ur = { 0 };
+	int has_ur = unit_ranges(s, cu, &ur);
+	if (has_ur < 0) {
+		free(ur.v);
+		return -1;
+	}
 	const struct dwsects *d = &t->dw;
 	struct abbrevs *ab = &t->ab;
 	if (abbrevs_use(ab, &d->abbrev, src->abbrev_off, &src->u)) {
+		free(ur.v);
 		sym_warn(t, "'%s': %s: unit at offset 0x%llx: abbreviation table cannot be read",
 			 t->path, info_name(t), (unsigned long long)(src->unit_off + t->info_off));
 		return 1;
@@ -411,8 +472,10 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 	 * trimmed (see dwarf_line.c's rows) */
 	cu->capsubs = (size_t)(c.end - c.p) / 2 + 1;
 	cu->subs = malloc(cu->capsubs * sizeof(*cu->subs));
-	if (!cu->subs)
+	if (!cu->subs) {
+		free(ur.v);
 		return -1;
+	}
 	while (c.p < c.end && !c.bad) {
 		uint64_t off = (uint64_t)(c.p - d->info.p);
 		const struct abbrev *a;
@@ -437,9 +500,20 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 			}
 			me = (int32_t)cu->nsubs - 1;
 			rc = die_ranges(d, &src->u, &die, &r);
-			for (size_t i = 0; i < r.n && !rc; i++)
+			if (rc > 0) {
+				rc = 0;
+				bad = "a range list cannot be read";
+				break;
+			}
+			for (size_t i = 0; i < r.n && !rc; i++) {
+				if (has_ur == 0 && !in_unit(&ur, r.v[i].lo, r.v[i].hi)) {
+					bad = cu->skeleton ? "a subroutine lies outside the skeleton unit's ranges (a .dwo of another build?)"
+							   : "a subroutine lies outside the unit's ranges";
+					break;
+				}
 				rc = map_insert(s, &root, r.v[i].lo, r.v[i].hi, me);
-			if (rc)
+			}
+			if (rc || bad)
 				break;
 		} else {
 			die_skip(&c, ab, a, &src->u);
@@ -453,6 +527,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 		}
 	}
 	free(r.v);
+	free(ur.v);
 	if (!bad && c.bad)
 		bad = "a DIE runs past the end of the unit, or has an unknown form";
 	if (bad && rc == 0) {

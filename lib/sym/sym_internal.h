@@ -306,7 +306,9 @@ struct ranges {
 
 int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi);
 /* DWARFDie::getAddressRanges: low/high first, else DW_AT_ranges (relative
- * to u->base), into r, emptied first. @return 0, -1 when out of memory. */
+ * to u->base), into r, emptied first. @return 0, -1 when out of memory, 1
+ * when the range list is damaged (outside its section, cut, an unknown
+ * entry kind). */
 int die_ranges(const struct dwsects *dw, const struct unitctx *u, const struct die *d,
 	       struct ranges *r);
 

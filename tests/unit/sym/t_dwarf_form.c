@@ -171,10 +171,22 @@ static void check_ranges(void)
 	CHECK_EQ(r.v[0].hi, 0x2018);
 	CHECK_EQ(r.v[1].lo, 0x3000);
 	CHECK_EQ(r.v[1].hi, 0x3008);
-	/* an index past the offsets table: no ranges */
+	/* an index past the offsets table, an unknown entry kind, a list
+	 * without its end: damaged */
 	d.ranges.u = 5;
-	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 0);
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 1);
 	CHECK_EQ(r.n, 0);
+	uint8_t bad5[sizeof(r5)];
+	memcpy(bad5, r5, sizeof(r5));
+	bad5[16] = 0x33;
+	dw.rnglists = (struct sect){ bad5, sizeof(bad5) };
+	d.ranges.u = 0;
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 1);
+	dw.rnglists = (struct sect){ r5, sizeof(r5) - 1 };
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 1);
+	dw.ranges = (struct sect){ r4, sizeof(r4) - 8 };
+	d.ranges = (struct val){ DW_FORM_sec_offset, 0, NULL };
+	CHECK_EQ(die_ranges(&dw, &u4, &d, &r), 1);
 	free(r.v);
 }
 
