@@ -10,6 +10,11 @@
 command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
 command -v llvm-dwp >/dev/null || { echo "SKIP: llvm-dwp not installed"; exit 77; }
 SYMCMP="$PROFEV_BUILD/tools/symcmp"
+# a sanitizer build links its runtime into prog, whose C++ names LLVM's
+# demangler spells otherwise ("thread-local wrapper routine"): prog is then
+# compared through its trace only
+san=
+nm "$PROFEV_BUILD/libprofev.a" 2>/dev/null | grep -q "__asan_\|__ubsan_" && san=1
 
 symcmp_ok() {
 	what=$1; shift
@@ -40,7 +45,7 @@ for kind in gcc4 gcc5 clang4 clang5; do
 		fail "$kind: llvm-dwp failed"
 	mkdir dwo && mv obj/*.dwo dwo/
 	symcmp_ok "$kind llvm-dwp libfix.so" --stride 1 libfix.so libfix.so
-	symcmp_ok "$kind llvm-dwp prog" prog prog
+	[ -n "$san" ] || symcmp_ok "$kind llvm-dwp prog" prog prog
 	expect_exit 0 pfsym -o p.bin t.bin
 	lacks err.txt "warning"
 	same_frames "$kind llvm-dwp" p.bin
