@@ -7,7 +7,7 @@
 # the trace's frames get them through pfsym. A .dwo moved away is found
 # under --debug-dir or beside the module, with the same answers; one not
 # found at all is warned about and leaves the lines alone, as
-# llvm-symbolizer does.
+# llvm-symbolizer does. A .dwo with compressed sections reads the same.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
 SYMCMP="$PROFEV_BUILD/tools/symcmp"
@@ -78,3 +78,13 @@ for kind in gcc4 gcc5 clang4 clang5; do
 	cd ..
 done
 [ $ran -gt 0 ] || { echo "SKIP: neither g++ nor clang++"; exit 77; }
+
+# a .dwo whose sections are compressed (-gz=zlib, SHF_COMPRESSED)
+if command -v g++ >/dev/null; then
+	mkdir gz && cp "$PROFEV_ROOT/tests/sym/fixlib.cc" gz/ &&
+		(cd gz && g++ -g -O2 -gsplit-dwarf -gz=zlib -fPIC -shared -o libfix.so fixlib.cc) ||
+		fail "-gz=zlib build"
+	readelf -S -W gz/*.dwo | grep "debug_info.dwo" | grep -q "C" ||
+		fail "gz: .debug_info.dwo not compressed"
+	cd gz && symcmp_ok "compressed .dwo" --stride 1 libfix.so libfix.so && cd ..
+fi
