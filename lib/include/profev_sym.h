@@ -50,8 +50,11 @@ struct profev_symbolizer;
  *        answers are llvm-symbolizer's on the unstripped module.
  * DWARF sections compressed with zlib or zstd (SHF_COMPRESSED) or in the
  * GNU .zdebug form are decompressed. Damaged DWARF is not an error: units
- * that cannot be read are skipped and their addresses answered from the
- * symbol table.
+ * that cannot be read (a length, offset or range list outside its section,
+ * an unknown version, form or abbreviation, a line program that does not
+ * hold together, a subroutine outside its unit's ranges) are skipped whole
+ * and their addresses answered from the symbol table, each said by
+ * profev_symbolizer_warnings().
  * @return a symbolizer, or NULL with *err filled (IO: cannot open;
  *         UNSUPPORTED: not an ELF file; CORRUPT: a DWARF section lies
  *         outside the file or does not decompress to its stated size; NOMEM).
@@ -217,7 +220,9 @@ struct profev_symtrace_module {
 	uint64_t kept;             /**< already symbolized in the input */
 	uint64_t resolved;         /**< symbolized now */
 	uint64_t unresolved;       /**< still without symbols */
-	const char *const *warnings; /**< debug files refused, see profev_debuginfo */
+	const char *const *warnings; /**< debug files refused, see profev_debuginfo,
+	                                  then what the lookups found damaged or
+	                                  missing (profev_symbolizer_warnings()) */
 	unsigned nwarnings;
 };
 
