@@ -2,13 +2,27 @@
  * Perfetto target: a Trace of TracePackets (the .proto files in formats/perfetto hold
  * the subset written here, with Perfetto's field numbers).
  *
- * All packets form one packet sequence. Its first packet clears the
- * incremental state; the others need it, since zone names and categories
- * are interned: the trace's string ids serve as interning ids, and each
- * string is defined in the packet that first uses it in the part. Tracks
- * are described (TrackDescriptor) before their first event: a process
- * track, a thread track per thread, a counter track per counter and a track
- * per frame set.
+ * Packet sequences. Each thread and frame set writes on a sequence of its
+ * own (SEQ_FIRST + its creation order), as a Perfetto TraceWriter per
+ * thread would: its first packet in a part clears the incremental state,
+ * sets TracePacketDefaults (the track, so that events leave track_uuid out,
+ * and an incremental clock, so that timestamps are deltas from the packet
+ * before on the sequence, a byte or two) and a ClockSnapshot that starts
+ * that clock. A time that would go back on it (a lock wait's begin, a
+ * counter of the thread) is written whole on the trace clock instead.
+ * What no thread's clock orders (the process, memory, callstacks, samples,
+ * images, counters of another thread) is on sequence 1, with whole
+ * timestamps, as before. Interning is per sequence, as Perfetto's is: the
+ * trace's string ids serve as interning ids, and each string is defined on
+ * a sequence in the packet that first uses it there in the part; callstacks
+ * and what they refer to only on sequence 1. Only a sequence's first packet
+ * has sequence_flags (SEQ_INCREMENTAL_STATE_CLEARED): the others would say
+ * SEQ_NEEDS_INCREMENTAL_STATE, which lets a reader skip packets whose state
+ * a ring buffer lost; a converted file loses none, trace_processor needs no
+ * flag to use the state, and it took two bytes of every event. Tracks are
+ * described (TrackDescriptor) before their first event: a process track, a
+ * thread track per thread, a counter track per counter and a track per
+ * frame set.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +42,13 @@ enum {
 	TP_SEQUENCE_FLAGS = 13,
 	TP_CLOCK_SNAPSHOT = 6,
 	TP_TRACK_DESCRIPTOR = 60,
+	TP_TIMESTAMP_CLOCK_ID = 58,
+	TP_TRACE_PACKET_DEFAULTS = 59,
 	TP_FIRST_PACKET_ON_SEQUENCE = 87,
+	/* TracePacketDefaults, and its TrackEventDefaults */
+	TPD_TIMESTAMP_CLOCK_ID = 58,
+	TPD_TRACK_EVENT_DEFAULTS = 11,
+	TED_TRACK_UUID = 11,
 
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
@@ -36,6 +56,7 @@ enum {
 	CS_CLOCKS = 1,
 	CLOCK_ID = 1,
 	CLOCK_TIMESTAMP = 2,
+	CLOCK_IS_INCREMENTAL = 3,
 	BUILTIN_CLOCK_REALTIME = 1,
 	BUILTIN_CLOCK_BOOTTIME = 6,
 
@@ -132,12 +153,17 @@ enum {
 	SL_LINE_NUMBER = 4,
 };
 
-/* Track uuids: one process track, threads by TID, then counters and frame
- * sets by string id in ranges no TID reaches. */
-#define SEQUENCE 1
+/* Track uuids: one process track, counters by string id (small, as
+ * counter events name their track), then threads by TID, frame sets by
+ * string id and the rest in ranges neither reaches. Thread and frame-set
+ * tracks are their sequence's default track, so their uuids are rarely
+ * written. */
+#define SEQ_SHARED 1
+#define SEQ_FIRST 2
+#define CLOCK_SEQ 64 /* each track sequence's incremental clock (64-127: sequence-scoped) */
 #define UUID_PROCESS 1ull
-#define UUID_THREAD(tid) (16ull + (tid))
-#define UUID_COUNTER(id) (2ull << 32 | (id))
+#define UUID_COUNTER(id) (16ull + (id))
+#define UUID_THREAD(tid) (2ull << 32 | (tid))
 #define UUID_FRAMES(id) (3ull << 32 | (id))
 #define UUID_MEMORY(pool) (4ull << 32 | (pool))
 #define UUID_ALLOCS (5ull << 32)
@@ -172,18 +198,121 @@ struct pfr {
 };
 #define NOMOD UINT32_MAX
 
+/* A set of string ids (0 is none), as a hash table: one per sequence and
+ * kind of interned string, so its size is what the sequence uses, not the
+ * largest id. */
+struct pfset {
+	uint32_t *k;   /* 0 = empty slot */
+	uint32_t mask, n;
+};
+
+static inline uint32_t pfset_slot(uint32_t id, uint32_t mask)
+{
+	return (id * 0x9e3779b1u) >> 8 & mask;
+}
+
+static int pfset_has(const struct pfset *s, uint32_t id)
+{
+	if (!s->n)
+		return 0;
+	for (uint32_t i = pfset_slot(id, s->mask); s->k[i]; i = (i + 1) & s->mask)
+		if (s->k[i] == id)
+			return 1;
+	return 0;
+}
+
+/* Add id (not 0): 1 if it is new, 0 if it was there, <0 on no memory. */
+static int pfset_add(struct pfset *s, uint32_t id)
+{
+	if (!s->k || (s->n + 1) * 2 > s->mask) {
+		uint32_t *old = s->k, n = old ? s->mask + 1 : 0, mask = n ? 2 * n - 1 : 15;
+		if (!(s->k = calloc((size_t)mask + 1, sizeof(*s->k)))) {
+			s->k = old;
+			return PROFEV_E_NOMEM;
+		}
+		s->mask = mask;
+		for (uint32_t i = 0; i < n; i++) {
+			if (!old[i])
+				continue;
+			uint32_t j = pfset_slot(old[i], mask);
+			while (s->k[j])
+				j = (j + 1) & mask;
+			s->k[j] = old[i];
+		}
+		free(old);
+	}
+	uint32_t i = pfset_slot(id, s->mask);
+	for (; s->k[i]; i = (i + 1) & s->mask)
+		if (s->k[i] == id)
+			return 0;
+	s->k[i] = id;
+	s->n++;
+	return 1;
+}
+
+/* Remove id, moving back the entries of its run that may not stay behind
+ * the hole (linear probing has no tombstones). */
+static void pfset_del(struct pfset *s, uint32_t id)
+{
+	if (!s->n)
+		return;
+	uint32_t i = pfset_slot(id, s->mask);
+	while (s->k[i] && s->k[i] != id)
+		i = (i + 1) & s->mask;
+	if (!s->k[i])
+		return;
+	s->k[i] = 0;
+	s->n--;
+	for (uint32_t j = (i + 1) & s->mask; s->k[j]; j = (j + 1) & s->mask) {
+		uint32_t h = pfset_slot(s->k[j], s->mask);
+		/* stays if its home is cyclically in (i, j] */
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		s->k[i] = s->k[j];
+		s->k[j] = 0;
+		i = j;
+	}
+}
+
+static void pfset_clear(struct pfset *s)
+{
+	if (s->k)
+		memset(s->k, 0, ((size_t)s->mask + 1) * sizeof(*s->k));
+	s->n = 0;
+}
+
+/* A packet sequence and what is interned on it in the current part. */
+struct pfseq {
+	uint32_t id;        /* trusted_packet_sequence_id */
+	uint32_t part;      /* the part it was started in, 0 = none yet */
+	uint32_t idx;       /* track sequences: the track's creation order */
+	int incremental;    /* timestamps are deltas on CLOCK_SEQ */
+	uint64_t last;      /* that clock: the last time written on it */
+	uint64_t track;     /* default track uuid, 0 = none */
+	uint64_t head;      /* after the timestamp: the sequence id's field and
+	                       TP_TRACK_EVENT's tag and a length byte, from the
+	                       lowest byte; their count in the top byte */
+	struct pfset names, cats, srclocs, annames;
+};
+
 /* A zone name's TE_NAME_IID and TE_CATEGORY_IIDS fields, encoded once: they
- * may be copied in the part they were made in (both strings are interned
- * there), for the category they were made with. */
+ * may be copied in the part they were made in, for the category they were
+ * made with, on the sequences whose bit is set in seqs (both strings are
+ * interned there, and so is the source location when it is encoded). */
 struct pfzn {
 	uint64_t bytes[2];  /* the fields, from the lowest byte */
+	uint64_t seqs;      /* track sequences by idx, the first 64 */
 	uint32_t cat;
-	uint32_t part_len;  /* part << 5 | byte count (at most 16) */
+	uint32_t part_len;  /* part << 6 | srcloc << 5 | byte count (at most 16) */
 };
 
 struct pf {
-	struct conv_idset names, cats, counters, pools, stacks, mappings;
-	struct conv_idset annames, srclocs; /* debug annotation names, source locations */
+	struct conv_idset counters, pools, stacks, mappings;
+	struct pfseq shared;  /* sequence 1 */
+	struct pfseq **seqs;  /* track sequences by creation order */
+	uint32_t nseqs;
+	struct pfseq *cur;    /* the sequence being written on */
+	struct conv_thread *last_t; /* the track last written for */
 	uint64_t *asyncs;   /* async tracks described in this part, 0 = empty */
 	uint64_t amask, nasync;
 	/* The zone begin written last, while nothing follows it: the arguments
@@ -194,19 +323,17 @@ struct pf {
 	const uint8_t *open_p;
 	uint64_t open_drained;
 	size_t open_len;
+	struct pfseq *open_seq;   /* its sequence, and that clock before it */
+	uint64_t open_last;
 	/* Arguments whose keys the packet being written defines. */
 	const struct profev_event *an;
 	uint32_t nan;
 	/* What the open zone begin defined, to define again when it is
 	 * written again; more than fits: it is not written again. */
-	struct { struct conv_idset *set; uint32_t id; } undo[16];
+	struct { struct pfset *set; uint32_t id; } undo[16];
 	unsigned nundo;
 	struct pfzn *zn;    /* by zone name id */
 	uint32_t nzn;
-	/* The last timestamp written by the fast paths, and its varint (ts_len
-	 * bytes, 4 to 8; 0: none to reuse). */
-	uint64_t ts_last, ts_enc;
-	unsigned ts_len;
 	int allocs_track;         /* the allocations track is described */
 	int shots_track;          /* the Screenshots track is described */
 	struct conv_shots shots;  /* frame images to JPEG */
@@ -221,10 +348,36 @@ struct pf {
 	unsigned nnewfr, nnewmod, newcap;
 };
 
+static void seq_init(struct pfseq *s, uint32_t id)
+{
+	uint8_t b[16], *q = b;
+	*q++ = TP_SEQUENCE_ID << 3 | PB_WT_VARINT;
+	q = pb_put_varint(q, id);
+	*q++ = TP_TRACK_EVENT << 3 | PB_WT_LEN;
+	*q++ = 0;
+	s->id = id;
+	s->head = (uint64_t)(q - b) << 56;
+	for (unsigned i = 0; i < (unsigned)(q - b); i++)
+		s->head |= (uint64_t)b[i] << (8 * i);
+}
+
 static int pf_init(struct conv *c)
 {
-	c->fmt = calloc(1, sizeof(struct pf));
-	return c->fmt ? 0 : PROFEV_E_NOMEM;
+	struct pf *p = calloc(1, sizeof(struct pf));
+	if (!p)
+		return PROFEV_E_NOMEM;
+	seq_init(&p->shared, SEQ_SHARED);
+	p->cur = &p->shared;
+	c->fmt = p;
+	return 0;
+}
+
+static void seq_free(struct pfseq *s)
+{
+	free(s->names.k);
+	free(s->cats.k);
+	free(s->srclocs.k);
+	free(s->annames.k);
 }
 
 static void pf_fini(struct conv *c)
@@ -232,14 +385,17 @@ static void pf_fini(struct conv *c)
 	struct pf *p = c->fmt;
 	if (!p)
 		return;
-	conv_idset_free(&p->names);
-	conv_idset_free(&p->cats);
 	conv_idset_free(&p->counters);
 	conv_idset_free(&p->pools);
 	conv_idset_free(&p->stacks);
 	conv_idset_free(&p->mappings);
-	conv_idset_free(&p->annames);
-	conv_idset_free(&p->srclocs);
+	seq_free(&p->shared);
+	for (uint32_t i = 0; i < p->nseqs; i++)
+		if (p->seqs[i]) {
+			seq_free(p->seqs[i]);
+			free(p->seqs[i]);
+		}
+	free(p->seqs);
 	free(p->asyncs);
 	free(p->zn);
 	free(p->fr);
@@ -249,16 +405,47 @@ static void pf_fini(struct conv *c)
 	free(p);
 }
 
+/* A packet's timestamp on sequence s: a delta on its incremental clock, or
+ * the whole time on the trace clock where that would go back. Needs room
+ * for 2 * PB_FIELD_MAX. */
+static inline uint8_t *put_time(struct pfseq *s, uint8_t *q, uint64_t ts)
+{
+	*q++ = TP_TIMESTAMP << 3 | PB_WT_VARINT;
+	if (!s->incremental)
+		return pb_put_varint(q, ts);
+	if (__builtin_expect(ts >= s->last, 1)) {
+		q = pb_put_varint(q, ts - s->last);
+		s->last = ts;
+		return q;
+	}
+	q = pb_put_varint(q, ts);
+	/* TP_TIMESTAMP_CLOCK_ID's two-byte tag, then the clock */
+	*q++ = (uint8_t)(TP_TIMESTAMP_CLOCK_ID << 3 | 0x80);
+	*q++ = (uint8_t)(TP_TIMESTAMP_CLOCK_ID >> 4);
+	*q++ = BUILTIN_CLOCK_BOOTTIME;
+	return q;
+}
+
+/* A packet on the current sequence at ts. flags: SEQ_INCREMENTAL_STATE_CLEARED
+ * on a sequence's first packet; any other value writes none (see the top). */
 static inline size_t packet_begin(struct conv *c, uint64_t ts, unsigned flags)
 {
+	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
 	size_t m = pb_begin(o, TRACE_PACKET);
-	pb_uint(o, TP_TIMESTAMP, ts);
-	/* trusted_packet_sequence_id = SEQUENCE, sequence_flags = flags: four
-	 * bytes, since both values and field numbers are below 16 */
-	uint8_t tail[4] = { TP_SEQUENCE_ID << 3, SEQUENCE, TP_SEQUENCE_FLAGS << 3, (uint8_t)flags };
-	outbuf_put(o, tail, 4);
+	o->p = put_time(p->cur, o->p, ts);
+	pb_uint(o, TP_SEQUENCE_ID, p->cur->id);
+	if (flags == SEQ_INCREMENTAL_STATE_CLEARED)
+		pb_uint(o, TP_SEQUENCE_FLAGS, flags);
 	return m;
+}
+
+/* TE_TRACK_UUID, unless track is the current sequence's default. */
+static inline void track_write(struct conv *c, uint64_t track)
+{
+	struct pf *p = c->fmt;
+	if (track != p->cur->track)
+		pb_uint(&c->out, TE_TRACK_UUID, track);
 }
 
 static const char *basename_of(const char *path)
@@ -271,21 +458,26 @@ static int pf_part_begin(struct conv *c)
 {
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
-	/* Each part is a trace of its own: everything is defined again. */
-	conv_idset_clear(&p->names);
-	conv_idset_clear(&p->cats);
+	/* Each part is a trace of its own: everything is defined again, and
+	 * each track sequence starts again with its track's first event. */
 	conv_idset_clear(&p->counters);
 	conv_idset_clear(&p->pools);
 	conv_idset_clear(&p->stacks);
 	conv_idset_clear(&p->mappings);
-	conv_idset_clear(&p->annames);
-	conv_idset_clear(&p->srclocs);
+	pfset_clear(&p->shared.names);
+	pfset_clear(&p->shared.cats);
+	pfset_clear(&p->shared.srclocs);
+	pfset_clear(&p->shared.annames);
+	p->cur = &p->shared;
+	p->last_t = NULL;
+	p->open_t = NULL;
 	if (p->asyncs)
 		memset(p->asyncs, 0, (p->amask + 1) * sizeof(*p->asyncs));
 	p->nasync = 0;
 	p->allocs_track = 0;
 	p->shots_track = 0;
 	p->part++;
+	p->shared.part = p->part;
 
 	const struct profev_meta *m = profev_reader_meta(c->r);
 	size_t need = PACKET_MAX;
@@ -315,19 +507,23 @@ static int pf_part_begin(struct conv *c)
 	pb_end(o, pk);
 
 	/* Lets the UI show wall-clock time: our timestamps are CLOCK_MONOTONIC
-	 * values written as the trace clock. */
-	if (m && m->wall_start_ns > 0 && m->mono_start_ns) {
+	 * values written as the trace clock. Taken at the trace's base, where
+	 * each track sequence's clock starts too: trace_processor wants a
+	 * clock's values in its snapshots never to go back. */
+	int64_t back = m ? (int64_t)(m->mono_start_ns - c->base) : 0;
+	if (m && m->wall_start_ns > 0 && m->mono_start_ns && m->mono_start_ns >= c->base &&
+	    m->wall_start_ns > back) {
 		if ((rc = outbuf_reserve(o, PACKET_MAX)))
 			return rc;
-		pk = packet_begin(c, m->mono_start_ns, SEQ_NEEDS_INCREMENTAL_STATE);
+		pk = packet_begin(c, c->base, SEQ_NEEDS_INCREMENTAL_STATE);
 		size_t cs = pb_begin(o, TP_CLOCK_SNAPSHOT);
 		size_t k = pb_begin(o, CS_CLOCKS);
 		pb_uint(o, CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
-		pb_uint(o, CLOCK_TIMESTAMP, m->mono_start_ns);
+		pb_uint(o, CLOCK_TIMESTAMP, c->base);
 		pb_end(o, k);
 		k = pb_begin(o, CS_CLOCKS);
 		pb_uint(o, CLOCK_ID, BUILTIN_CLOCK_REALTIME);
-		pb_uint(o, CLOCK_TIMESTAMP, (uint64_t)m->wall_start_ns);
+		pb_uint(o, CLOCK_TIMESTAMP, (uint64_t)(m->wall_start_ns - back));
 		pb_end(o, k);
 		pb_end(o, cs);
 		pb_end(o, pk);
@@ -341,11 +537,98 @@ static int pf_part_end(struct conv *c)
 	return 0;
 }
 
+static uint64_t track_uuid(const struct conv_thread *t)
+{
+	return t->kind == CONV_FRAMES ? UUID_FRAMES(t->tid) : UUID_THREAD(t->tid);
+}
+
+/*
+ * Start sequence s of track t in this part: one packet, without a
+ * timestamp, that clears its state, makes t's track its default and
+ * CLOCK_SEQ its clock, and starts that clock at the trace's base with a
+ * ClockSnapshot (BOOTTIME being the trace clock).
+ */
+static int seq_start(struct conv *c, const struct conv_thread *t, struct pfseq *s)
+{
+	struct pf *p = c->fmt;
+	struct outbuf *o = &c->out;
+	int rc = outbuf_reserve(o, PACKET_MAX);
+	if (rc)
+		return rc;
+	pfset_clear(&s->names);
+	pfset_clear(&s->cats);
+	pfset_clear(&s->srclocs);
+	pfset_clear(&s->annames);
+	s->part = p->part;
+	s->track = track_uuid(t);
+	size_t pk = pb_begin(o, TRACE_PACKET);
+	pb_uint(o, TP_SEQUENCE_ID, s->id);
+	pb_uint(o, TP_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_uint(o, TP_FIRST_PACKET_ON_SEQUENCE, 1);
+	size_t d = pb_begin(o, TP_TRACE_PACKET_DEFAULTS);
+	pb_uint(o, TPD_TIMESTAMP_CLOCK_ID, CLOCK_SEQ);
+	size_t ted = pb_begin(o, TPD_TRACK_EVENT_DEFAULTS);
+	pb_uint(o, TED_TRACK_UUID, s->track);
+	pb_end(o, ted);
+	pb_end(o, d);
+	size_t cs = pb_begin(o, TP_CLOCK_SNAPSHOT);
+	size_t k = pb_begin(o, CS_CLOCKS);
+	pb_uint(o, CLOCK_ID, CLOCK_SEQ);
+	pb_uint(o, CLOCK_TIMESTAMP, c->base);
+	pb_uint(o, CLOCK_IS_INCREMENTAL, 1);
+	pb_end(o, k);
+	k = pb_begin(o, CS_CLOCKS);
+	pb_uint(o, CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
+	pb_uint(o, CLOCK_TIMESTAMP, c->base);
+	pb_end(o, k);
+	pb_end(o, cs);
+	pb_end(o, pk);
+	s->incremental = 1;
+	s->last = c->base;
+	return 0;
+}
+
+/* Write on t's sequence from here on, starting it if this part has not. */
+static int seq_use(struct conv *c, struct conv_thread *t)
+{
+	struct pf *p = c->fmt;
+	struct pfseq *s = t->seq < p->nseqs ? p->seqs[t->seq] : NULL;
+	if (__builtin_expect(!s, 0)) {
+		if (t->seq > UINT32_MAX - SEQ_FIRST ||
+		    array_grow((void **)&p->seqs, &p->nseqs, sizeof(*p->seqs), (uint64_t)t->seq + 1) ||
+		    !(s = calloc(1, sizeof(*s))))
+			return PROFEV_E_NOMEM;
+		seq_init(s, SEQ_FIRST + t->seq);
+		s->idx = t->seq;
+		p->seqs[t->seq] = s;
+	}
+	int rc;
+	if (s->part != p->part && (rc = seq_start(c, t, s)))
+		return rc;
+	p->cur = s;
+	p->last_t = t;
+	return 0;
+}
+
+/* t's sequence if it is started in this part, else NULL. */
+static inline struct pfseq *seq_ready(const struct pf *p, const struct conv_thread *t)
+{
+	struct pfseq *s = t->seq < p->nseqs ? p->seqs[t->seq] : NULL;
+	return s && s->part == p->part ? s : NULL;
+}
+
+static void use_shared(struct pf *p)
+{
+	p->cur = &p->shared;
+}
+
 static int pf_thread(struct conv *c, struct conv_thread *t)
 {
 	struct outbuf *o = &c->out;
 	size_t len = strlen(t->name);
-	int rc = outbuf_reserve(o, PACKET_MAX + 3 * len + 16);
+	int rc = seq_use(c, t);
+	if (!rc)
+		rc = outbuf_reserve(o, PACKET_MAX + 3 * len + 16);
 	if (rc)
 		return rc;
 	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -376,28 +659,8 @@ static int pf_thread(struct conv *c, struct conv_thread *t)
 	return 0;
 }
 
-static uint64_t track_uuid(const struct conv_thread *t)
-{
-	return t->kind == CONV_FRAMES ? UUID_FRAMES(t->tid) : UUID_THREAD(t->tid);
-}
-
-static inline uint64_t track_field(struct conv_thread *t)
-{
-	if (__builtin_expect(!t->aux, 0)) {
-		/* a tag and a uuid below 2^35: at most 6 bytes */
-		uint8_t b[16];
-		b[0] = TE_TRACK_UUID << 3 | PB_WT_VARINT;
-		unsigned n = (unsigned)(pb_put_varint(b + 1, track_uuid(t)) - b);
-		uint64_t f = (uint64_t)n << 56;
-		for (unsigned i = 0; i < n; i++)
-			f |= (uint64_t)b[i] << (8 * i);
-		t->aux = f;
-	}
-	return t->aux;
-}
-
-/* A string the packet being written defines in the part's set. */
-static void undo_push(struct pf *p, struct conv_idset *set, uint32_t id)
+/* A string the packet being written defines in its sequence's set. */
+static void undo_push(struct pf *p, struct pfset *set, uint32_t id)
 {
 	if (p->nundo < sizeof(p->undo) / sizeof(p->undo[0]))
 		p->undo[p->nundo].set = set, p->undo[p->nundo].id = id;
@@ -416,14 +679,15 @@ static size_t srcloc_room(struct conv *c, uint32_t id)
 }
 
 /* Inside an InternedData: the source location of call site id, if it has
- * one this part has not defined. @return 1 if the event may refer to it. */
+ * one the sequence has not defined. @return 1 if the event may refer to it
+ * (0 too when there is no memory to remember it: it is left out). */
 static int srcloc_write(struct conv *c, uint32_t id)
 {
 	struct pf *p = c->fmt;
 	const struct profev_srcloc *l = profev_reader_srcloc(c->r, id);
-	if (!l || conv_idset_add(&p->srclocs, id) != 1)
-		return l != NULL && conv_idset_has(&p->srclocs, id);
-	undo_push(p, &p->srclocs, id);
+	if (!l || pfset_add(&p->cur->srclocs, id) != 1)
+		return l != NULL && pfset_has(&p->cur->srclocs, id);
+	undo_push(p, &p->cur->srclocs, id);
 	struct outbuf *o = &c->out;
 	const char *file = profev_reader_string(c->r, l->file);
 	const char *fn = profev_reader_string(c->r, l->function);
@@ -436,14 +700,14 @@ static int srcloc_write(struct conv *c, uint32_t id)
 	return 1;
 }
 
-/* Adds id (0: none) to the part's set; *is_new says whether the packet must
- * define it, and *need grows by the room its string takes then. */
-static int intern_one(struct conv *c, struct conv_idset *set, uint32_t id, int *is_new, size_t *need)
+/* Adds id (0: none) to the sequence's set; *is_new says whether the packet
+ * must define it, and *need grows by the room its string takes then. */
+static int intern_one(struct conv *c, struct pfset *set, uint32_t id, int *is_new, size_t *need)
 {
 	*is_new = 0;
 	if (!id)
 		return 0;
-	int r = conv_idset_add(set, id);
+	int r = pfset_add(set, id);
 	if (r <= 0)
 		return r;
 	undo_push(c->fmt, set, id);
@@ -453,15 +717,15 @@ static int intern_one(struct conv *c, struct conv_idset *set, uint32_t id, int *
 }
 
 /* Define in this packet the name and category strings it uses for the first
- * time in the part. Reserves the room the whole packet needs. */
+ * time on its sequence in the part. Reserves the room the whole packet needs. */
 static int intern(struct conv *c, uint32_t name, uint32_t cat, size_t extra, int *newn, int *newc)
 {
 	struct pf *p = c->fmt;
 	size_t need = PACKET_MAX + extra;
 	*newn = *newc = 0;
-	int rc = intern_one(c, &p->names, name, newn, &need);
+	int rc = intern_one(c, &p->cur->names, name, newn, &need);
 	if (!rc)
-		rc = intern_one(c, &p->cats, cat, newc, &need);
+		rc = intern_one(c, &p->cur->cats, cat, newc, &need);
 	if (!rc && *newn)
 		need += srcloc_room(c, name);
 	return rc ? rc : outbuf_reserve(&c->out, need);
@@ -473,8 +737,8 @@ static void annames_write(struct conv *c, const struct profev_event *a, uint32_t
 static size_t args_room(struct conv *c, const struct profev_event *a, uint32_t n);
 static void args_write(struct conv *c, const struct profev_event *a, uint32_t n);
 
-/* Names, categories and (when stack_prepare() made one ready) a callstack
- * new to the part, in the packet's one InternedData. */
+/* Names, categories and (when stack_prepare() made one ready, on sequence
+ * 1) a callstack new to the part, in the packet's one InternedData. */
 static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn, int newc)
 {
 	struct outbuf *o = &c->out;
@@ -506,10 +770,10 @@ static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn
 
 /*
  * The general TrackEvent packet, for what the fast paths below do not
- * write: at ts, of type, on the track uuid, named by the interned string
- * name and in the category cat (0: none), with an InternedData defining
- * what the part has not seen yet (and the callstack stack_prepare() made
- * ready). The caller may add fields within extra bytes of room (strings
+ * write: on the current sequence at ts, of type, on the track uuid, named
+ * by the interned string name and in the category cat (0: none), with an
+ * InternedData defining what the sequence has not seen yet in the part (and
+ * the callstack stack_prepare() made ready). The caller may add fields within extra bytes of room (strings
  * apart from its own count), then closes it with te_close().
  */
 struct te_marks {
@@ -527,12 +791,12 @@ static int te_open(struct conv *c, struct te_marks *m, uint64_t ts, unsigned typ
 	write_interned(c, name, cat, newn, newc);
 	m->te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, type);
-	pb_uint(o, TE_TRACK_UUID, track);
+	track_write(c, track);
 	if (name)
 		pb_uint(o, TE_NAME_IID, name);
 	if (cat)
 		pb_uint(o, TE_CATEGORY_IIDS, cat);
-	if (name && conv_idset_has(&((struct pf *)c->fmt)->srclocs, name))
+	if (name && pfset_has(&((struct pf *)c->fmt)->cur->srclocs, name))
 		pb_uint(o, TE_SOURCE_LOCATION_IID, name);
 	return 0;
 }
@@ -877,56 +1141,22 @@ static inline void put8(uint8_t *p, uint64_t x)
 #endif
 }
 
-static __attribute__((noinline)) uint8_t *put_ts_slow(struct pf *pf, uint8_t *p, uint64_t ts)
-{
-	uint8_t *end = pb_put_varint(p, ts);
-	unsigned n = (unsigned)(end - p);
-	pf->ts_last = ts;
-	pf->ts_len = n >= 4 && n <= 8 ? n : 0;
-	pf->ts_enc = 0;
-	for (unsigned i = 0; i < pf->ts_len; i++)
-		pf->ts_enc |= (uint64_t)p[i] << (8 * i);
-	return end;
-}
-
-/* A packet's timestamp as a varint. Consecutive packets' timestamps differ
- * in their low 21 bits as a rule (they are less than 2 ms apart), so all
- * but the first three bytes of the last one's varint are reused: ts in ns
- * takes 7 bytes, whose loop was a tenth of a conversion's instructions. */
-static inline uint8_t *put_ts(struct pf *pf, uint8_t *p, uint64_t ts)
-{
-	if (__builtin_expect(!((ts ^ pf->ts_last) >> 21) && pf->ts_len, 1)) {
-		uint64_t low = (ts & 0x7f) | (ts << 1 & 0x7f00) | (ts << 2 & 0x7f0000) | 0x808080;
-		put8(p, (pf->ts_enc & ~0xffffffull) | low);
-		return p + pf->ts_len;
-	}
-	return put_ts_slow(pf, p, ts);
-}
-
-/* TE_TRACK_UUID and t's uuid as bytes, made once per track into t->aux:
- * the bytes from the lowest, their count in the top byte. */
-static inline uint64_t track_field(struct conv_thread *t);
-
 static inline uint8_t *put_field(uint8_t *p, uint64_t field)
 {
 	put8(p, field);
 	return p + (field >> 56);
 }
 
-static inline uint8_t *fast_head(struct pf *pf, uint8_t *p, uint64_t ts, uint8_t **plen,
+/* A TrackEvent packet's head on sequence s: its timestamp, the sequence id
+ * and the TrackEvent's tag; *plen and *telen get the two length bytes. */
+static inline uint8_t *fast_head(struct pfseq *s, uint8_t *p, uint64_t ts, uint8_t **plen,
 				 uint8_t **telen)
 {
-	/* after the timestamp: sequence id and flags, the TrackEvent's tag */
-	static const uint8_t mid[8] = { TP_SEQUENCE_ID << 3 | PB_WT_VARINT, SEQUENCE,
-					TP_SEQUENCE_FLAGS << 3 | PB_WT_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
-					TP_TRACK_EVENT << 3 | PB_WT_LEN, 0, 0, 0 };
 	p[0] = TRACE_PACKET << 3 | PB_WT_LEN;
 	*plen = p + 1;
-	p[2] = TP_TIMESTAMP << 3 | PB_WT_VARINT;
-	p = put_ts(pf, p + 3, ts);
-	memcpy(p, mid, 8);
-	*telen = p + 5;
-	return p + 6;
+	p = put_field(put_time(s, p + 2, ts), s->head);
+	*telen = p - 1;
+	return p;
 }
 
 static inline void fast_tail(struct outbuf *o, uint8_t *p, uint8_t *plen, uint8_t *telen)
@@ -937,14 +1167,27 @@ static inline void fast_tail(struct outbuf *o, uint8_t *p, uint8_t *plen, uint8_
 }
 
 /* The name fields of zones named name with category cat, both interned in
- * this part. @return NULL when they take more than 8 bytes or on no memory
- * (the caller encodes them itself). */
-static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, uint32_t name, uint32_t cat)
+ * this part on sequence s, which adds s to the sequences they may be
+ * copied on. @return NULL when they take more than 16 bytes, on no memory,
+ * or when s differs from the sequences they were made for (the caller
+ * encodes them itself). */
+static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, struct pfseq *s, uint32_t name,
+							     uint32_t cat)
 {
 	if (name >= 1u << 21 || cat >= 1u << 21) /* 1 + 3 bytes each at most */
 		return NULL;
 	if (array_grow((void **)&pf->zn, &pf->nzn, sizeof(*pf->zn), (uint64_t)name + 1))
 		return NULL;
+	struct pfzn *e = &pf->zn[name];
+	unsigned loc = name && pfset_has(&s->srclocs, name);
+	uint64_t bit = s->idx < 64 ? 1ull << s->idx : 0;
+	if (e->part_len >> 6 == pf->part && e->cat == cat) {
+		/* made on another sequence: good here if the location is too */
+		if ((e->part_len >> 5 & 1) != loc)
+			return NULL;
+		e->seqs |= bit;
+		return e;
+	}
 	uint8_t b[24], *p = b;
 	if (name) {
 		*p++ = TE_NAME_IID << 3 | PB_WT_VARINT;
@@ -954,21 +1197,22 @@ static __attribute__((noinline)) const struct pfzn *zn_make(struct pf *pf, uint3
 		*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
 		p = pb_put_varint(p, cat);
 	}
-	if (name && conv_idset_has(&pf->srclocs, name)) /* 2 + 3 bytes at most */
+	if (loc) /* 2 + 3 bytes at most */
 		p = pb_put_varint(pb_put_varint(p, TE_SOURCE_LOCATION_IID << 3 | PB_WT_VARINT), name);
-	struct pfzn *e = &pf->zn[name];
 	unsigned n = (unsigned)(p - b);
 	e->bytes[0] = e->bytes[1] = 0;
 	for (unsigned i = 0; i < n; i++)
 		e->bytes[i / 8] |= (uint64_t)b[i] << (8 * (i % 8));
 	e->cat = cat;
-	e->part_len = pf->part << 5 | n;
+	e->seqs = bit;
+	e->part_len = pf->part << 6 | loc << 5 | n;
 	return e;
 }
 
-/* A zone begin's packet ends the output at start..o->p: remember it. */
+/* A zone begin's packet ends the output at start..o->p, written on s whose
+ * clock was at last before it: remember it. */
 static inline void begin_written(struct pf *pf, const struct conv *c, const struct conv_thread *t,
-				 const uint8_t *start, int edge)
+				 const uint8_t *start, int edge, struct pfseq *s, uint64_t last)
 {
 	pf->open_t = t;
 	pf->open_depth = t->depth;
@@ -976,6 +1220,8 @@ static inline void begin_written(struct pf *pf, const struct conv *c, const stru
 	pf->open_p = c->out.p;
 	pf->open_drained = c->out.drained;
 	pf->open_len = (size_t)(c->out.p - start);
+	pf->open_seq = s;
+	pf->open_last = last;
 }
 
 static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge,
@@ -984,27 +1230,32 @@ static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone 
 static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z, int edge)
 {
 	struct pf *pf = c->fmt;
-	if (__builtin_expect(edge != CONV_EDGE_NORMAL || t->kind != CONV_THREAD || z->stack, 0))
+	struct pfseq *s = seq_ready(pf, t);
+	if (__builtin_expect(edge != CONV_EDGE_NORMAL || t->kind != CONV_THREAD || z->stack || !s, 0))
 		return zone_begin_slow(c, t, z, edge);
 	const struct pfzn *e = z->name < pf->nzn ? &pf->zn[z->name] : NULL;
-	if (__builtin_expect(!e || e->part_len >> 5 != pf->part || e->cat != z->cat, 0)) {
-		if (!conv_idset_has(&pf->names, z->name) || (z->cat && !conv_idset_has(&pf->cats, z->cat)))
+	if (__builtin_expect(!e || e->part_len >> 6 != pf->part || e->cat != z->cat ||
+			     !(s->idx < 64 && (e->seqs >> s->idx & 1)), 0)) {
+		if (!pfset_has(&s->names, z->name) || (z->cat && !pfset_has(&s->cats, z->cat)))
 			return zone_begin_slow(c, t, z, edge);
-		e = zn_make(pf, z->name, z->cat);
+		e = zn_make(pf, s, z->name, z->cat);
 	}
 	if (__builtin_expect(!outbuf_reserve(&c->out, FAST_PACKET_MAX), 1)) {
 		uint8_t *plen, *telen;
 		const uint8_t *start = c->out.p;
-		uint8_t *p = fast_head(pf, c->out.p, z->shown, &plen, &telen);
+		uint64_t last = s->last;
+		uint8_t *p = fast_head(s, c->out.p, z->shown, &plen, &telen);
 		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
 		p[1] = TYPE_SLICE_BEGIN;
-		p = put_field(p + 2, track_field(t));
+		p += 2;
+		pf->cur = s;
+		pf->last_t = t;
 		if (__builtin_expect(e != NULL, 1)) {
 			put8(p, e->bytes[0]);
 			put8(p + 8, e->bytes[1]);
 			fast_tail(&c->out, p + (e->part_len & 31), plen, telen);
 			pf->nundo = 0;
-			begin_written(pf, c, t, start, edge);
+			begin_written(pf, c, t, start, edge, s, last);
 			return 0;
 		}
 		if (z->name) {
@@ -1015,11 +1266,11 @@ static int pf_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 			*p++ = TE_CATEGORY_IIDS << 3 | PB_WT_VARINT;
 			p = pb_put_varint(p, z->cat);
 		}
-		if (z->name && conv_idset_has(&pf->srclocs, z->name))
+		if (z->name && pfset_has(&s->srclocs, z->name))
 			p = pb_put_varint(pb_put_varint(p, TE_SOURCE_LOCATION_IID << 3 | PB_WT_VARINT), z->name);
 		fast_tail(&c->out, p, plen, telen);
 		pf->nundo = 0;
-		begin_written(pf, c, t, start, edge);
+		begin_written(pf, c, t, start, edge, s, last);
 		return 0;
 	}
 	return zone_begin_slow(c, t, z, edge);
@@ -1040,6 +1291,12 @@ static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone 
 	int rc, stack = 0;
 	size_t extra = n ? args_room(c, a, n) : 0;
 	char title[CONV_FRAME_TITLE];
+	if ((rc = seq_use(c, t)))
+		return rc;
+	if (t->kind != CONV_FRAMES && z->stack)
+		use_shared(pf); /* callstacks are interned on sequence 1 only */
+	struct pfseq *s = pf->cur;
+	uint64_t last = s->last;
 	z->aux = n;
 	pf->an = a;
 	pf->nan = n;
@@ -1064,7 +1321,7 @@ static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone 
 		annotation_bool(o, "continued");
 	args_write(c, a, n);
 	te_close(c, &m);
-	begin_written(pf, c, t, start, edge);
+	begin_written(pf, c, t, start, edge, s, last);
 	if (stack || pf->nundo > sizeof(pf->undo) / sizeof(pf->undo[0]))
 		pf->open_t = NULL; /* what it defined cannot be told again */
 	return 0;
@@ -1093,20 +1350,23 @@ static int pf_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 	conv_zone_args(t, z, &nargs);
 	if (__builtin_expect(nargs > z->aux, 0) && end_args(t, z))
 		return zone_end_rich(c, t, z, ts, edge);
+	struct pf *pf = c->fmt;
+	struct pfseq *s = seq_ready(pf, t);
 	int rc = outbuf_reserve(o, PACKET_MAX);
 	if (rc)
 		return rc;
-	if (__builtin_expect(edge == CONV_EDGE_NORMAL, 1)) {
+	if (__builtin_expect(edge == CONV_EDGE_NORMAL && s != NULL, 1)) {
 		uint8_t *plen, *telen;
-		uint8_t *p = fast_head(c->fmt, o->p, ts, &plen, &telen);
+		uint8_t *p = fast_head(s, o->p, ts, &plen, &telen);
 		p[0] = TE_TYPE << 3 | PB_WT_VARINT;
 		p[1] = TYPE_SLICE_END;
-		p = put_field(p + 2, track_field(t));
-		fast_tail(o, p, plen, telen);
+		fast_tail(o, p + 2, plen, telen);
+		pf->cur = s;
+		pf->last_t = t;
 		return 0;
 	}
 	struct te_marks m;
-	if ((rc = te_open(c, &m, ts, TYPE_SLICE_END, track_uuid(t), 0, 0, 0)))
+	if ((rc = seq_use(c, t)) || (rc = te_open(c, &m, ts, TYPE_SLICE_END, track_uuid(t), 0, 0, 0)))
 		return rc;
 	annotation_bool(o, edge == CONV_EDGE_UNCLOSED ? "unclosed" : "cut");
 	te_close(c, &m);
@@ -1120,10 +1380,13 @@ static int point_open(struct conv *c, struct te_marks *m, struct conv_thread *t,
 	struct pf *p = c->fmt;
 	uint32_t n;
 	const struct profev_event *a = conv_point_args(t, &n);
+	int rc = seq_use(c, t);
+	if (rc)
+		return rc;
 	p->an = a;
 	p->nan = n;
-	int rc = te_open(c, m, c->now, TYPE_INSTANT, track_uuid(t), name, (uint32_t)ev->payload,
-			 extra + (n ? args_room(c, a, n) : 0));
+	rc = te_open(c, m, c->now, TYPE_INSTANT, track_uuid(t), name, (uint32_t)ev->payload,
+		     extra + (n ? args_room(c, a, n) : 0));
 	p->nan = 0;
 	if (!rc && n)
 		args_write(c, a, n);
@@ -1158,7 +1421,9 @@ static int pf_message(struct conv *c, struct conv_thread *t, const struct profev
 static int pf_lost(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
 {
 	struct te_marks m;
-	int rc = te_open(c, &m, c->now, TYPE_INSTANT, track_uuid(t), 0, 0, 0);
+	int rc = seq_use(c, t);
+	if (!rc)
+		rc = te_open(c, &m, c->now, TYPE_INSTANT, track_uuid(t), 0, 0, 0);
 	if (rc)
 		return rc;
 	pb_bytes(&c->out, TE_NAME, "lost events", 11);
@@ -1167,10 +1432,17 @@ static int pf_lost(struct conv *c, struct conv_thread *t, const struct profev_ev
 	return 0;
 }
 
+/* A counter value: on its thread's sequence when that thread wrote last
+ * (counters come in their thread's runs of events), else on sequence 1.
+ * A whole number is written as one, in fewer bytes than a double, for
+ * trace_processor keeps counter values as doubles either way. */
 static int pf_counter(struct conv *c, const struct profev_event *ev)
 {
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
+	const struct conv_thread *t = p->last_t;
+	struct pfseq *s = t && t->kind == CONV_THREAD && t->tid == ev->tid ? seq_ready(p, t) : NULL;
+	p->cur = s ? s : &p->shared;
 	int fresh = conv_idset_add(&p->counters, ev->name);
 	if (fresh < 0)
 		return fresh;
@@ -1194,11 +1466,20 @@ static int pf_counter(struct conv *c, const struct profev_event *ev)
 	if (rc)
 		return rc;
 	uint8_t *plen, *telen;
-	uint8_t *q = fast_head(p, o->p, c->now, &plen, &telen);
+	uint8_t *q = fast_head(p->cur, o->p, c->now, &plen, &telen);
 	*q++ = TE_TYPE << 3 | PB_WT_VARINT;
 	*q++ = TYPE_COUNTER;
 	*q++ = TE_TRACK_UUID << 3 | PB_WT_VARINT;
 	q = pb_put_varint(q, UUID_COUNTER(ev->name));
+	double d;
+	memcpy(&d, &ev->payload, sizeof(d));
+	if (!(ev->payload >> 63) && d < 72057594037927936.0 && d == (double)(uint64_t)d) {
+		/* 0 to 2^56: at most 8 bytes of varint, as exact as the double */
+		q = pb_put_varint(q, TE_COUNTER_VALUE << 3 | PB_WT_VARINT);
+		q = pb_put_varint(q, (uint64_t)d);
+		fast_tail(o, q, plen, telen);
+		return 0;
+	}
 	q = pb_put_varint(q, TE_DOUBLE_COUNTER_VALUE << 3 | PB_WT_I64);
 	put8(q, ev->payload); /* the double's bits, little-endian */
 	fast_tail(o, q + 8, plen, telen);
@@ -1240,6 +1521,7 @@ static int pf_memory(struct conv *c, struct conv_thread *t, const struct profev_
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
 	const char *pool = m->pool ? profev_reader_string(c->r, m->pool) : "default";
+	use_shared(p); /* with their callstacks */
 	int rc, fresh = conv_idset_add(&p->pools, m->pool);
 	if (fresh < 0)
 		return fresh;
@@ -1301,14 +1583,15 @@ static size_t args_room(struct conv *c, const struct profev_event *a, uint32_t n
 	return room;
 }
 
-/* Inside an InternedData: the argument keys this part has not defined. */
+/* Inside an InternedData: the argument keys the sequence has not defined
+ * in this part. */
 static void annames_write(struct conv *c, const struct profev_event *a, uint32_t n)
 {
 	struct pf *p = c->fmt;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!is_arg(a[i].type) || !a[i].name || conv_idset_add(&p->annames, a[i].name) != 1)
+		if (!is_arg(a[i].type) || !a[i].name || pfset_add(&p->cur->annames, a[i].name) != 1)
 			continue;
-		undo_push(p, &p->annames, a[i].name);
+		undo_push(p, &p->cur->annames, a[i].name);
 		const char *s = profev_reader_string(c->r, a[i].name);
 		size_t e = pb_begin(&c->out, ID_DEBUG_ANNOTATION_NAMES);
 		pb_uint(&c->out, IE_IID, a[i].name);
@@ -1321,7 +1604,7 @@ static int annames_new(struct conv *c, const struct profev_event *a, uint32_t n)
 {
 	struct pf *p = c->fmt;
 	for (uint32_t i = 0; i < n; i++)
-		if (is_arg(a[i].type) && a[i].name && !conv_idset_has(&p->annames, a[i].name))
+		if (is_arg(a[i].type) && a[i].name && !pfset_has(&p->cur->annames, a[i].name))
 			return 1;
 	return 0;
 }
@@ -1368,7 +1651,9 @@ static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone
 	uint32_t n, skip = (uint32_t)z->aux;
 	const struct profev_event *a = conv_zone_args(t, z, &n);
 	a += skip, n -= skip;
-	int rc = outbuf_reserve(o, PACKET_MAX + args_room(c, a, n) + 16 * (size_t)n);
+	int rc = seq_use(c, t);
+	if (!rc)
+		rc = outbuf_reserve(o, PACKET_MAX + args_room(c, a, n) + 16 * (size_t)n);
 	if (rc)
 		return rc;
 	size_t pk = packet_begin(c, ts, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -1379,7 +1664,7 @@ static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone
 	}
 	size_t te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_SLICE_END);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	track_write(c, track_uuid(t));
 	for (uint32_t i = 0; i < n; i++)
 		if (a[i].type == PROFEV_EV_ARG)
 			args_write(c, &a[i], 1);
@@ -1410,22 +1695,22 @@ static int pf_arg(struct conv *c, struct conv_thread *t, struct conv_zone *z, co
 		return 0;
 	if (t->kind == CONV_THREAD && p->open_t == t && p->open_depth == t->depth && p->open_p == o->p &&
 	    p->open_drained == o->drained && (size_t)(o->p - o->base) >= p->open_len) {
-		for (unsigned i = 0; i < p->nundo; i++) {
-			struct conv_idset *set = p->undo[i].set;
-			uint32_t id = p->undo[i].id;
-			set->w[id >> 6] &= ~(1ull << (id & 63));
-		}
+		for (unsigned i = 0; i < p->nundo; i++)
+			pfset_del(p->undo[i].set, p->undo[i].id);
 		o->p -= p->open_len;
+		p->open_seq->last = p->open_last;
 		p->open_t = NULL;
 		return begin_packet(c, t, z, p->open_edge, a, n);
 	}
-	int rc = outbuf_reserve(o, PACKET_MAX);
+	int rc = seq_use(c, t);
+	if (!rc)
+		rc = outbuf_reserve(o, PACKET_MAX);
 	if (rc)
 		return rc;
 	size_t pk = packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
 	size_t te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_INSTANT);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	track_write(c, track_uuid(t));
 	pb_bytes(o, TE_NAME, "flow", 4);
 	args_write(c, ev, 1);
 	pb_end(o, te);
@@ -1478,7 +1763,6 @@ static int pf_async(struct conv *c, struct conv_thread *t, const struct profev_e
 {
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
-	(void)t;
 	const struct profev_srcloc *l = profev_reader_srcloc(c->r, ev->name);
 	uint32_t shared = l && l->name ? l->name : ev->name;
 	uint32_t cat = l ? l->category : 0;
@@ -1486,6 +1770,8 @@ static int pf_async(struct conv *c, struct conv_thread *t, const struct profev_e
 	int fresh = async_track_add(p, uuid), rc;
 	if (fresh < 0)
 		return fresh;
+	if ((rc = seq_use(c, t)))
+		return rc;
 	if (fresh) {
 		const char *name = profev_reader_string(c->r, ev->name);
 		if ((rc = outbuf_reserve(o, PACKET_MAX + 3 * strlen(name))))
@@ -1505,7 +1791,7 @@ static int pf_async(struct conv *c, struct conv_thread *t, const struct profev_e
 			pb_uint(o, TE_NAME_IID, ev->name);
 		if (cat)
 			pb_uint(o, TE_CATEGORY_IIDS, cat);
-		if (ev->name && conv_idset_has(&p->srclocs, ev->name))
+		if (ev->name && pfset_has(&p->cur->srclocs, ev->name))
 			pb_uint(o, TE_SOURCE_LOCATION_IID, ev->name);
 		annotation_uint(o, "id", ev->payload);
 	}
@@ -1521,13 +1807,15 @@ static int pf_lock_wait(struct conv *c, struct conv_thread *t, const struct conv
 	struct outbuf *o = &c->out;
 	const char *name = profev_reader_string(c->r, w->name);
 	const char *holder = w->holder ? profev_reader_thread_name(c->r, w->holder) : "";
-	int rc = outbuf_reserve(o, 2 * PACKET_MAX + 3 * (strlen(name) + strlen(holder)));
+	int rc = seq_use(c, t);
+	if (!rc)
+		rc = outbuf_reserve(o, 2 * PACKET_MAX + 3 * (strlen(name) + strlen(holder)));
 	if (rc)
 		return rc;
 	size_t pk = packet_begin(c, w->begin, SEQ_NEEDS_INCREMENTAL_STATE);
 	size_t te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_SLICE_BEGIN);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	track_write(c, track_uuid(t));
 	size_t n = pb_begin(o, TE_NAME);
 	outbuf_lit(o, "wait: ");
 	c->st.replaced_bytes += pb_utf8(o, name, strlen(name));
@@ -1548,7 +1836,7 @@ static int pf_lock_wait(struct conv *c, struct conv_thread *t, const struct conv
 	pk = packet_begin(c, w->end, SEQ_NEEDS_INCREMENTAL_STATE);
 	te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_SLICE_END);
-	pb_uint(o, TE_TRACK_UUID, track_uuid(t));
+	track_write(c, track_uuid(t));
 	pb_end(o, te);
 	pb_end(o, pk);
 	return 0;
@@ -1568,6 +1856,7 @@ static int pf_image(struct conv *c, struct conv_thread *t, const struct profev_e
 	const uint8_t *jpg;
 	size_t len;
 	(void)t, (void)ev;
+	use_shared(p);
 	int rc = conv_shot_jpeg(&p->shots, img, &jpg, &len);
 	if (rc)
 		return rc == PROFEV_E_NOMEM ? rc : 0; /* not an image TurboJPEG takes: left out */
@@ -1632,6 +1921,7 @@ static int pf_sample(struct conv *c, struct conv_thread *t, const struct profev_
 	struct pf *p = c->fmt;
 	struct outbuf *o = &c->out;
 	size_t need = PACKET_MAX;
+	use_shared(p);
 	int has = stack_prepare(c, ev->stack, &need);
 	if (has < 0)
 		return has;

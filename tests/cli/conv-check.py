@@ -4,12 +4,18 @@
 usage: conv-check.py perfetto|chrome|folded FILE...
 
 perfetto: decoded with protoc against formats/perfetto (a failure or an
-  unknown field fails); one packet sequence whose first packet clears the
-  incremental state and whose others need it; every track described and
-  every interned id (names, categories, callstacks and the frames,
-  mappings and strings they refer to) defined before use, and never
-  defined again with another value; slices balanced and in time order per
-  track; memory counters on size counter tracks.
+  unknown field fails); packet sequences as Perfetto reads them: each one's
+  first packet clears its incremental state and no later one has flags;
+  TracePacketDefaults (the default track and clock) only on that first
+  packet; a timestamp on every packet but that one, on the trace clock or
+  the sequence's incremental clock, which a ClockSnapshot on the sequence
+  started (a delta from the packet before that used it), and times
+  computed so; every track described and every interned id (names,
+  categories, callstacks and the frames, mappings and strings they refer
+  to) defined on the packet's own sequence before use, and never defined
+  again with another value anywhere in the file; callstacks only on
+  sequence 1; slices balanced and in time order per track; memory counters
+  on size counter tracks.
 chrome: parsed by Python's strict json (no NaN); B/E matched per thread in
   order; X events properly nested per thread; every "sf" names a
   stackFrames entry whose parent chain ends at a root. Nesting that
@@ -109,7 +115,6 @@ def check_packets(path, lines, counts):
             yield line
     tracks = {}          # uuid -> kind
     track_names = {}
-    names, cats = set(), set()
     # Interned profiling data: table -> iid -> value, for the whole file
     # (a value may be defined again after a reset, but never changed).
     tables = collections.defaultdict(dict)
@@ -139,22 +144,60 @@ def check_packets(path, lines, counts):
         mp = tables["mappings"][fr["mapping_id"]]
         return mp["path"].rsplit("/", 1)[-1] + "+0x%x" % int(fr["rel_pc"])
 
-    defined = collections.defaultdict(set)
+    # Per sequence: its interning, default track and clock, its clocks
+    # (clock id -> [last value, offset to the trace clock, incremental]).
+    seqs = {}
     for i, pk in enumerate(packets(known(lines))):
         where = "%s: packet %d" % (path, i)
-        if one(pk, "trusted_packet_sequence_id") != "1":
-            fail(where + ": not on sequence 1")
+        seq = one(pk, "trusted_packet_sequence_id")
+        if seq is None or seq == "0":
+            fail(where + ": no packet sequence")
         flags = one(pk, "sequence_flags")
-        if flags != ("1" if i == 0 else "2"):
-            fail(where + ": sequence_flags %s" % flags)
+        if seq not in seqs:
+            if flags != "1":
+                fail(where + ": first packet of sequence %s does not clear its state (flags %s)" % (seq, flags))
+            seqs[seq] = {"names": set(), "cats": set(), "defined": collections.defaultdict(set),
+                         "clocks": {}, "clock": None, "track": None}
+        elif flags is not None:
+            fail(where + ": sequence_flags %s after sequence %s began" % (flags, seq))
+        sq = seqs[seq]
+        names, cats, defined = sq["names"], sq["cats"], sq["defined"]
+        for d in pk.get("trace_packet_defaults", []):
+            if flags != "1":
+                fail(where + ": TracePacketDefaults after sequence %s began" % seq)
+            sq["clock"] = one(d, "timestamp_clock_id")
+            for ted in d.get("track_event_defaults", []):
+                sq["track"] = one(ted, "track_uuid")
+        for cs in pk.get("clock_snapshot", []):
+            clocks = {one(k, "clock_id"): (int(one(k, "timestamp")), one(k, "is_incremental") == "true")
+                      for k in cs.get("clocks", [])}
+            boot = clocks.get("6")
+            for cid, (value, incremental) in clocks.items():
+                if int(cid) >= 64:
+                    if boot is None:
+                        fail(where + ": clock %s not related to BOOTTIME" % cid)
+                    sq["clocks"][cid] = [value, boot[0] - value, incremental]
+        clock = one(pk, "timestamp_clock_id", sq["clock"])
         if one(pk, "timestamp") is None:
-            fail(where + ": no timestamp")
+            if pk.get("track_event") or pk.get("track_descriptor") or pk.get("interned_data"):
+                fail(where + ": no timestamp")
+            continue
         ts = int(one(pk, "timestamp"))
+        if clock is not None and clock != "6":
+            k = sq["clocks"].get(clock)
+            if k is None:
+                fail(where + ": timestamp on clock %s, which sequence %s has no snapshot of" % (clock, seq))
+            if k[2]:
+                k[0] += ts
+                ts = k[0]
+            ts += k[1]
         for idata in pk.get("interned_data", []):
             for e in idata.get("event_names", []):
                 names.add(one(e, "iid"))
             for e in idata.get("event_categories", []):
                 cats.add(one(e, "iid"))
+            if seq != "1" and any(idata.get(t) for t in ("callstacks", "frames", "mappings")):
+                fail(where + ": callstacks interned on sequence %s, not 1" % seq)
             for table in ("function_names", "source_paths", "build_ids", "mapping_paths"):
                 for e in idata.get(table, []):
                     define(where, table, e, one(e, "str"))
@@ -202,7 +245,7 @@ def check_packets(path, lines, counts):
                 counts["threads"].add(one(th, "thread_name", "") + "/" + one(th, "tid"))
             tracks[uuid] = kind
         for te in pk.get("track_event", []):
-            uuid = one(te, "track_uuid")
+            uuid = one(te, "track_uuid", sq["track"])
             if uuid not in tracks:
                 fail(where + ": event on undescribed track %s" % uuid)
             if one(te, "name_iid") and one(te, "name_iid") not in names:
@@ -253,7 +296,8 @@ def check_packets(path, lines, counts):
                 else:
                     counts["instants"] += 1
             elif t == "TYPE_COUNTER":
-                if tracks[uuid] != "counter" or one(te, "double_counter_value") is None:
+                if tracks[uuid] != "counter" or (one(te, "double_counter_value") is None and
+                                                 one(te, "counter_value") is None):
                     fail(where + ": bad counter event")
                 counts["counters"] += 1
             else:

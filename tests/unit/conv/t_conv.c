@@ -283,6 +283,7 @@ static int rd_field(struct pbr *r, uint32_t *field, uint64_t *v, struct pbr *sub
 
 #define MAXIDS 4096
 #define MAXTRACKS 64
+#define MAXSEQS 16
 
 struct pf_seen {
 	unsigned packets, begins, ends, instants, counters, descriptors, unclosed, cut;
@@ -290,7 +291,12 @@ struct pf_seen {
 	uint64_t tracks[MAXTRACKS];
 	int depth[MAXTRACKS];
 	unsigned ntracks;
-	unsigned char name_def[MAXIDS], cat_def[MAXIDS];
+	/* Packet sequences by id: begun, default track; names and categories
+	 * are interned per sequence, the packet's is cur. */
+	unsigned char seq_begun[MAXSEQS];
+	uint64_t seq_track[MAXSEQS];
+	unsigned cur;
+	unsigned char name_def[MAXSEQS][MAXIDS], cat_def[MAXSEQS][MAXIDS];
 	char thread_names[256];
 	/* Callstack interning: InternedData fields 5, 6, 7, 16..19 by iid. */
 	unsigned char prof_def[20][MAXIDS];
@@ -357,7 +363,9 @@ static void interned(struct pf_seen *s, struct pbr *id)
 		}
 		if (!pass) {
 			if (f == 1 || f == 2)
-				(f == 1 ? s->cat_def : s->name_def)[iid] = 1;
+				(f == 1 ? s->cat_def : s->name_def)[s->cur][iid] = 1;
+			else if (s->cur != 1)
+				PF_FAIL(s, "field %u of InternedData on sequence %u, not 1", f, s->cur);
 			else if (s->prof_def[f][iid])
 				PF_FAIL(s, "iid %llu of field %u defined twice in one part", (unsigned long long)iid, f);
 			else
@@ -390,6 +398,7 @@ static void track_event(struct pf_seen *s, struct pbr *te)
 	uint64_t v, v2, type = 0, uuid = 0, name_iid = 0, cat_iid = 0, stack = 0, bytes = 0, ivalue = 0;
 	struct pbr sub, x;
 	int has_name = 0, has_double = 0, has_int = 0, has_bytes = 0;
+	uuid = s->seq_track[s->cur];
 	while (rd_field(te, &f, &v, &sub)) {
 		switch (f) {
 		case 9: type = v; break;
@@ -419,9 +428,9 @@ static void track_event(struct pf_seen *s, struct pbr *te)
 		PF_FAIL(s, "event on undescribed track %llu", (unsigned long long)uuid);
 		return;
 	}
-	if (name_iid && (name_iid >= MAXIDS || !s->name_def[name_iid]))
+	if (name_iid && (name_iid >= MAXIDS || !s->name_def[s->cur][name_iid]))
 		PF_FAIL(s, "name iid %llu used before its definition", (unsigned long long)name_iid);
-	if (cat_iid && (cat_iid >= MAXIDS || !s->cat_def[cat_iid]))
+	if (cat_iid && (cat_iid >= MAXIDS || !s->cat_def[s->cur][cat_iid]))
 		PF_FAIL(s, "category iid %llu used before its definition", (unsigned long long)cat_iid);
 	if (stack) {
 		s->stack_refs++;
@@ -497,9 +506,11 @@ static void pf_check(const char *buf, size_t len, struct pf_seen *s)
 			PF_FAIL(s, "Trace field %u", f);
 			continue;
 		}
-		uint64_t seq = 0, flags = 0;
-		int has_ts = 0;
-		struct pbr te = { 0 }, td = { 0 }, id = { 0 };
+		uint64_t seq = 0, flags = 0, track = 0;
+		int has_ts = 0, has_defaults = 0;
+		struct pbr te = { 0 }, td = { 0 }, id = { 0 }, d, ted;
+		uint32_t f2, f3;
+		uint64_t v2, v3;
 		while (rd_field(&pk, &f, &v, &sub)) {
 			switch (f) {
 			case 8: has_ts = 1; break;
@@ -508,15 +519,32 @@ static void pf_check(const char *buf, size_t len, struct pf_seen *s)
 			case 11: te = sub; break;
 			case 60: td = sub; break;
 			case 12: id = sub; break;
+			case 59: /* TracePacketDefaults: track_event_defaults.track_uuid */
+				has_defaults = 1;
+				while (rd_field(&sub, &f2, &v2, &d))
+					while (f2 == 11 && rd_field(&d, &f3, &v3, &ted))
+						if (f3 == 11)
+							track = v3;
+				break;
 			}
 		}
 		if (pk.bad)
 			PF_FAIL(s, "malformed packet %u", s->packets);
-		if (seq != 1)
+		if (!seq || seq >= MAXSEQS) {
 			PF_FAIL(s, "packet %u on sequence %llu", s->packets, (unsigned long long)seq);
-		if (flags != (s->packets ? 2u : 1u))
-			PF_FAIL(s, "packet %u has flags %llu", s->packets, (unsigned long long)flags);
-		if (!has_ts)
+			s->packets++;
+			continue;
+		}
+		s->cur = (unsigned)seq;
+		if (flags != (s->seq_begun[seq] ? 0u : 1u))
+			PF_FAIL(s, "packet %u on sequence %llu has flags %llu", s->packets, (unsigned long long)seq,
+				(unsigned long long)flags);
+		if (has_defaults && s->seq_begun[seq])
+			PF_FAIL(s, "packet %u sets defaults after its sequence began", s->packets);
+		s->seq_begun[seq] = 1;
+		if (has_defaults)
+			s->seq_track[seq] = track;
+		if (!has_ts && (te.p || td.p || id.p))
 			PF_FAIL(s, "packet %u without timestamp", s->packets);
 		if (id.p)
 			interned(s, &id);
