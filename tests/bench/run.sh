@@ -24,6 +24,9 @@ section "Tracy's ZoneScoped (bench_tracy, PROFEV_ZONE in the same run)"
 section "pfconv: events/s and bytes/event per target ($EVENTS events)"
 PROFEV_BUILD=$BUILD "$BUILD/bench/bench_conv" "$EVENTS" || status=1
 
+section "Perfetto output of the game trace: size, and trace_processor's load ($EVENTS events)"
+sh "$(dirname "$0")/perfetto_load.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-conv-game-$EVENTS.pftr" || status=1
+
 section "frame images: DXT1 encoding, storage, the game thread, pfrec, conversion (bench_image)"
 "$BUILD/bench/bench_image" || status=1
 

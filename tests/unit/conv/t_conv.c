@@ -294,6 +294,7 @@ struct pf_seen {
 	/* Packet sequences by id: begun, default track; names and categories
 	 * are interned per sequence, the packet's is cur. */
 	unsigned char seq_begun[MAXSEQS];
+	unsigned nseqs, clock_back; /* sequences begun; packets on the trace clock */
 	uint64_t seq_track[MAXSEQS];
 	unsigned cur;
 	unsigned char name_def[MAXSEQS][MAXIDS], cat_def[MAXSEQS][MAXIDS];
@@ -514,6 +515,7 @@ static void pf_check(const char *buf, size_t len, struct pf_seen *s)
 		while (rd_field(&pk, &f, &v, &sub)) {
 			switch (f) {
 			case 8: has_ts = 1; break;
+			case 58: s->clock_back += v == 6; break;
 			case 10: seq = v; break;
 			case 13: flags = v; break;
 			case 11: te = sub; break;
@@ -541,6 +543,7 @@ static void pf_check(const char *buf, size_t len, struct pf_seen *s)
 				(unsigned long long)flags);
 		if (has_defaults && s->seq_begun[seq])
 			PF_FAIL(s, "packet %u sets defaults after its sequence began", s->packets);
+		s->nseqs += !s->seq_begun[seq];
 		s->seq_begun[seq] = 1;
 		if (has_defaults)
 			s->seq_track[seq] = track;
@@ -1165,6 +1168,72 @@ static void test_memory(void)
 	tw_free(&t);
 }
 
+/*
+ * Times that would go back on a thread's packet sequence: counters of a
+ * thread before its last event (and a counter track's descriptor). Counter
+ * values whole and not, and doubles no integer field holds (2^56, -0, -3).
+ */
+static void clock_back_trace(struct tw *t)
+{
+	CHECK_EQ(profev_writer_thread(t->w, 100, 42, "main"), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 101, 42, "worker"), 0);
+	zb(t, 1000, 100, "A", "game");
+	ev(t, PROFEV_EV_INSTANT, 1500, 100, "tick", str(t, "game"));
+	counter(t, 1200, "fps", 59.5);         /* back */
+	counter(t, 1600, "entities", 1000);
+	ze(t, 2000, 100);
+	counter(t, 1800, "entities", 0);      /* back */
+	counter(t, 2500, "entities", 72057594037927936.0);
+	counter(t, 2600, "entities", -0.0);
+	counter(t, 2700, "entities", -3);
+	zb(t, 1050, 101, "W", "game");
+	ze(t, 1100, 101);
+	counter(t, 3000, "fps", 61);          /* not the thread that wrote last */
+}
+
+/* Each thread on a sequence of its own, the process's on 1; what would go
+ * back on a thread's clock is written whole on the trace clock. */
+static void test_perfetto_sequences(void)
+{
+	struct tw t;
+	struct pf_seen s;
+	tw_new(&t, PROFEV_CONV_PERFETTO);
+	basic(&t);
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	pf_check(t.m.part[0], t.m.len[0], &s);
+	CHECK_EQ(s.errors, 0);
+	CHECK_EQ(s.nseqs, 4); /* the process, two threads, the frame set */
+	CHECK_EQ(s.clock_back, 0);
+	tw_free(&t);
+
+	tw_new(&t, PROFEV_CONV_PERFETTO);
+	clock_back_trace(&t);
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	pf_check(t.m.part[0], t.m.len[0], &s);
+	CHECK_EQ(s.errors, 0);
+	CHECK_EQ(s.nseqs, 3);
+	CHECK_EQ(s.clock_back, 3); /* and the descriptor of fps */
+	CHECK_EQ(s.counters, 7);
+	CHECK_EQ(s.begins, 2);
+	CHECK_EQ(s.ends, 2);
+	tw_free(&t);
+}
+
+/* For tests/cli/335-conv-perfetto-sequences.sh. */
+static int write_clock_back(const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	struct profev_error err;
+	struct tw t = { f, f ? profev_writer_new(fileno(f), NULL, &err) : NULL };
+	if (!t.w)
+		return 1;
+	clock_back_trace(&t);
+	CHECK_EQ(profev_writer_close(t.w), 0);
+	profev_writer_free(t.w);
+	fclose(f);
+	return CHECK_DONE();
+}
+
 /* For tests/cli/310-conv-memory.sh. */
 static int write_memory(const char *path)
 {
@@ -1186,9 +1255,12 @@ int main(int argc, char **argv)
 		return write_odd_names(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "--write-memory") == 0)
 		return write_memory(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "--write-clock-back") == 0)
+		return write_clock_back(argv[2]);
 	test_folded();
 	test_chrome();
 	test_perfetto();
+	test_perfetto_sequences();
 	test_unbalanced();
 	test_window();
 	test_thread_filter();

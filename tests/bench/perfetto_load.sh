@@ -1,0 +1,45 @@
+#!/bin/sh
+# The Perfetto output of bench_conv's game trace: its bytes per event beside
+# the 22.2 of the one-sequence format it replaced (issue 10; that format is
+# gone, so the figure cannot be measured in the same run), and the time
+# Perfetto's trace_processor_shell takes to load it, the wait a user has
+# before the first query or the UI's first picture. A figure, not a goal.
+# usage: tests/bench/perfetto_load.sh BUILD EVENTS TRACE
+BUILD=$1
+EVENTS=$2
+TRACE=$3
+TMP=${TMPDIR:-/tmp}
+OUT=$TMP/profev-bench-perfetto-$$.pftrace
+[ -s "$TRACE" ] || "$BUILD/tools/mktrace" game "$TRACE" "$EVENTS" 4 || exit 1
+trap 'rm -f "$OUT" "$OUT.sql"' EXIT INT TERM
+"$BUILD/pfconv" -q to perfetto -o "$OUT" "$TRACE" || exit 1
+# The events pfconv counts: bench_conv's "events" column, from --stats.
+"$BUILD/pfdump" --stats "$TRACE" > "$OUT.stats" 2>/dev/null
+events=$(awk '/^events:/ { print $2; exit }' "$OUT.stats")
+rm -f "$OUT.stats"
+[ -n "$events" ] || events=$EVENTS
+bytes=$(wc -c < "$OUT")
+awk -v b="$bytes" -v e="$events" 'BEGIN {
+	printf "%-34s %12s %12s\n", "", "bytes/event", "output MiB"
+	printf "%-34s %12.1f %12s\n", "one sequence (before issue 10)", 22.2, "-"
+	printf "%-34s %12.1f %12.1f\n", "a sequence per thread (now)", b / e, b / 1048576 }'
+
+TP=${TRACE_PROCESSOR:-}
+if [ -z "$TP" ]; then
+	for TP in "$(dirname "$0")/../../../shared/tools/trace_processor_shell" \
+		"$(command -v trace_processor_shell 2>/dev/null)"; do
+		[ -n "$TP" ] && [ -x "$TP" ] && break
+	done
+fi
+if [ -z "$TP" ] || [ ! -x "$TP" ]; then
+	echo "trace_processor load: skipped, no trace_processor_shell (\$TRACE_PROCESSOR, ../shared/tools, PATH)"
+	exit 0
+fi
+echo "select count(*) as slices from slice;" > "$OUT.sql"
+load=$(uptime | sed 's/.*load average: //')
+t0=$(date +%s.%N)
+rows=$("$TP" -q "$OUT.sql" "$OUT" 2>/dev/null | sed -n 2p) || { echo "trace_processor_shell failed on the output"; exit 1; }
+t1=$(date +%s.%N)
+awk -v t0="$t0" -v t1="$t1" -v e="$events" -v n="$rows" -v l="$load" 'BEGIN {
+	printf "trace_processor_shell load and one query: %.1f s (%.2f M events/s, %s slices; load average %s)\n",
+		t1 - t0, e / (t1 - t0) / 1e6, n, l }'
