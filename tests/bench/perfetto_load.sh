@@ -11,7 +11,7 @@ TRACE=$3
 TMP=${TMPDIR:-/tmp}
 OUT=$TMP/profev-bench-perfetto-$$.pftrace
 [ -s "$TRACE" ] || "$BUILD/tools/mktrace" game "$TRACE" "$EVENTS" 4 || exit 1
-trap 'rm -f "$OUT" "$OUT.sql"' EXIT INT TERM
+trap 'rm -f "$OUT" "$OUT.sql" "$OUT.rows" "$OUT.time"' EXIT INT TERM
 "$BUILD/pfconv" -q to perfetto -o "$OUT" "$TRACE" || exit 1
 # The events pfconv counts: bench_conv's "events" column, from --stats.
 "$BUILD/pfdump" --stats "$TRACE" > "$OUT.stats" 2>/dev/null
@@ -37,9 +37,22 @@ if [ -z "$TP" ] || [ ! -x "$TP" ]; then
 fi
 echo "select count(*) as slices from slice;" > "$OUT.sql"
 load=$(uptime | sed 's/.*load average: //')
-t0=$(date +%s.%N)
-rows=$("$TP" -q "$OUT.sql" "$OUT" 2>/dev/null | sed -n 2p) || { echo "trace_processor_shell failed on the output"; exit 1; }
-t1=$(date +%s.%N)
-awk -v t0="$t0" -v t1="$t1" -v e="$events" -v n="$rows" -v l="$load" 'BEGIN {
-	printf "trace_processor_shell load and one query: %.1f s (%.2f M events/s, %s slices; load average %s)\n",
-		t1 - t0, e / (t1 - t0) / 1e6, n, l }'
+# CPU time and peak memory too where GNU time is there: on a shared
+# machine the wall time is mostly other programs' turn.
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f "%e %U %S %M" -o "$OUT.time" "$TP" -q "$OUT.sql" "$OUT" > "$OUT.rows" 2>/dev/null ||
+		{ echo "trace_processor_shell failed on the output"; exit 1; }
+	set -- $(cat "$OUT.time")
+else
+	t0=$(date +%s.%N)
+	"$TP" -q "$OUT.sql" "$OUT" > "$OUT.rows" 2>/dev/null || { echo "trace_processor_shell failed on the output"; exit 1; }
+	t1=$(date +%s.%N)
+	set -- "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "" "" ""
+fi
+rows=$(sed -n 2p "$OUT.rows")
+rm -f "$OUT.rows" "$OUT.time"
+awk -v wall="$1" -v user="$2" -v sys="$3" -v rss="$4" -v e="$events" -v n="$rows" -v l="$load" 'BEGIN {
+	printf "trace_processor_shell, load and one query: %.1f s wall (%.2f M events/s)", wall, e / wall / 1e6
+	if (user != "")
+		printf ", %.1f s CPU (%.2f M events/s), peak %.0f MiB", user + sys, e / (user + sys) / 1e6, rss / 1024
+	printf "; %s slices; load average %s\n", n, l }'
