@@ -183,6 +183,13 @@ static uint64_t table_entry(const struct sect *sec, uint64_t base, uint64_t i, u
 	return rd_u(&c, n);
 }
 
+/* Whether entry i of the unit's address table is in .debug_addr. */
+static int addrx_ok(const struct dwsects *d, const struct unitctx *u, uint64_t i)
+{
+	uint64_t off = u->addr_base + i * u->addrsize;
+	return i < ((uint64_t)1 << 56) && off >= u->addr_base && off + u->addrsize <= d->addr.n;
+}
+
 uint64_t form_addr(const struct dwsects *d, const struct unitctx *u, const struct val *v)
 {
 	if (!form_is_addrx(v->form))
@@ -414,6 +421,11 @@ int die_ranges(const struct dwsects *dw, const struct unitctx *u, const struct d
 {
 	r->n = 0;
 	if ((d->has & (DIE_HAS_LOW | DIE_HAS_HIGH)) == (DIE_HAS_LOW | DIE_HAS_HIGH)) {
+		/* an address index past .debug_addr: damage, or a split unit
+		 * read with another build's skeleton */
+		if ((form_is_addrx(d->low.form) && !addrx_ok(dw, u, d->low.u)) ||
+		    (form_is_addrx(d->high.form) && !addrx_ok(dw, u, d->high.u)))
+			return 1;
 		uint64_t lo = form_addr(dw, u, &d->low);
 		int is_addr = d->high.form == DW_FORM_addr || form_is_addrx(d->high.form);
 		uint64_t hi = is_addr ? form_addr(dw, u, &d->high) : lo + d->high.u;

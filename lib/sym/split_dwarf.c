@@ -189,6 +189,28 @@ static int dwp_unit(struct profev_symbolizer *s, struct cu *cu, struct profev_sy
 		part->p = whole->p + u.off[c];
 		part->n = (size_t)u.size[c];
 	}
+	/* each contribution that starts with a unit or table header must be
+	 * exactly that unit or table: an offset or size that is off by any
+	 * amount then shows */
+	static const struct { unsigned sect; size_t off; const char *name; int v5_only; } hdr[] = {
+		{ DWP_INFO, offsetof(struct dwsects, info), ".debug_info.dwo", 0 },
+		{ DWP_STR_OFFSETS, offsetof(struct dwsects, str_offsets), ".debug_str_offsets.dwo", 1 },
+		{ DWP_RNGLISTS, offsetof(struct dwsects, rnglists), ".debug_rnglists.dwo", 1 },
+	};
+	for (size_t i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
+		const struct sect *part = (const struct sect *)((const char *)&t->dw + hdr[i].off);
+		if (!u.has[hdr[i].sect] || (hdr[i].v5_only && sp->index.version != 5))
+			continue;
+		struct cur c = cur_at(part, 0, part->n);
+		unsigned offsize;
+		if (rd_unit_length(&c, &offsize) || c.end != part->p + part->n) {
+			sym_warn(s, "'%s': .debug_cu_index: unit 0x%016llx: its %s contribution at 0x%llx is not one whole unit or table",
+				 p->path, (unsigned long long)cu->dwo_id, hdr[i].name,
+				 (unsigned long long)u.off[hdr[i].sect]);
+			profev_symbolizer_free(t);
+			return REFUSED;
+		}
+	}
 	t->dw.str = p->dw.str;
 	t->dw.addr = s->dw.addr;
 	t->dw.ranges = s->dw.ranges;

@@ -1,6 +1,7 @@
 # Damaged split DWARF: a .dwo or .dwp cut short, with a flipped version or
 # abbreviation, a unit length or a section size that lies, a package index
-# whose slot count or contribution sizes lie. Each is refused with a
+# whose slot count or contribution sizes lie (past the section, or a
+# byte short of the unit). Each is refused with a
 # warning naming the file and what is wrong; the units it holds are left
 # unresolved (no file, no line), and every other answer is still
 # llvm-symbolizer's on the intact files (its --dwp= an intact package):
@@ -84,6 +85,14 @@ for kind in gcc4 gcc5 clang5; do
 			"$SYMCMP" libfix.so "libfix.so --dwp=$PWD/ref.dwp" >cmp.txt 2>&1 ||
 				{ cat cmp.txt; fail "$kind: lying size of unread section $id changed answers"; } ;;
 		esac
+		# the unit's .debug_info.dwo contribution a byte short
+		if [ "$id" = 1 ]; then
+			nunits=$(u32 8)
+			sz=$(u32 $((16 + nslots * 12 + ncols * 4 * (1 + nunits) + 4 * c)))
+			cp ref.dwp "$P" && "$PATCH" "$P" .debug_cu_index --dwp-size $c $((sz - 1)) || fail "patch"
+			refused "info contribution a byte short" "$P': .debug_cu_index: unit 0x"
+			contains cmperr.txt "contribution at 0x0 is not one whole unit or table"
+		fi
 		c=$((c + 1))
 	done
 	cp ref.dwp "$P" && "$PATCH" "$P" .debug_info.dwo --set 4 9 || fail "patch"
