@@ -169,7 +169,7 @@ $(BUILD)/bench/%: tests/bench/%.cpp $(STATIC_LIB) $(CLIENT_LIBS) $(TRACY_LIBS) $
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
-                libiberty-dev libc6-dbg libpng-dev libturbojpeg0-dev libjpeg-turbo-progs python3 protobuf-compiler llvm elfutils binutils dwz groff-base valgrind \
+                libiberty-dev libdebuginfod-dev debuginfod libc6-dbg libpng-dev libturbojpeg0-dev libjpeg-turbo-progs python3 protobuf-compiler llvm elfutils binutils dwz groff-base valgrind \
                 chromium libclang-rt-14-dev lld
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

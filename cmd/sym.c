@@ -12,7 +12,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [--debug-dir DIR]... [-o OUT|-] [-q] TRACE|-\n"
+		"usage: %s [--debug-dir DIR]... [--debuginfod URL]... [--offline] [-o OUT|-] [-q] TRACE|-\n"
 		"\n"
 		"Adds function, file and line (with inline chains) for every callstack\n"
 		"address of TRACE. Without -o a trace file is rewritten in place and\n"
@@ -21,10 +21,19 @@ static void usage(FILE *out)
 		"  -d, --debug-dir DIR   look for debug files in DIR (DIR/.build-id/xx/rest.debug,\n"
 		"                        DIR/<debuglink name>, split DWARF's DIR/<module>.dwp and\n"
 		"                        .dwo files); repeatable, searched in order\n"
+		"      --debuginfod URL  fetch debug files not found here from this debuginfod\n"
+		"                        server, by build-id; repeatable (default: the servers\n"
+		"                        of $DEBUGINFOD_URLS; none: no fetching)\n"
+		"      --offline         ask no debuginfod server (files already in the\n"
+		"                        debuginfod cache are still used)\n"
 		"  -o, --output OUT      write the symbolized trace to OUT ('-': standard output)\n"
 		"  -q, --quiet           do not print the per-module report\n"
 		"  -h, --help            show this help\n"
-		"      --version         show the version\n",
+		"      --version         show the version\n"
+		"\n"
+		"Environment: DEBUGINFOD_URLS (servers, space-separated), DEBUGINFOD_CACHE_PATH\n"
+		"(default ~/.cache/debuginfod_client, shared with gdb and perf),\n"
+		"DEBUGINFOD_TIMEOUT (seconds without progress before a server is given up, 90).\n",
 		cmd_name);
 }
 
@@ -40,12 +49,17 @@ static void print_report(const struct profev_symtrace_report *rep)
 		if (m->kept)
 			snprintf(kept, sizeof(kept), ", %llu already symbolized",
 				 (unsigned long long)m->kept);
+		char from[1100] = "";
+		if (m->debuginfod == 1)
+			snprintf(from, sizeof(from), ", downloaded from %s", m->server);
+		else if (m->debuginfod == 2)
+			snprintf(from, sizeof(from), ", from the debuginfod cache");
 		if (m->debug_file)
-			fprintf(stderr, "%s: '%s': %llu resolved, %llu unresolved%s, using '%s'%s%s%s\n",
+			fprintf(stderr, "%s: '%s': %llu resolved, %llu unresolved%s, using '%s'%s%s%s%s\n",
 				cmd_name, m->path, (unsigned long long)m->resolved,
 				(unsigned long long)m->unresolved, kept, m->debug_file,
 				m->sup_file ? " with '" : "", m->sup_file ? m->sup_file : "",
-				m->sup_file ? "'" : "");
+				m->sup_file ? "'" : "", from);
 		else if (m->resolved + m->unresolved)
 			fprintf(stderr, "%s: '%s': no debug info found, %llu unresolved%s\n",
 				cmd_name, m->path, (unsigned long long)m->unresolved, kept);
@@ -58,22 +72,50 @@ static void print_report(const struct profev_symtrace_report *rep)
 			cmd_name, (unsigned long long)rep->nomodule_frames);
 }
 
+/* Downloads on a terminal: one line, rewritten in place. */
+static void show_progress(void *ctx, const struct profev_debuginfod_progress *p)
+{
+	int *shown = ctx;
+	if (p->finished) {
+		if (*shown)
+			fputs("\r\033[K", stderr);
+		*shown = 0;
+		return;
+	}
+	char done[32], total[32] = "";
+	snprintf(done, sizeof(done), "%.1f KiB", p->done / 1024.0);
+	if (p->total)
+		snprintf(total, sizeof(total), " of %.1f KiB", p->total / 1024.0);
+	if (p->server)
+		fprintf(stderr, "\r\033[K%s: downloading debug info for '%s' from %s: %s%s", cmd_name,
+			p->module, p->server, done, total);
+	else
+		fprintf(stderr, "\r\033[K%s: asking debuginfod for '%s' (build-id %s)", cmd_name,
+			p->module, p->build_id);
+	*shown = 1;
+}
+
 int cmd_sym(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256 };
+	enum { OPT_VERSION = 256, OPT_DEBUGINFOD, OPT_OFFLINE };
 	static const struct option longopts[] = {
 		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
-	unsigned ndirs = 0;
+	const char **urls = calloc((size_t)argc + 1, sizeof(*urls));
+	unsigned ndirs = 0, nurls = 0;
 	const char *output = NULL;
-	int quiet = 0, c;
-	if (!dirs) {
+	int quiet = 0, offline = 0, c;
+	if (!dirs || !urls) {
+		free(dirs);
+		free(urls);
 		cmd_error("out of memory");
 		return EXIT_TRACE;
 	}
@@ -90,24 +132,37 @@ int cmd_sym(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_DEBUGINFOD:
+			if (!optarg[0])
+				return free(dirs), free(urls), cmd_usage_error("--debuginfod needs a URL");
+			urls[nurls++] = optarg;
+			break;
+		case OPT_OFFLINE:
+			offline = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			free(dirs);
+			free(urls);
 			return EXIT_OK;
 		case OPT_VERSION:
 			cmd_print_version();
 			free(dirs);
+			free(urls);
 			return EXIT_OK;
 		case ':':
 			free(dirs);
+			free(urls);
 			return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
 			free(dirs);
+			free(urls);
 			return cmd_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1) {
 		free(dirs);
+		free(urls);
 		return cmd_usage_error(optind == argc ? "no trace given" : "more than one trace given");
 	}
 	const char *input = argv[optind];
@@ -116,12 +171,14 @@ int cmd_sym(int argc, char **argv)
 		output = "-";
 	if (!in_place && strcmp(output, "-") == 0 && isatty(STDOUT_FILENO)) {
 		free(dirs);
+		free(urls);
 		return cmd_usage_error("refusing to write a binary trace to a terminal; use -o");
 	}
 
 	FILE *in = cmd_open_input(input);
 	if (!in) {
 		free(dirs);
+		free(urls);
 		return EXIT_TRACE;
 	}
 	char tmp[PATH_MAX];
@@ -137,6 +194,7 @@ int cmd_sym(int argc, char **argv)
 	if (out < 0) {
 		cmd_close_input(in);
 		free(dirs);
+		free(urls);
 		return EXIT_TRACE;
 	}
 
@@ -144,6 +202,14 @@ int cmd_sym(int argc, char **argv)
 	memset(&opts, 0, sizeof(opts));
 	opts.debuginfo.debug_dirs = dirs;
 	opts.debuginfo.ndebug_dirs = ndirs;
+	opts.debuginfod.urls = urls;
+	opts.debuginfod.nurls = nurls;
+	opts.debuginfod.offline = offline;
+	int shown = 0;
+	if (!quiet && isatty(STDERR_FILENO)) {
+		opts.debuginfod.progress = show_progress;
+		opts.debuginfod.progress_ctx = &shown;
+	}
 	struct profev_symtrace_report *rep = NULL;
 	struct profev_error err;
 	int rc = profev_symtrace(in, out, &opts, &rep, &err);
@@ -172,5 +238,6 @@ int cmd_sym(int argc, char **argv)
 	}
 	cmd_close_input(in);
 	free(dirs);
+	free(urls);
 	return rc < 0 ? EXIT_TRACE : EXIT_OK;
 }

@@ -15,6 +15,11 @@ passed=0
 failed=0
 skipped=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/profev-tests.XXXXXX")
+# pfsym asks the debuginfod servers of DEBUGINFOD_URLS (Debian's profile
+# sets it): the tests ask none but their own, and never read or fill the
+# user's cache.
+unset DEBUGINFOD_URLS
+export DEBUGINFOD_CACHE_PATH="$logdir/debuginfod-cache"
 
 run_one() { # name, command...
 	name=$1; shift

@@ -9,6 +9,7 @@
  *   - profev_debuginfo_find(): where a module's debug info lives
  *     (--debug-dir build-id trees, .gnu_debuglink, /usr/lib/debug, the
  *     module itself), refusing files whose build-id differs;
+ *     profev_debuginfo_fetch(): else from debuginfod servers;
  *   - profev_symtrace(): rewrite a trace with symbols chunks for every
  *     (module, offset) its callstacks use (what pfsym runs).
  *
@@ -169,6 +170,10 @@ struct profev_debuginfo {
 	char **warnings;     /**< files refused ("'f': build-id ... does not
 	                          match the recorded ..."), lowercase, no period */
 	unsigned nwarnings;
+	int debuginfod;      /**< path came through debuginfod (see
+	                          profev_debuginfo_fetch()): 1 downloaded now,
+	                          2 already in the debuginfod cache; 0 local */
+	char *server;        /**< with debuginfod 1, the server it came from */
 };
 
 /**
@@ -191,6 +196,77 @@ int profev_debuginfo_find(const char *path, const uint8_t *build_id, unsigned bu
 /** Free what profev_debuginfo_find() filled; accepts NULL. */
 void profev_debuginfo_release(struct profev_debuginfo *d);
 
+/* ------------------------------------------------------------------ */
+/* debuginfod                                                          */
+/* ------------------------------------------------------------------ */
+
+struct profev_debuginfod;
+
+/** One moment of a download, for a progress display. */
+struct profev_debuginfod_progress {
+	const char *module;    /**< the module's path, as recorded */
+	const char *build_id;  /**< in hex */
+	const char *server;    /**< the server sending it, NULL until known */
+	long long done;        /**< bytes received */
+	long long total;       /**< bytes in all; 0: not known (yet) */
+	int finished;          /**< 1 on the last call for this file, whatever
+	                            the outcome */
+};
+
+typedef void (*profev_debuginfod_progress_fn)(void *ctx, const struct profev_debuginfod_progress *p);
+
+struct profev_debuginfod_opts {
+	const char *const *urls;  /**< servers to ask; none: those of
+	                               $DEBUGINFOD_URLS (space-separated) */
+	unsigned nurls;
+	int offline;              /**< ask no server; the cache is still read */
+	profev_debuginfod_progress_fn progress; /**< NULL: none */
+	void *progress_ctx;
+};
+
+/**
+ * A debuginfod client: debug files fetched by build-id from debuginfod
+ * servers through elfutils' libdebuginfod, into its cache
+ * ($DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client, else
+ * ~/.cache/debuginfod_client), which gdb, perf and valgrind share.
+ * libdebuginfod.so.1 is loaded with dlopen() the first time a server is
+ * to be asked, so that programs linking libprofev need neither it nor
+ * libcurl, and run without them (a warning then says the servers were not
+ * asked). Files already in the cache are found without it and without a
+ * server, also offline. Without servers (no urls, $DEBUGINFOD_URLS unset
+ * or empty) or offline, nothing goes to the network.
+ * Timeouts are libdebuginfod's: $DEBUGINFOD_TIMEOUT seconds (default 90)
+ * to connect and without progress, $DEBUGINFOD_MAXTIME in all.
+ * With urls, $DEBUGINFOD_URLS is set to them during each query and then
+ * restored (libdebuginfod reads no other setting): do not call while
+ * another thread reads the environment.
+ * @return a client, NULL with *err filled (NOMEM).
+ */
+struct profev_debuginfod *profev_debuginfod_new(const struct profev_debuginfod_opts *opts,
+						struct profev_error *err);
+
+/** Whether d has servers to ask (not offline, some urls). */
+int profev_debuginfod_has_servers(const struct profev_debuginfod *d);
+
+/**
+ * When di (from profev_debuginfo_find()) holds no DWARF, find the module's
+ * debug file by build-id in the debuginfod cache, else download it from
+ * the servers, and check it as profev_debuginfo_find() checks a candidate
+ * (ELF, not cut, same build-id, DWARF). When it is good it becomes
+ * di->path, with di->debuginfod and di->server set, and the file di had
+ * found before (symbols only) becomes di->symbols_path. Otherwise di is
+ * left as it was, with a warning appended that names the module, the
+ * build-id and the servers: not found, the server's error (refused,
+ * timeout, ...), a refused download, offline, or libdebuginfod missing
+ * (said once per client). Progress goes to the opts' callback.
+ * @return 1 when di->path is now the fetched file, 0 when not, <0 (NOMEM).
+ */
+int profev_debuginfo_fetch(struct profev_debuginfod *d, const char *module, const uint8_t *build_id,
+			   unsigned build_id_len, struct profev_debuginfo *di);
+
+/** Ends the client (debuginfod_end()); accepts NULL. */
+void profev_debuginfod_free(struct profev_debuginfod *d);
+
 /**
  * Read the GNU build-id note of an ELF file.
  * @return its length (1..len) copied to id, 0 if the file has none,
@@ -206,6 +282,10 @@ int profev_elf_build_id(const char *path, uint8_t *id, unsigned len);
 struct profev_symtrace_opts {
 	struct profev_debuginfo_opts debuginfo;
 	struct profev_writer_opts writer;
+	/** modules whose debug file is not found locally are fetched by
+	 *  build-id (profev_debuginfo_fetch()); all zero: the servers of
+	 *  $DEBUGINFOD_URLS, if any */
+	struct profev_debuginfod_opts debuginfod;
 };
 
 /** What happened to one module of the trace. */
@@ -224,6 +304,10 @@ struct profev_symtrace_module {
 	                                  then what the lookups found damaged or
 	                                  missing (profev_symbolizer_warnings()) */
 	unsigned nwarnings;
+	int debuginfod;            /**< debug_file came through debuginfod: 1
+	                                downloaded now from server, 2 from the
+	                                debuginfod cache; 0: found locally */
+	const char *server;        /**< with debuginfod 1, the server */
 };
 
 struct profev_symtrace_report {

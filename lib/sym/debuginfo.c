@@ -438,6 +438,7 @@ void profev_debuginfo_release(struct profev_debuginfo *d)
 	free(d->path);
 	free(d->symbols_path);
 	free(d->sup_path);
+	free(d->server);
 	for (unsigned i = 0; i < d->nwarnings; i++)
 		free(d->warnings[i]);
 	free(d->warnings);

@@ -3,8 +3,8 @@
  *
  * Pass 1 reads the whole input and collects the distinct (module, offset)
  * pairs of its callstacks, remembering which chunk introduced each. Each
- * module with pairs still unsymbolized then has its debug info found and
- * loaded once, and every pair is resolved. Pass 2 copies every chunk
+ * module with pairs still unsymbolized then has its debug info found (here,
+ * else from debuginfod servers: debuginfod.c) and loaded once, and every pair is resolved. Pass 2 copies every chunk
  * unchanged (strings chunks first, see rewrite()) and, right after a chunk
  * that introduced pairs, writes their symbols, so a one-pass reader always
  * has them before an event refers to the stack. The DWARF work grows with
@@ -275,9 +275,8 @@ static int add_sym_warnings(struct modinfo *mi, struct profev_symtrace_module *p
 	return 0;
 }
 
-/* Find each module's debug info once and resolve its pairs. */
-static int resolve(struct table *t, struct report_priv *rep, const struct profev_symtrace_opts *o,
-		   struct profev_error *err)
+static int resolve_with(struct table *t, struct report_priv *rep, const struct profev_symtrace_opts *o,
+			struct profev_debuginfod *dfd, struct profev_error *err)
 {
 	/* by module, then offset: lookups walk each unit's tables in order */
 	if (t->n > 1)
@@ -291,6 +290,8 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 		struct profev_symtrace_module *pm = &rep->pub.modules[m];
 		int rc = profev_debuginfo_find(pm->path, rep->ids[m], rep->idlens[m], &o->debuginfo,
 					       &mi->di);
+		if (rc == 0)
+			rc = profev_debuginfo_fetch(dfd, pm->path, rep->ids[m], rep->idlens[m], &mi->di);
 		if (rc < 0) {
 			set_err(err, rc, "out of memory%s", "");
 			return rc;
@@ -325,6 +326,8 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 				pm->debug_file = mi->di.path;
 				pm->symbols_file = mi->di.symbols_path;
 				pm->sup_file = mi->di.sup_path;
+				pm->debuginfod = mi->di.debuginfod;
+				pm->server = mi->di.server;
 			}
 		}
 		for (; i < end; i++) {
@@ -370,6 +373,19 @@ static int resolve(struct table *t, struct report_priv *rep, const struct profev
 		}
 	}
 	return 0;
+}
+
+/* Find each module's debug info once (here, else through debuginfod) and
+ * resolve its pairs. */
+static int resolve(struct table *t, struct report_priv *rep, const struct profev_symtrace_opts *o,
+		   struct profev_error *err)
+{
+	struct profev_debuginfod *dfd = profev_debuginfod_new(&o->debuginfod, err);
+	if (!dfd)
+		return err ? err->code : PROFEV_E_NOMEM;
+	int rc = resolve_with(t, rep, o, dfd, err);
+	profev_debuginfod_free(dfd);
+	return rc;
 }
 
 /*

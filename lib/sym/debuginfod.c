@@ -1,0 +1,417 @@
+/*
+ * sym/debuginfod.c - debug files fetched by build-id from debuginfod
+ * servers, through elfutils' libdebuginfod and its cache (shared with gdb,
+ * perf and valgrind), for modules whose debug file is not here.
+ *
+ * libdebuginfod is loaded with dlopen() when a server is first to be
+ * asked, not linked: it brings libcurl and the TLS, HTTP/2, SSH and LDAP
+ * libraries behind it, and its constructor initializes curl. Linked, every
+ * profev command (pfrec included) would pay for that at each start and
+ * would not start at all on a machine without them; loaded on demand, it
+ * costs nothing unless pfsym has something to fetch, and its absence is a
+ * warning. The cache is read here directly, so files downloaded before
+ * are found offline and without the library.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "profev_sym.h"
+
+#if defined(__has_include)
+#if __has_include(<elfutils/debuginfod.h>)
+#include <elfutils/debuginfod.h>
+#define HAVE_DEBUGINFOD_H 1
+#endif
+#endif
+#ifndef HAVE_DEBUGINFOD_H
+/* libdebuginfod.so.1's ABI (elfutils 0.179 and later), for the types only. */
+#define DEBUGINFOD_SONAME "libdebuginfod.so.1"
+typedef struct debuginfod_client debuginfod_client;
+typedef int (*debuginfod_progressfn_t)(debuginfod_client *c, long a, long b);
+debuginfod_client *debuginfod_begin(void);
+int debuginfod_find_debuginfo(debuginfod_client *c, const unsigned char *id, int len, char **path);
+void debuginfod_set_progressfn(debuginfod_client *c, debuginfod_progressfn_t fn);
+void debuginfod_set_user_data(debuginfod_client *c, void *value);
+void *debuginfod_get_user_data(debuginfod_client *c);
+const char *debuginfod_get_url(debuginfod_client *c);
+void debuginfod_end(debuginfod_client *c);
+#endif
+
+#define URLS_ENV "DEBUGINFOD_URLS"
+
+/*
+ * libdebuginfod, loaded once per process and never unloaded: unloading it
+ * unloads libcurl and its TLS library, whose global state (initialized by
+ * libdebuginfod's constructor) would be left behind, and curl's global
+ * initialization is not meant to run twice.
+ */
+static struct {
+	void *dl;
+	int tried;
+	char error[384];
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+	__typeof__(debuginfod_set_progressfn) *set_progressfn;
+	__typeof__(debuginfod_set_user_data) *set_user_data;
+	__typeof__(debuginfod_get_user_data) *get_user_data;
+	__typeof__(debuginfod_get_url) *get_url;
+	__typeof__(debuginfod_end) *end;
+} lib;
+
+/* 0, or -1 with lib.error set. Not thread-safe, as the handles. */
+static int lib_load(void)
+{
+	if (lib.tried)
+		return lib.dl ? 0 : -1;
+	lib.tried = 1;
+	dlerror();
+	void *dl = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!dl) {
+		const char *e = dlerror();
+		snprintf(lib.error, sizeof(lib.error),
+			 "unable to load %s (%s; Debian: apt-get install libdebuginfod1)",
+			 DEBUGINFOD_SONAME, e ? e : "not found");
+		return -1;
+	}
+	static const char *const names[] = { "begin", "find_debuginfo", "set_progressfn",
+					     "set_user_data", "get_user_data", "get_url", "end" };
+	void **slots[] = { (void **)&lib.begin, (void **)&lib.find_debuginfo,
+			   (void **)&lib.set_progressfn, (void **)&lib.set_user_data,
+			   (void **)&lib.get_user_data, (void **)&lib.get_url, (void **)&lib.end };
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char sym[64];
+		snprintf(sym, sizeof(sym), "debuginfod_%s", names[i]);
+		if (!(*slots[i] = dlsym(dl, sym))) {
+			snprintf(lib.error, sizeof(lib.error),
+				 "%s lacks %s (elfutils 0.179 or later is needed)", DEBUGINFOD_SONAME, sym);
+			return -1;   /* kept loaded all the same, see above */
+		}
+	}
+	lib.dl = dl;
+	return 0;
+}
+
+struct profev_debuginfod {
+	char *urls;          /* space-separated servers to ask, NULL: none */
+	int had_urls;        /* some were configured (offline or not) */
+	int set_env;         /* urls came from the options, not the environment */
+	int offline;
+	char *cache;         /* the cache directory, NULL if unknown */
+	profev_debuginfod_progress_fn progress;
+	void *progress_ctx;
+	int load_failed;     /* the library could not be used (said once) */
+	debuginfod_client *client;
+	struct profev_debuginfod_progress cur;  /* the download under way */
+	char server[1024];
+};
+
+static void set_err(struct profev_error *err, int code, const char *msg)
+{
+	if (!err)
+		return;
+	memset(err, 0, sizeof(*err));
+	err->code = code;
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+}
+
+static int has_word(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n')
+			return 1;
+	return 0;
+}
+
+/* libdebuginfod's choice (elfutils 0.188, debuginfod-client.c). */
+static char *cache_dir(int *nomem)
+{
+	char buf[4096];
+	const char *e = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	struct stat st;
+	if (e && *e)
+		snprintf(buf, sizeof(buf), "%s", e);
+	else if (home && *home &&
+		 snprintf(buf, sizeof(buf), "%s/.debuginfod_client_cache", home) > 0 &&
+		 stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+		;
+	else if (xdg && *xdg)
+		snprintf(buf, sizeof(buf), "%s/debuginfod_client", xdg);
+	else if (home && *home)
+		snprintf(buf, sizeof(buf), "%s/.cache/debuginfod_client", home);
+	else
+		return NULL;
+	char *s = strdup(buf);
+	*nomem = !s;
+	return s;
+}
+
+struct profev_debuginfod *profev_debuginfod_new(const struct profev_debuginfod_opts *opts,
+						struct profev_error *err)
+{
+	static const struct profev_debuginfod_opts none;
+	if (!opts)
+		opts = &none;
+	struct profev_debuginfod *d = calloc(1, sizeof(*d));
+	int nomem = !d;
+	if (d && opts->nurls) {
+		size_t n = 1;
+		for (unsigned i = 0; i < opts->nurls; i++)
+			n += strlen(opts->urls[i]) + 1;
+		if ((d->urls = malloc(n))) {
+			d->urls[0] = '\0';
+			for (unsigned i = 0; i < opts->nurls; i++)
+				snprintf(d->urls + strlen(d->urls), n - strlen(d->urls), "%s%s",
+					 i ? " " : "", opts->urls[i]);
+			d->set_env = 1;
+		}
+		nomem = !d->urls;
+	} else if (d && has_word(getenv(URLS_ENV))) {
+		nomem = !(d->urls = strdup(getenv(URLS_ENV)));
+	}
+	if (d && !nomem) {
+		if (!has_word(d->urls)) {
+			free(d->urls);
+			d->urls = NULL;
+		}
+		d->had_urls = d->urls != NULL;
+		d->offline = opts->offline;
+		if (opts->offline) {
+			free(d->urls);
+			d->urls = NULL;
+		}
+		d->cache = cache_dir(&nomem);
+		d->progress = opts->progress;
+		d->progress_ctx = opts->progress_ctx;
+	}
+	if (nomem) {
+		profev_debuginfod_free(d);
+		set_err(err, PROFEV_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	return d;
+}
+
+int profev_debuginfod_has_servers(const struct profev_debuginfod *d)
+{
+	return d && d->urls;
+}
+
+void profev_debuginfod_free(struct profev_debuginfod *d)
+{
+	if (!d)
+		return;
+	if (d->client)
+		lib.end(d->client);
+	free(d->urls);
+	free(d->cache);
+	free(d);
+}
+
+/* The server part of a download URL (before "/buildid/"). */
+static const char *server_of(struct profev_debuginfod *d, const char *url)
+{
+	const char *b = url ? strstr(url, "/buildid/") : NULL;
+	if (!url)
+		return NULL;
+	snprintf(d->server, sizeof(d->server), "%.*s", (int)(b ? b - url : (long)strlen(url)), url);
+	return d->server;
+}
+
+static int progress_cb(debuginfod_client *c, long a, long b)
+{
+	struct profev_debuginfod *d = lib.get_user_data(c);
+	if (!d || !d->progress)
+		return 0;
+	/* Before a server answers, a and b count the waits, not bytes. */
+	const char *url = lib.get_url(c);
+	if (url) {
+		d->cur.server = server_of(d, url);
+		d->cur.done = a > 0 ? a : 0;
+		d->cur.total = b > 0 ? b : 0;
+	}
+	d->progress(d->progress_ctx, &d->cur);
+	return 0;
+}
+
+/* Begin d's client. 0, or -1 with msg set the first time (empty after). */
+static int load(struct profev_debuginfod *d, char *msg, size_t cap)
+{
+	msg[0] = '\0';
+	if (d->client)
+		return 0;
+	if (d->load_failed)
+		return -1;
+	d->load_failed = 1;
+	if (lib_load() < 0) {
+		snprintf(msg, cap, "%s: no debuginfod server asked", lib.error);
+		return -1;
+	}
+	if (!(d->client = lib.begin())) {
+		snprintf(msg, cap, "debuginfod_begin() failed: no debuginfod server asked");
+		return -1;
+	}
+	lib.set_user_data(d->client, d);
+	lib.set_progressfn(d->client, progress_cb);
+	d->load_failed = 0;
+	return 0;
+}
+
+static int add_warning(struct profev_debuginfo *di, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int add_warning(struct profev_debuginfo *di, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	char **w = realloc(di->warnings, (di->nwarnings + 1) * sizeof(*w));
+	if (!w)
+		return PROFEV_E_NOMEM;
+	di->warnings = w;
+	if (!(w[di->nwarnings] = strdup(msg)))
+		return PROFEV_E_NOMEM;
+	di->nwarnings++;
+	return 0;
+}
+
+/*
+ * Ask the servers. 1 with *path (and *server, NULL when libdebuginfod
+ * found it in its cache after all), 0 with a warning added, <0 NOMEM.
+ */
+static int query(struct profev_debuginfod *d, const char *mod, const char *hex, const uint8_t *id,
+		 unsigned idlen, int negative, struct profev_debuginfo *di, char **path,
+		 char **server)
+{
+	char msg[512];
+	if (load(d, msg, sizeof(msg)) < 0)
+		return msg[0] ? add_warning(di, "'%s': %s", mod, msg) : 0;
+	char *old = NULL;
+	if (d->set_env) {
+		const char *o = getenv(URLS_ENV);
+		if (o && !(old = strdup(o)))
+			return PROFEV_E_NOMEM;
+		if (setenv(URLS_ENV, d->urls, 1) != 0) {
+			free(old);
+			return PROFEV_E_NOMEM;
+		}
+	}
+	d->cur = (struct profev_debuginfod_progress){ mod, hex, NULL, 0, 0, 0 };
+	char *p = NULL;
+	int fd = lib.find_debuginfo(d->client, id, (int)idlen, &p);
+	const char *url = lib.get_url(d->client);
+	const char *srv = fd >= 0 && url ? server_of(d, url) : NULL;
+	if (d->set_env) {
+		if (old)
+			setenv(URLS_ENV, old, 1);
+		else
+			unsetenv(URLS_ENV);
+		free(old);
+	}
+	if (d->progress) {
+		d->cur.server = srv;
+		d->cur.finished = 1;
+		d->progress(d->progress_ctx, &d->cur);
+	}
+	if (fd >= 0) {
+		close(fd);
+		*path = p;
+		if (srv && !(*server = strdup(srv)))
+			return PROFEV_E_NOMEM;
+		return p ? 1 : PROFEV_E_NOMEM;
+	}
+	free(p);
+	const char *s = strchr(d->urls, ' ') ? "servers" : "server";
+	if (fd == -ENOENT)
+		return add_warning(di, "'%s': build-id %s not found on debuginfod %s '%s'%s", mod, hex, s,
+				   d->urls,
+				   negative ? " (a miss the debuginfod cache remembers from an earlier query)" : "");
+	if (fd == -ETIME || fd == -ETIMEDOUT) {
+		const char *t = getenv("DEBUGINFOD_TIMEOUT");
+		return add_warning(di, "'%s': build-id %s: debuginfod %s '%s' timed out (DEBUGINFOD_TIMEOUT%s%s)",
+				   mod, hex, s, d->urls, t && *t ? "=" : "", t && *t ? t : " unset: 90 s");
+	}
+	return add_warning(di, "'%s': build-id %s: unable to fetch from debuginfod %s '%s': %s", mod, hex,
+			   s, d->urls, strerror(fd < 0 ? -fd : EIO));
+}
+
+int profev_debuginfo_fetch(struct profev_debuginfod *d, const char *module, const uint8_t *build_id,
+			   unsigned build_id_len, struct profev_debuginfo *di)
+{
+	if (!d || di->has_dwarf || build_id_len == 0 || build_id_len > 64)
+		return 0;
+	static const char digits[] = "0123456789abcdef";
+	char hex[129];
+	for (unsigned i = 0; i < build_id_len; i++) {
+		hex[2 * i] = digits[build_id[i] >> 4];
+		hex[2 * i + 1] = digits[build_id[i] & 15];
+	}
+	hex[2 * build_id_len] = '\0';
+	const char *mod = module && module[0] ? module : "?";
+
+	char *path = NULL, *server = NULL;
+	int negative = 0, rc = 0;
+	if (d->cache) {
+		char cpath[4096 + 160];
+		struct stat st;
+		snprintf(cpath, sizeof(cpath), "%s/%s/debuginfo", d->cache, hex);
+		if (stat(cpath, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* an empty file is libdebuginfod's record of a miss */
+			if (st.st_size > 0 && !(path = strdup(cpath)))
+				return PROFEV_E_NOMEM;
+			negative = st.st_size == 0;
+		}
+	}
+	if (!path) {
+		if (!d->urls)
+			return d->offline && d->had_urls ?
+				add_warning(di, "'%s': build-id %s: not in the debuginfod cache, and offline: "
+					    "no server asked", mod, hex) : 0;
+		rc = query(d, mod, hex, build_id, build_id_len, negative, di, &path, &server);
+		if (rc <= 0) {
+			free(path);
+			free(server);
+			return rc;
+		}
+	}
+
+	/* the same checks as a local candidate's, and its dwz file beside it */
+	static const struct profev_debuginfo_opts only = { NULL, 0, "" };
+	struct profev_debuginfo f;
+	rc = profev_debuginfo_find(path, build_id, build_id_len, &only, &f);
+	for (unsigned i = 0; rc == 0 && i < f.nwarnings; i++)
+		rc = add_warning(di, "%s", f.warnings[i]);
+	if (rc == 0 && !(f.path && f.has_dwarf) && !f.nwarnings)
+		rc = add_warning(di, "'%s': holds no debug info (.debug_info), downloaded for '%s'", path, mod);
+	if (rc == 0 && f.path && f.has_dwarf) {
+		/* the file found before has symbols only: it is the module or
+		 * has the module beside it as symbols_path */
+		char *sym = di->symbols_path ? di->symbols_path : di->path;
+		if (sym == di->symbols_path)
+			free(di->path);
+		else
+			free(di->symbols_path);
+		di->path = f.path;
+		di->symbols_path = sym;
+		free(di->sup_path);
+		di->sup_path = f.sup_path;
+		di->has_dwarf = 1;
+		di->debuginfod = server ? 1 : 2;
+		di->server = server;
+		f.path = f.sup_path = NULL;
+		server = NULL;
+		rc = 1;
+	}
+	profev_debuginfo_release(&f);
+	free(path);
+	free(server);
+	return rc;
+}
