@@ -254,11 +254,16 @@ int profev_debuginfod_has_servers(const struct profev_debuginfod *d);
  * the servers, and check it as profev_debuginfo_find() checks a candidate
  * (ELF, not cut, same build-id, DWARF). When it is good it becomes
  * di->path, with di->debuginfod and di->server set, and the file di had
- * found before (symbols only) becomes di->symbols_path. Otherwise di is
+ * found before (symbols only) becomes di->symbols_path. When the debug
+ * file (found here or fetched) refers to a dwz supplementary file by
+ * .gnu_debugaltlink that was not found here, that file is fetched the same
+ * way by its build-id, and becomes di->sup_path. Otherwise di is
  * left as it was, with a warning appended that names the module, the
  * build-id and the servers: not found, the server's error (refused,
  * timeout, ...), a refused download, offline, or libdebuginfod missing
- * (said once per client). Progress goes to the opts' callback.
+ * (said once per client). After a timeout the client asks no server again
+ * (each later module is warned about instead), so that a silent server
+ * costs one timeout per run. Progress goes to the opts' callback.
  * @return 1 when di->path is now the fetched file, 0 when not, <0 (NOMEM).
  */
 int profev_debuginfo_fetch(struct profev_debuginfod *d, const char *module, const uint8_t *build_id,

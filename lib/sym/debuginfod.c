@@ -14,6 +14,9 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +108,7 @@ struct profev_debuginfod {
 	profev_debuginfod_progress_fn progress;
 	void *progress_ctx;
 	int load_failed;     /* the library could not be used (said once) */
+	char timed_out[512]; /* the module a query timed out for: no more */
 	debuginfod_client *client;
 	struct profev_debuginfod_progress cur;  /* the download under way */
 	char server[1024];
@@ -287,9 +291,9 @@ static int add_warning(struct profev_debuginfo *di, const char *fmt, ...)
  * Ask the servers. 1 with *path (and *server, NULL when libdebuginfod
  * found it in its cache after all), 0 with a warning added, <0 NOMEM.
  */
-static int query(struct profev_debuginfod *d, const char *mod, const char *hex, const uint8_t *id,
-		 unsigned idlen, int negative, struct profev_debuginfo *di, char **path,
-		 char **server)
+static int query(struct profev_debuginfod *d, const char *mod, const char *what, const char *hex,
+		 const uint8_t *id, unsigned idlen, int negative, struct profev_debuginfo *di,
+		 char **path, char **server)
 {
 	char msg[512];
 	if (load(d, msg, sizeof(msg)) < 0)
@@ -331,58 +335,151 @@ static int query(struct profev_debuginfod *d, const char *mod, const char *hex, 
 	free(p);
 	const char *s = strchr(d->urls, ' ') ? "servers" : "server";
 	if (fd == -ENOENT)
-		return add_warning(di, "'%s': build-id %s not found on debuginfod %s '%s'%s", mod, hex, s,
-				   d->urls,
+		return add_warning(di, "'%s': %sbuild-id %s not found on debuginfod %s '%s'%s", mod, what,
+				   hex, s, d->urls,
 				   negative ? " (a miss the debuginfod cache remembers from an earlier query)" : "");
 	if (fd == -ETIME || fd == -ETIMEDOUT) {
+		/* one wait per run, not one per module */
+		snprintf(d->timed_out, sizeof(d->timed_out), "%s", mod);
 		const char *t = getenv("DEBUGINFOD_TIMEOUT");
-		return add_warning(di, "'%s': build-id %s: debuginfod %s '%s' timed out (DEBUGINFOD_TIMEOUT%s%s)",
-				   mod, hex, s, d->urls, t && *t ? "=" : "", t && *t ? t : " unset: 90 s");
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' timed out (DEBUGINFOD_TIMEOUT%s%s)",
+				   mod, what, hex, s, d->urls, t && *t ? "=" : "", t && *t ? t : " unset: 90 s");
 	}
-	return add_warning(di, "'%s': build-id %s: unable to fetch from debuginfod %s '%s': %s", mod, hex,
-			   s, d->urls, strerror(fd < 0 ? -fd : EIO));
+	return add_warning(di, "'%s': %sbuild-id %s: unable to fetch from debuginfod %s '%s': %s", mod,
+			   what, hex, s, d->urls, strerror(fd < 0 ? -fd : EIO));
 }
 
-int profev_debuginfo_fetch(struct profev_debuginfod *d, const char *module, const uint8_t *build_id,
-			   unsigned build_id_len, struct profev_debuginfo *di)
+static void hexify(char *out, const uint8_t *id, unsigned n)
 {
-	if (!d || di->has_dwarf || build_id_len == 0 || build_id_len > 64)
-		return 0;
 	static const char digits[] = "0123456789abcdef";
-	char hex[129];
-	for (unsigned i = 0; i < build_id_len; i++) {
-		hex[2 * i] = digits[build_id[i] >> 4];
-		hex[2 * i + 1] = digits[build_id[i] & 15];
+	for (unsigned i = 0; i < n; i++) {
+		out[2 * i] = digits[id[i] >> 4];
+		out[2 * i + 1] = digits[id[i] & 15];
 	}
-	hex[2 * build_id_len] = '\0';
-	const char *mod = module && module[0] ? module : "?";
+	out[2 * n] = '\0';
+}
 
-	char *path = NULL, *server = NULL;
-	int negative = 0, rc = 0;
+/*
+ * The file of build-id hex: from the cache, else from the servers (what
+ * says what it is in warnings). 1 with *path (*server NULL when from the
+ * cache), 0 with a warning added (or none: no server), <0 NOMEM.
+ */
+static int locate(struct profev_debuginfod *d, const char *mod, const char *what, const char *hex,
+		  const uint8_t *id, unsigned idlen, struct profev_debuginfo *di, char **path,
+		  char **server)
+{
+	int negative = 0;
+	*path = *server = NULL;
 	if (d->cache) {
 		char cpath[4096 + 160];
 		struct stat st;
 		snprintf(cpath, sizeof(cpath), "%s/%s/debuginfo", d->cache, hex);
 		if (stat(cpath, &st) == 0 && S_ISREG(st.st_mode)) {
 			/* an empty file is libdebuginfod's record of a miss */
-			if (st.st_size > 0 && !(path = strdup(cpath)))
-				return PROFEV_E_NOMEM;
-			negative = st.st_size == 0;
+			if (st.st_size > 0)
+				return (*path = strdup(cpath)) ? 1 : PROFEV_E_NOMEM;
+			negative = 1;
 		}
 	}
-	if (!path) {
-		if (!d->urls)
-			return d->offline && d->had_urls ?
-				add_warning(di, "'%s': build-id %s: not in the debuginfod cache, and offline: "
-					    "no server asked", mod, hex) : 0;
-		rc = query(d, mod, hex, build_id, build_id_len, negative, di, &path, &server);
-		if (rc <= 0) {
-			free(path);
-			free(server);
-			return rc;
-		}
+	const char *s = d->urls && strchr(d->urls, ' ') ? "servers" : "server";
+	if (!d->urls)
+		return d->offline && d->had_urls ?
+			add_warning(di, "'%s': %sbuild-id %s: not in the debuginfod cache, and offline: "
+				    "no server asked", mod, what, hex) : 0;
+	if (d->timed_out[0])
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' not asked: timed out "
+				   "for '%s'", mod, what, hex, s, d->urls, d->timed_out);
+	int rc = query(d, mod, what, hex, id, idlen, negative, di, path, server);
+	if (rc <= 0) {
+		free(*path);
+		free(*server);
+		*path = *server = NULL;
 	}
+	return rc;
+}
 
+/* The build-id a debug file's .gnu_debugaltlink gives (dwz -m). Its length, 0 if none. */
+static unsigned altlink_id(const char *path, uint8_t *id)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx;
+	unsigned n = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	struct stat st;
+	if (e && elf_kind(e) == ELF_K_ELF && fstat(fd, &st) == 0 && elf_getshdrstrndx(e, &shstrndx) == 0)
+		while (!n && (scn = elf_nextscn(e, scn))) {
+			const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+			if (!name || strcmp(name, ".gnu_debugaltlink") != 0 || sh.sh_type == SHT_NOBITS ||
+			    sh.sh_offset > (uint64_t)st.st_size || sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
+				continue;
+			Elf_Data *data = elf_rawdata(scn, NULL);
+			const uint8_t *p = data ? data->d_buf : NULL;
+			const uint8_t *z = p ? memchr(p, 0, data->d_size) : NULL;
+			size_t len = z ? data->d_size - (size_t)(z - p) - 1 : 0;
+			if (len > 0 && len <= 64) {
+				memcpy(id, z + 1, len);
+				n = (unsigned)len;
+			}
+		}
+	elf_end(e);
+	close(fd);
+	return n;
+}
+
+/* Drop the warnings that contain text (a supplementary file found now). */
+static void drop_warnings(struct profev_debuginfo *di, const char *text)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < di->nwarnings; i++) {
+		if (strstr(di->warnings[i], text))
+			free(di->warnings[i]);
+		else
+			di->warnings[k++] = di->warnings[i];
+	}
+	di->nwarnings = k;
+}
+
+/* The dwz supplementary file di->path refers to and that was not found
+ * locally, by its build-id. 1 found, 0 not, <0 NOMEM. */
+static int fetch_sup(struct profev_debuginfod *d, const char *mod, struct profev_debuginfo *di)
+{
+	uint8_t alt[64], got[64];
+	unsigned altlen = altlink_id(di->path, alt);
+	if (!altlen)
+		return 0;
+	char hex[129];
+	hexify(hex, alt, altlen);
+	char *path, *server;
+	int rc = locate(d, mod, "supplementary file (dwz) ", hex, alt, altlen, di, &path, &server);
+	if (rc <= 0)
+		return rc;
+	int n = profev_elf_build_id(path, got, sizeof(got));
+	if (n != (int)altlen || memcmp(got, alt, altlen) != 0) {
+		rc = add_warning(di, "'%s': not the supplementary file %s", path, hex);
+	} else {
+		drop_warnings(di, hex);
+		di->sup_path = path;
+		path = NULL;
+		rc = 1;
+	}
+	free(path);
+	free(server);
+	return rc;
+}
+
+/* The module's own debug file. 1 made di->path, 0 not, <0 NOMEM. */
+static int fetch_debug(struct profev_debuginfod *d, const char *mod, const char *hex,
+		       const uint8_t *build_id, unsigned build_id_len, struct profev_debuginfo *di)
+{
+	char *path, *server;
+	int rc = locate(d, mod, "", hex, build_id, build_id_len, di, &path, &server);
+	if (rc <= 0)
+		return rc;
 	/* the same checks as a local candidate's, and its dwz file beside it */
 	static const struct profev_debuginfo_opts only = { NULL, 0, "" };
 	struct profev_debuginfo f;
@@ -413,5 +510,24 @@ int profev_debuginfo_fetch(struct profev_debuginfod *d, const char *module, cons
 	profev_debuginfo_release(&f);
 	free(path);
 	free(server);
+	return rc;
+}
+
+int profev_debuginfo_fetch(struct profev_debuginfod *d, const char *module, const uint8_t *build_id,
+			   unsigned build_id_len, struct profev_debuginfo *di)
+{
+	if (!d || build_id_len == 0 || build_id_len > 64)
+		return 0;
+	char hex[129];
+	hexify(hex, build_id, build_id_len);
+	const char *mod = module && module[0] ? module : "?";
+	int rc = 0;
+	if (!di->has_dwarf && (rc = fetch_debug(d, mod, hex, build_id, build_id_len, di)) <= 0)
+		return rc;
+	if (di->has_dwarf && !di->sup_path) {
+		int r = fetch_sup(d, mod, di);
+		if (r < 0)
+			return r;
+	}
 	return rc;
 }

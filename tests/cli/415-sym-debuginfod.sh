@@ -21,6 +21,7 @@ before=$(dfd_requests)
 expect_exit 0 env DEBUGINFOD_URLS="$DFD_URL" pfsym -o s.bin t.bin
 contains err.txt "pfsym: '$PWD/prog.stripped': 11 resolved, 0 unresolved, using '$DEBUGINFOD_CACHE_PATH/$id/debuginfo', downloaded from $DFD_URL"
 lacks err.txt "warning"
+lacks err.txt "downloading"   # no progress when stderr is no terminal
 [ "$(dfd_requests)" -gt "$before" ] || fail "the server was not asked"
 [ -s "$DEBUGINFOD_CACHE_PATH/$id/debuginfo" ] || fail "nothing in the cache"
 cmp "$DEBUGINFOD_CACHE_PATH/$id/debuginfo" srv/prog.debug || fail "the cached file is not the served one"
@@ -41,6 +42,19 @@ expect_exit 0 env DEBUGINFOD_URLS="http://127.0.0.1:$dead" DEBUGINFOD_CACHE_PATH
 	pfsym --debuginfod "$DFD_URL" -o s3.bin t.bin
 contains err.txt "downloaded from $DFD_URL"
 lacks err.txt "warning"
+
+# on a terminal, the download's progress on one line rewritten in place
+if command -v script >/dev/null 2>&1; then
+	env DEBUGINFOD_CACHE_PATH="$PWD/cache4" script -qec "pfsym --debuginfod '$DFD_URL' -o tty.bin t.bin" tty.log \
+		</dev/null >/dev/null 2>&1 || { cat tty.log; fail "pfsym on a terminal failed"; }
+	contains tty.log "pfsym: asking debuginfod for '$PWD/prog.stripped' (build-id $id)"
+	size=$(wc -c < srv/prog.debug)
+	contains tty.log "pfsym: downloading debug info for '$PWD/prog.stripped' from $DFD_URL: "
+	contains tty.log " of $(awk "BEGIN { printf \"%.1f\", $size / 1024 }") KiB"
+	tr '\r' '\n' < tty.log > tty.txt
+	contains tty.txt "11 resolved, 0 unresolved, using '$PWD/cache4/$id/debuginfo', downloaded from $DFD_URL"
+	cmp s.bin tty.bin || fail "on a terminal the trace differs"
+fi
 
 # from the cache: the server gone, offline, the same symbols
 dfd_stop

@@ -10,6 +10,9 @@ dfd_need
 sh "$PROFEV_ROOT/tests/sym/build.sh" fx >build.log 2>&1 || { cat build.log; fail "fixtures"; }
 cd fx || fail "no fx"
 ./prog.stripped t.bin ./libfix.so || fail "fixture program failed"
+# the library's DWARF is not here either: two modules to fetch
+strip --strip-debug libfix.so || fail "strip failed"
+lib="'./libfix.so'"
 id=$(cat prog.build-id)
 mod="'$PWD/prog.stripped'"
 unresolved="$mod: 0 resolved, 11 unresolved"
@@ -64,7 +67,8 @@ contains err.txt "$unresolved"
 cmp n.bin r.bin || fail "a failed fetch changed the output"
 
 # accepts and never answers: given up after DEBUGINFOD_TIMEOUT (libdebuginfod
-# retries, DEBUGINFOD_RETRY_LIMIT, default 2)
+# retries, DEBUGINFOD_RETRY_LIMIT, default 2), once: the second module is
+# not asked
 python3 -c '
 import socket, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
@@ -76,4 +80,5 @@ sp=$(cat silent.port)
 in_time 40 env DEBUGINFOD_TIMEOUT=1 pfsym --debuginfod "http://127.0.0.1:$sp" -o h.bin t.bin
 kill $silent; wait $silent 2>/dev/null
 contains err.txt "pfsym: warning: $mod: build-id $id: debuginfod server 'http://127.0.0.1:$sp' timed out (DEBUGINFOD_TIMEOUT=1)"
+contains err.txt "pfsym: warning: $lib: build-id $(readelf -n libfix.so | sed -n 's/.*Build ID: *//p'): debuginfod server 'http://127.0.0.1:$sp' not asked: timed out for '$PWD/prog.stripped'"
 contains err.txt "$unresolved"
