@@ -1,77 +1,186 @@
 /*
- * The SIMD DXT1 block kernel, written once for both vector widths: the file
- * that includes it defines V (the vector type), F(op) (_mm_op or
- * _mm256_op), FS(op) (the si128/si256 forms), BLOCKS (1 or 2: one block
- * per 128-bit lane), LOAD(p), KERNEL (the function's name) and STORE(out,
- * v) (the 64-bit result of each lane). Every step stays inside its 128-bit
- * lane, so each lane computes exactly what block_setup() and
- * block_scalar() in dxt1.c compute for its block, with no trip through
- * general registers.
+ * The SIMD DXT1 kernel, written once for both vector widths. The file that
+ * includes it defines V (the vector type), F(op) (_mm_op or _mm256_op),
+ * FS(op) (the si128/si256 forms), NL (128-bit lanes per vector), LANES(...)
+ * (a constant list repeated once per lane), LOAD(p), STORE4(out, v) (four
+ * blocks of 8 bytes from a vector whose lanes hold blocks 0, 2 and 1, 3
+ * when NL is 2), STRIP and ROWS (the functions' names).
+ *
+ * STRIP encodes 8 * NL neighbouring blocks (32 * NL pixels, 4 rows). Each
+ * 128-bit lane takes 8 of them: vector j of a row holds blocks NL * j + l
+ * in its lanes l. The per-block set-up (inset box, RGB565 endpoints, axis
+ * weights, boundaries) runs on 8 blocks per lane at once in 16-bit lanes,
+ * one channel per vector, and gives per lane exactly what block_setup() in
+ * dxt1_setup.h gives per block; then each block's pixels are projected on
+ * its axis, a row of a block per lane. No step crosses a 128-bit lane but
+ * the final store's, so both widths compute the same bytes.
  */
 
-static inline void KERNEL(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
+/* Minimum (or maximum) over the 4 pixels of each of 4 blocks: m[j] holds
+ * block j's per-column extremes, the result block j's in dword j. */
+#define REDUCE4(op, m)                                                              \
+	({                                                                          \
+		V a_ = F(op)(F(unpacklo_epi32)((m)[0], (m)[1]), F(unpackhi_epi32)((m)[0], (m)[1])); \
+		V b_ = F(op)(F(unpacklo_epi32)((m)[2], (m)[3]), F(unpackhi_epi32)((m)[2], (m)[3])); \
+		F(op)(F(unpacklo_epi64)(a_, b_), F(unpackhi_epi64)(a_, b_));        \
+	})
+
+/* Bytes R, G, B of blocks 0-3 (x0) and 4-7 (x1) to 16-bit lanes, one
+ * channel per vector, block i in lane i. */
+static inline void soa(V x0, V x1, V *r, V *g, V *b)
+{
+	const V zero = FS(setzero)(), s = F(setr_epi8)(LANES(SOA1));
+	V a = F(shuffle_epi8)(x0, s), c = F(shuffle_epi8)(x1, s);
+	V u = F(unpacklo_epi32)(a, c), v = F(unpackhi_epi32)(a, c);
+	*r = F(unpacklo_epi8)(u, zero);
+	*g = F(unpackhi_epi8)(u, zero);
+	*b = F(unpacklo_epi8)(v, zero);
+}
+
+static inline V expand(V q, short mul, int shift)
+{
+	return F(srli_epi16)(F(mullo_epi16)(q, F(set1_epi16)(mul)), shift);
+}
+
+static inline V pack565(V r, V g, V b)
+{
+	return FS(or)(FS(or)(F(slli_epi16)(r, 11), F(slli_epi16)(g, 5)), b);
+}
+
+static inline V dot3(V w0, V w1, V w2, V e0, V e1, V e2)
+{
+	return F(add_epi16)(F(add_epi16)(F(mullo_epi16)(w0, e0), F(mullo_epi16)(w1, e1)),
+			    F(mullo_epi16)(w2, e2));
+}
+
+/* Block j's weights (bytes R, G, B, 0) in every dword of its lane. */
+#define WEIGHTS(j) F(shuffle_epi32)((j) < 4 ? wa : wb, ((j) & 3) * 0x55)
+/* Lane word j of t in every word. */
+#define BCAST(t, j) F(shuffle_epi8)((t), F(set1_epi16)((short)(0x0100 + 0x0202 * (j))))
+
+static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 {
 	const V zero = FS(setzero)();
-	V r0 = LOAD(p), r1 = LOAD(p + stride), r2 = LOAD(p + 2 * stride), r3 = LOAD(p + 3 * stride);
-	V mn = F(min_epu8)(F(min_epu8)(r0, r1), F(min_epu8)(r2, r3));
-	V mx = F(max_epu8)(F(max_epu8)(r0, r1), F(max_epu8)(r2, r3));
-	mn = F(min_epu8)(mn, F(shuffle_epi32)(mn, _MM_SHUFFLE(1, 0, 3, 2)));
-	mn = F(min_epu8)(mn, F(shuffle_epi32)(mn, _MM_SHUFFLE(2, 3, 0, 1)));
-	mx = F(max_epu8)(mx, F(shuffle_epi32)(mx, _MM_SHUFFLE(1, 0, 3, 2)));
-	mx = F(max_epu8)(mx, F(shuffle_epi32)(mx, _MM_SHUFFLE(2, 3, 0, 1)));
+	V mn[8], mx[8];
+	for (int j = 0; j < 8; j++) {
+		const uint8_t *q = p + j * 16 * NL;
+		V r0 = LOAD(q), r1 = LOAD(q + stride), r2 = LOAD(q + 2 * stride), r3 = LOAD(q + 3 * stride);
+		mn[j] = F(min_epu8)(F(min_epu8)(r0, r1), F(min_epu8)(r2, r3));
+		mx[j] = F(max_epu8)(F(max_epu8)(r0, r1), F(max_epu8)(r2, r3));
+	}
 
-	/* 16-bit lanes [max RGBA, min RGBA]; then [hi, lo], the inset box. */
-	V v = F(unpacklo_epi8)(F(unpacklo_epi32)(mx, mn), zero);
-	V diff = F(sub_epi16)(v, F(shuffle_epi32)(v, _MM_SHUFFLE(1, 0, 3, 2)));
-	V ins = F(srli_epi16)(F(abs_epi16)(diff), 4);
-	V hl = F(sub_epi16)(v, F(sign_epi16)(ins, diff));
+	/* The inset box, still as bytes R, G, B, A per dword: blocks 0-3 in
+	 * [0], 4-7 in [1]. */
+	const V n15 = F(set1_epi8)(15);
+	V hi[2], lo[2];
+	for (int h = 0; h < 2; h++) {
+		V a = REDUCE4(min_epu8, mn + 4 * h), b = REDUCE4(max_epu8, mx + 4 * h);
+		V ins = FS(and)(F(srli_epi16)(F(sub_epi8)(b, a), 4), n15);
+		hi[h] = F(sub_epi8)(b, ins);
+		lo[h] = F(add_epi8)(a, ins);
+	}
+	V hr, hg, hb, lr, lg, lb;
+	soa(hi[0], hi[1], &hr, &hg, &hb);
+	soa(lo[0], lo[1], &lr, &lg, &lb);
 
-	/* RGB565 (q) and its expansion back to 8 bits (e). */
-	V q = F(mulhi_epu16)(F(add_epi16)(F(mullo_epi16)(hl, F(setr_epi16)(Q_MUL)), F(setr_epi16)(Q_ADD)),
-			     F(setr_epi16)(Q_SHIFT));
-	V e = FS(or)(F(mullo_epi16)(q, F(setr_epi16)(E_HI)), F(mulhi_epu16)(q, F(setr_epi16)(E_LO)));
-	V cm = F(madd_epi16)(q, F(setr_epi16)(C_PACK));
-	cm = F(add_epi32)(cm, F(srli_epi64)(cm, 32));          /* lane 0: color0, lane 2: color1 */
-	V colors = F(shuffle_epi8)(cm, F(setr_epi8)(COLORS_BYTES));
-	V flat = F(cmpeq_epi32)(cm, F(shuffle_epi32)(cm, _MM_SHUFFLE(2, 2, 2, 2)));
+	/* RGB565 endpoints (q), their 8-bit expansions (e), the words. */
+	const V k5 = F(set1_epi16)(Q5), k6 = F(set1_epi16)(Q6);
+	V qhr = F(mulhrs_epi16)(hr, k5), qhg = F(mulhrs_epi16)(hg, k6), qhb = F(mulhrs_epi16)(hb, k5);
+	V qlr = F(mulhrs_epi16)(lr, k5), qlg = F(mulhrs_epi16)(lg, k6), qlb = F(mulhrs_epi16)(lb, k5);
+	V c0 = pack565(qhr, qhg, qhb), c1 = pack565(qlr, qlg, qlb);
+	V flat = F(cmpeq_epi16)(c0, c1);
+	V ehr = expand(qhr, X5, 2), ehg = expand(qhg, X6, 4), ehb = expand(qhb, X5, 2);
+	V elr = expand(qlr, X5, 2), elg = expand(qlg, X6, 4), elb = expand(qlb, X5, 2);
 
-	/* Axis weights: the endpoints' difference times 2^(4 - e), e the top
-	 * bit of a0 | a1 | a2, from two nibble tables of 2^(7 - e). */
-	V a = F(sub_epi16)(e, FS(srli)(e, 8));
-	V mo = FS(or)(a, F(shufflelo_epi16)(a, _MM_SHUFFLE(2, 3, 0, 1)));
-	mo = FS(or)(mo, F(shufflelo_epi16)(mo, _MM_SHUFFLE(1, 0, 3, 2)));
-	const V nib = F(set1_epi16)(15);
-	V sc = F(min_epu8)(F(shuffle_epi8)(F(setr_epi8)(TOP_HI), FS(and)(F(srli_epi16)(mo, 4), nib)),
-			   F(shuffle_epi8)(F(setr_epi8)(TOP_LO), FS(and)(mo, nib)));
-	sc = F(slli_epi16)(FS(and)(sc, F(set1_epi16)(255)), 5);
-	V w16 = F(mulhi_epu16)(F(slli_epi16)(a, 8), sc);
+	/* Axis weights: the endpoints' difference a times 2^(4 - e), e the top
+	 * bit of a0 | a1 | a2 (from two nibble tables of 2^(7 - e)), as
+	 * (a << 5) * (2^(7 - e) << 8) >> 16. A flat block gets 0. */
+	V ar = F(sub_epi16)(ehr, elr), ag = F(sub_epi16)(ehg, elg), ab = F(sub_epi16)(ehb, elb);
+	V m = FS(or)(FS(or)(ar, ag), ab);
+	V sc = F(min_epu8)(F(shuffle_epi8)(F(setr_epi8)(LANES(TOP_HI1)), F(srli_epi16)(m, 4)),
+			   F(shuffle_epi8)(F(setr_epi8)(LANES(TOP_LO1)), FS(and)(m, F(set1_epi16)(15))));
+	sc = F(slli_epi16)(sc, 8);
+	V wr = F(mulhi_epu16)(F(slli_epi16)(ar, 5), sc);
+	V wg = F(mulhi_epu16)(F(slli_epi16)(ag, 5), sc);
+	V wb = F(mulhi_epu16)(F(slli_epi16)(ab, 5), sc);
 
-	/* d0, d1: the endpoints' dot products; the three boundaries. */
-	V d = F(madd_epi16)(e, F(unpacklo_epi64)(w16, w16));
-	d = F(add_epi32)(d, F(srli_epi64)(d, 32));
-	V d1 = FS(srli)(d, 8);
-	V dd = F(sub_epi32)(d, d1);
-	V t = F(add_epi16)(F(shufflelo_epi16)(d1, 0),
-			   F(mulhi_epu16)(F(shufflelo_epi16)(dd, 0), F(setr_epi16)(T_FRAC)));
-	t = F(sub_epi16)(t, F(set1_epi16)(1));
-	V t0 = F(shuffle_epi32)(F(shufflelo_epi16)(t, _MM_SHUFFLE(0, 0, 0, 0)), 0);
-	V t1 = F(shuffle_epi32)(F(shufflelo_epi16)(t, _MM_SHUFFLE(1, 1, 1, 1)), 0);
-	V t2 = F(shuffle_epi32)(F(shufflelo_epi16)(t, _MM_SHUFFLE(2, 2, 2, 2)), 0);
-	V w = F(shuffle_epi32)(F(packus_epi16)(w16, w16), 0);
+	/* The three boundaries, minus one (compared with >): d1 + d * 1/6,
+	 * 1/2, 5/6, d1 the low endpoint's dot product and d = w . a. A flat
+	 * block's are -1, which every pixel passes: all its indices are 0. */
+	V d1 = F(sub_epi16)(dot3(wr, wg, wb, elr, elg, elb), F(set1_epi16)(1));
+	V dd = dot3(wr, wg, wb, ar, ag, ab);
+	V t0 = FS(or)(F(add_epi16)(d1, F(mulhi_epu16)(dd, F(set1_epi16)(T_FRAC0))), flat);
+	V t1 = FS(or)(F(add_epi16)(d1, F(mulhi_epu16)(dd, F(set1_epi16)(T_FRAC1))), flat);
+	V t2 = FS(or)(F(add_epi16)(d1, F(mulhi_epu16)(dd, F(set1_epi16)(T_FRAC2))), flat);
 
-	/* Per pixel: its dot product, the boundaries it passes, its index. */
-	const V ones = F(set1_epi16)(1);
-	V p0 = F(madd_epi16)(F(maddubs_epi16)(r0, w), ones);
-	V p1 = F(madd_epi16)(F(maddubs_epi16)(r1, w), ones);
-	V p2 = F(madd_epi16)(F(maddubs_epi16)(r2, w), ones);
-	V p3 = F(madd_epi16)(F(maddubs_epi16)(r3, w), ones);
-	V lo = F(packs_epi32)(p0, p1), hi = F(packs_epi32)(p2, p3);
-	V sl = F(add_epi16)(F(add_epi16)(F(cmpgt_epi16)(lo, t0), F(cmpgt_epi16)(lo, t1)), F(cmpgt_epi16)(lo, t2));
-	V sh = F(add_epi16)(F(add_epi16)(F(cmpgt_epi16)(hi, t0), F(cmpgt_epi16)(hi, t1)), F(cmpgt_epi16)(hi, t2));
-	V k = FS(and)(F(packs_epi16)(sl, sh), F(set1_epi8)(15));
-	V codes = F(shuffle_epi8)(F(setr_epi8)(CODES), k);
-	V idx = F(madd_epi16)(F(maddubs_epi16)(codes, F(set1_epi32)(0x40100401)), ones);
-	idx = F(packus_epi16)(F(packus_epi32)(idx, idx), zero);
-	idx = FS(andnot)(flat, idx);
-	STORE(out, F(unpacklo_epi32)(colors, idx));
+	/* Weights as bytes R, G, B, 0: blocks 0-3 in wa's dwords, 4-7 in wb's. */
+	V x = F(packus_epi16)(wr, wb), y = F(packus_epi16)(wg, zero);
+	V xl = F(unpacklo_epi8)(x, y), xh = F(unpackhi_epi8)(x, y);
+	V wa = F(unpacklo_epi16)(xl, xh);
+	wb = F(unpackhi_epi16)(xl, xh);
+
+	/* Per pixel: its dot product, the boundaries it passes, its index;
+	 * per row the four 2-bit indices as a byte, per block its 4 rows. */
+	const V ones = F(set1_epi16)(1), codes = F(setr_epi8)(LANES(CODES1));
+	const V pack = F(set1_epi32)(0x40100401);
+	V idx[8];
+	/* (Written out for each j: the shuffles take immediates.) */
+#define PIXELS(j)                                                                                    \
+	do {                                                                                         \
+		const uint8_t *q = p + (j) * 16 * NL;                                                \
+		V w = WEIGHTS(j);                                                                    \
+		V p0 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q), w), ones);                            \
+		V p1 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + stride), w), ones);                   \
+		V p2 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + 2 * stride), w), ones);               \
+		V p3 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + 3 * stride), w), ones);               \
+		V u0 = F(packs_epi32)(p0, p1), u1 = F(packs_epi32)(p2, p3);                          \
+		V b0 = BCAST(t0, j), b1 = BCAST(t1, j), b2 = BCAST(t2, j);                           \
+		V s0 = F(add_epi16)(F(add_epi16)(F(cmpgt_epi16)(u0, b0), F(cmpgt_epi16)(u0, b1)),    \
+				    F(cmpgt_epi16)(u0, b2));                                         \
+		V s1 = F(add_epi16)(F(add_epi16)(F(cmpgt_epi16)(u1, b0), F(cmpgt_epi16)(u1, b1)),    \
+				    F(cmpgt_epi16)(u1, b2));                                         \
+		V k = F(shuffle_epi8)(codes, FS(and)(F(packs_epi16)(s0, s1), n15));                  \
+		idx[j] = F(madd_epi16)(F(maddubs_epi16)(k, pack), ones);                             \
+	} while (0)
+	PIXELS(0);
+	PIXELS(1);
+	PIXELS(2);
+	PIXELS(3);
+	PIXELS(4);
+	PIXELS(5);
+	PIXELS(6);
+	PIXELS(7);
+#undef PIXELS
+	V ia = F(packus_epi16)(F(packus_epi32)(idx[0], idx[1]), F(packus_epi32)(idx[2], idx[3]));
+	V ib = F(packus_epi16)(F(packus_epi32)(idx[4], idx[5]), F(packus_epi32)(idx[6], idx[7]));
+	V ca = F(unpacklo_epi16)(c0, c1), cb = F(unpackhi_epi16)(c0, c1);
+	STORE4(out, F(unpacklo_epi32)(ca, ia));
+	STORE4(out + 16 * NL, F(unpackhi_epi32)(ca, ia));
+	STORE4(out + 32 * NL, F(unpacklo_epi32)(cb, ib));
+	STORE4(out + 48 * NL, F(unpackhi_epi32)(cb, ib));
+}
+
+/* Blocks of rows [0, height): whole strips, then the rest of a row through
+ * a strip-wide copy (the padding's blocks are not written out). */
+static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+		      uint8_t *out)
+{
+	enum { UNIT = 8 * NL };
+	uint32_t nb = width / 4;
+	for (uint32_t by = 0; by < height / 4; by++) {
+		const uint8_t *row = rgba + (ptrdiff_t)by * 4 * stride;
+		uint32_t bx = 0;
+		for (; bx + UNIT <= nb; bx += UNIT, out += 8 * UNIT)
+			STRIP(row + bx * 16, stride, out);
+		if (bx < nb) {
+			uint8_t px[4][16 * UNIT], blocks[8 * UNIT];
+			size_t n = nb - bx;
+			memset(px, 0, sizeof px);
+			for (int y = 0; y < 4; y++)
+				memcpy(px[y], row + y * stride + bx * 16, 16 * n);
+			STRIP(px[0], 16 * UNIT, blocks);
+			memcpy(out, blocks, 8 * n);
+			out += 8 * n;
+		}
+	}
 }
