@@ -9,9 +9,9 @@ int dxt1_block_setup(const uint8_t mn[3], const uint8_t mx[3], struct dxt1_setup
 	return block_setup(mn, mx, s);
 }
 
-/* Boundaries passed (0: nearest color1 ... 3: nearest color0) to the
- * index of that palette entry. */
-static const uint8_t code_of[4] = { 1, 3, 2, 0 };
+/* Place on the ramp (0: color0 ... 3: color1) to the index of that
+ * palette entry. */
+static const uint8_t code_of[4] = { 0, 2, 3, 1 };
 
 static void block_scalar(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 {
@@ -30,8 +30,9 @@ static void block_scalar(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 			for (int x = 0; x < 4; x++) {
 				const uint8_t *q = p + y * stride + x * 4;
 				int32_t dot = q[0] * s.w[0] + q[1] * s.w[1] + q[2] * s.w[2];
-				unsigned t = (dot >= s.t[0]) + (dot >= s.t[1]) + (dot >= s.t[2]);
-				idx |= (uint32_t)code_of[t] << (2 * (4 * y + x));
+				int32_t r = ((s.off - dot) * s.scale) >> 16;
+				uint32_t code = r < 0 ? 0 : code_of[r < 3 ? r : 3];
+				idx |= code << (2 * (4 * y + x));
 			}
 	uint32_t c = s.colors;
 	out[0] = (uint8_t)c;

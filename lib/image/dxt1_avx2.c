@@ -11,6 +11,7 @@ static inline void store4(uint8_t *out, __m256i v)
 	_mm256_storeu_si256((__m256i *)(void *)out, _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
+#define VF __m256
 #define V __m256i
 #define F(op) _mm256_##op
 #define FS(op) _mm256_##op##_si256

@@ -1,6 +1,6 @@
 /*
  * The SIMD DXT1 kernel, written once for both vector widths. The file that
- * includes it defines V (the vector type), F(op) (_mm_op or _mm256_op),
+ * includes it defines V and VF (the integer and float vector types), F(op) (_mm_op or _mm256_op),
  * FS(op) (the si128/si256 forms), NL (128-bit lanes per vector), LANES(...)
  * (a constant list repeated once per lane), LOAD(p), STORE4(out, v) (four
  * blocks of 8 bytes from a vector whose lanes hold blocks 0, 2 and 1, 3
@@ -9,7 +9,7 @@
  * STRIP encodes 8 * NL neighbouring blocks (32 * NL pixels, 4 rows). Each
  * 128-bit lane takes 8 of them: vector j of a row holds blocks NL * j + l
  * in its lanes l. The per-block set-up (inset box, RGB565 endpoints, axis
- * weights, boundaries) runs on 8 blocks per lane at once in 16-bit lanes,
+ * weights, index offset and scale) runs on 8 blocks per lane at once in 16-bit lanes,
  * one channel per vector, and gives per lane exactly what block_setup() in
  * dxt1_setup.h gives per block; then each block's pixels are projected on
  * its axis, a row of a block per lane. No step crosses a 128-bit lane but
@@ -51,6 +51,14 @@ static inline V dot3(V w0, V w1, V w2, V e0, V e1, V e2)
 {
 	return F(add_epi16)(F(add_epi16)(F(mullo_epi16)(w0, e0), F(mullo_epi16)(w1, e1)),
 			    F(mullo_epi16)(w2, e2));
+}
+
+/* (2 * 3 * 2^16 + d) / (2 * d) per dword, d in 1..2^15: the float
+ * quotient's integer part is the integer one (dxt1_setup.h). */
+static inline V quot(V d)
+{
+	VF n = F(cvtepi32_ps)(F(add_epi32)(d, F(set1_epi32)(2 * DXT1_SCALE_NUM)));
+	return F(cvttps_epi32)(F(div_ps)(n, F(cvtepi32_ps)(F(add_epi32)(d, d))));
 }
 
 /* Block j's weights (bytes R, G, B, 0) in every dword of its lane. */
@@ -104,14 +112,13 @@ static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 	V wg = F(mulhi_epu16)(F(slli_epi16)(ag, 5), sc);
 	V wb = F(mulhi_epu16)(F(slli_epi16)(ab, 5), sc);
 
-	/* The three boundaries, minus one (compared with >): d1 + d * 1/6,
-	 * 1/2, 5/6, d1 the low endpoint's dot product and d = w . a. A flat
-	 * block's are -1, which every pixel passes: all its indices are 0. */
-	V d1 = F(sub_epi16)(dot3(wr, wg, wb, elr, elg, elb), F(set1_epi16)(1));
+	/* The index's offset d0 + d / 6 and scale round(3 * 2^16 / d), d0 the
+	 * first endpoint's dot product and d = w . a (dxt1_setup.h). A flat
+	 * block's scale is 0, which puts every pixel at color0 (index 0). */
 	V dd = dot3(wr, wg, wb, ar, ag, ab);
-	V t0 = FS(or)(F(add_epi16)(d1, F(mulhi_epu16)(dd, F(set1_epi16)(T_FRAC0))), flat);
-	V t1 = FS(or)(F(add_epi16)(d1, F(mulhi_epu16)(dd, F(set1_epi16)(T_FRAC1))), flat);
-	V t2 = FS(or)(F(add_epi16)(d1, F(mulhi_epu16)(dd, F(set1_epi16)(T_FRAC2))), flat);
+	V off = F(add_epi16)(dot3(wr, wg, wb, ehr, ehg, ehb), F(mulhi_epu16)(dd, F(set1_epi16)(10923)));
+	dd = F(max_epi16)(dd, F(set1_epi16)(1)); /* no division by 0 */
+	V scale = FS(andnot)(flat, F(packs_epi32)(quot(F(unpacklo_epi16)(dd, zero)), quot(F(unpackhi_epi16)(dd, zero))));
 
 	/* Weights as bytes R, G, B, 0: blocks 0-3 in wa's dwords, 4-7 in wb's. */
 	V x = F(packus_epi16)(wr, wb), y = F(packus_epi16)(wg, zero);
@@ -119,10 +126,11 @@ static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 	V wa = F(unpacklo_epi16)(xl, xh);
 	wb = F(unpackhi_epi16)(xl, xh);
 
-	/* Per pixel: its dot product, the boundaries it passes, its index;
-	 * per row the four 2-bit indices as a byte, per block its 4 rows. */
-	const V ones = F(set1_epi16)(1), codes = F(setr_epi8)(LANES(CODES1));
-	const V pack = F(set1_epi32)(0x40100401);
+	/* Per pixel: its dot product, its place r on the ramp, its index; per
+	 * row the four 2-bit indices, per block its 4 rows: the indices times
+	 * 1, 4, 16, 64 summed in pairs (bytes), then the pairs. */
+	const V ones = F(set1_epi16)(1), three = F(set1_epi8)(3), codes = F(setr_epi8)(LANES(CODES1));
+	const V pack = F(set1_epi32)(0x40100401), ones8 = F(set1_epi8)(1);
 	V idx[8];
 	/* (Written out for each j: the shuffles take immediates.) */
 #define PIXELS(j)                                                                                    \
@@ -133,14 +141,11 @@ static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 		V p1 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + stride), w), ones);                   \
 		V p2 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + 2 * stride), w), ones);               \
 		V p3 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + 3 * stride), w), ones);               \
-		V u0 = F(packs_epi32)(p0, p1), u1 = F(packs_epi32)(p2, p3);                          \
-		V b0 = BCAST(t0, j), b1 = BCAST(t1, j), b2 = BCAST(t2, j);                           \
-		V s0 = F(add_epi16)(F(add_epi16)(F(cmpgt_epi16)(u0, b0), F(cmpgt_epi16)(u0, b1)),    \
-				    F(cmpgt_epi16)(u0, b2));                                         \
-		V s1 = F(add_epi16)(F(add_epi16)(F(cmpgt_epi16)(u1, b0), F(cmpgt_epi16)(u1, b1)),    \
-				    F(cmpgt_epi16)(u1, b2));                                         \
-		V k = F(shuffle_epi8)(codes, FS(and)(F(packs_epi16)(s0, s1), n15));                  \
-		idx[j] = F(madd_epi16)(F(maddubs_epi16)(k, pack), ones);                             \
+		V o = BCAST(off, j), s_ = BCAST(scale, j);                                           \
+		V r0 = F(mulhi_epi16)(F(sub_epi16)(o, F(packs_epi32)(p0, p1)), s_);                  \
+		V r1 = F(mulhi_epi16)(F(sub_epi16)(o, F(packs_epi32)(p2, p3)), s_);                  \
+		V k = F(shuffle_epi8)(codes, F(min_epi8)(F(packs_epi16)(r0, r1), three));            \
+		idx[j] = F(maddubs_epi16)(k, pack);                                                  \
 	} while (0)
 	PIXELS(0);
 	PIXELS(1);
@@ -151,8 +156,10 @@ static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 	PIXELS(6);
 	PIXELS(7);
 #undef PIXELS
-	V ia = F(packus_epi16)(F(packus_epi32)(idx[0], idx[1]), F(packus_epi32)(idx[2], idx[3]));
-	V ib = F(packus_epi16)(F(packus_epi32)(idx[4], idx[5]), F(packus_epi32)(idx[6], idx[7]));
+#define ROWS4(a, b) F(maddubs_epi16)(F(packus_epi16)(a, b), ones8)
+	V ia = F(packus_epi16)(ROWS4(idx[0], idx[1]), ROWS4(idx[2], idx[3]));
+	V ib = F(packus_epi16)(ROWS4(idx[4], idx[5]), ROWS4(idx[6], idx[7]));
+#undef ROWS4
 	V ca = F(unpacklo_epi16)(c0, c1), cb = F(unpackhi_epi16)(c0, c1);
 	STORE4(out, F(unpacklo_epi32)(ca, ia));
 	STORE4(out + 16 * NL, F(unpackhi_epi32)(ca, ia));

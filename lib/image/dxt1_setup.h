@@ -11,9 +11,15 @@
  * each side (the extremes of a 4-color ramp lie inside the range it
  * covers), rounded to RGB565. The axis weights are the endpoints'
  * difference scaled by a power of two so that the largest is 16..31, which
- * keeps every dot product of a pixel with them inside 16 bits. The
- * boundaries between the four colors lie at 1/6, 1/2 and 5/6 of the way.
+ * keeps every dot product of a pixel with them inside 16 bits. A pixel's
+ * place on the ramp is r = ((off - dot) * scale) >> 16, about
+ * 3 * (d0 - dot) / d + 1/2, with d0 the first endpoint's dot product and d
+ * the endpoints' difference's: 0 is color0, 3 (or more) color1, below 0
+ * beyond color0. scale = round(3 * 2^16 / d), as an integer division; d is
+ * at least 64, so scale fits 12 bits, and the SIMD paths get the same
+ * quotient from a float division (numerator and divisor below 2^24).
  */
+#define DXT1_SCALE_NUM (3 << 16)
 static inline __attribute__((always_inline)) int block_setup(const uint8_t mn[3], const uint8_t mx[3],
 							     struct dxt1_setup *s)
 {
@@ -46,11 +52,9 @@ static inline __attribute__((always_inline)) int block_setup(const uint8_t mn[3]
 	s->w[2] = (uint8_t)((a2 << 4) >> e);
 	s->w[3] = 0;
 	int32_t d0 = (int32_t)(s->w[0] * e0[0] + s->w[1] * e0[1] + s->w[2] * e0[2]);
-	int32_t d1 = (int32_t)(s->w[0] * e1[0] + s->w[1] * e1[1] + s->w[2] * e1[2]);
-	uint32_t d = (uint32_t)(d0 - d1);
-	s->t[0] = d1 + (int32_t)((d * 10923u) >> 16);
-	s->t[1] = d1 + (int32_t)((d * 32768u) >> 16);
-	s->t[2] = d1 + (int32_t)((d * 54613u) >> 16);
+	uint32_t d = s->w[0] * a0 + s->w[1] * a1 + s->w[2] * a2;
+	s->off = d0 + (int32_t)((d * 10923u) >> 16);
+	s->scale = (int32_t)((2 * DXT1_SCALE_NUM + d) / (2 * d));
 	return 1;
 }
 

@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 #include "image/image.h"
+#include "image/dxt1_setup.h"
 
 /* dxt1_setup.h's roundings as one _mm_mulhrs_epi16, (x * k + 2^14) >> 15:
  * 16 * (x * 249 + 1024) >> 15 is (x * 249 + 1024) >> 11 (5 bits), and
@@ -15,15 +16,12 @@
  * is (q * 65) >> 4 (the two parts never overlap). */
 #define X5 33
 #define X6 65
-#define T_FRAC0 10923         /* 1/6, 1/2, 5/6 of 2^16 */
-#define T_FRAC1 (short)32768
-#define T_FRAC2 (short)54613
 /* Bytes R, G, B, A of four dwords to RRRR GGGG BBBB AAAA. */
 #define SOA1 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15
 /* 2^(7 - top bit) for the high and the low nibble; 255 for 0. */
 #define TOP_HI1 -1, 8, 4, 4, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1
 #define TOP_LO1 -1, (char)128, 64, 64, 32, 32, 32, 32, 16, 16, 16, 16, 16, 16, 16, 16
-/* Index by (-boundaries passed) & 15: 0 -> 1, 15 -> 3, 14 -> 2, 13 -> 0. */
-#define CODES1 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3
+/* Place on the ramp (0 color0 ... 3 color1) to index. */
+#define CODES1 0, 2, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 
 #endif

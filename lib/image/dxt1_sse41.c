@@ -4,6 +4,7 @@
 #include <string.h>
 #include "image/dxt1_simd.h"
 
+#define VF __m128
 #define V __m128i
 #define F(op) _mm_##op
 #define FS(op) _mm_##op##_si128

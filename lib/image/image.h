@@ -100,17 +100,19 @@ void dxt1_rd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t hei
 double image_psnr(const uint8_t *a, const uint8_t *b, uint32_t width, uint32_t height);
 
 /*
- * Shared by the paths: the per-block part that is not per pixel. Given the
- * block's channel minima and maxima (bytes R, G, B), writes the endpoints
- * word (color0 | color1 << 16) and, for a block that is not flat, the axis
- * weights w[3] (0..31) and the thresholds t[3]: a pixel whose
- * w[0]*r + w[1]*g + w[2]*b is >= t[k] lies past the k-th of the three
- * boundaries between the four palette colors. @return 0 for a flat block.
+ * The plain C path's per-block part that is not per pixel (the SIMD paths
+ * compute the same 8 blocks at a time). Given the block's channel minima
+ * and maxima (bytes R, G, B), writes the endpoints word (color0 | color1
+ * << 16) and, for a block that is not flat, the axis weights w[3] (0..31),
+ * the offset and the scale of the index: a pixel whose dot product
+ * w[0]*r + w[1]*g + w[2]*b is dot lies at r = ((off - dot) * scale) >> 16
+ * on the ramp from color0 (0) to color1 (3), below 0 or above 3 being
+ * beyond the ends (dxt1_setup.h). @return 0 for a flat block.
  */
 struct dxt1_setup {
 	uint32_t colors;
 	uint8_t w[4];
-	int32_t t[3];
+	int32_t off, scale;
 };
 int dxt1_block_setup(const uint8_t mn[3], const uint8_t mx[3], struct dxt1_setup *s);
 
