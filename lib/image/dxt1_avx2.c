@@ -19,7 +19,8 @@ static inline void store4(uint8_t *out, __m256i v)
 #define LANES(...) __VA_ARGS__, __VA_ARGS__
 #define LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define STORE4(out, v) store4(out, v)
-#define STRIP strip_avx2
+#define SETUP setup_avx2
+#define PIXELS pixels_avx2
 #include "image/dxt1_kernel.h"
 
 void dxt1_rows_avx2(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,

@@ -4,9 +4,9 @@
  * FS(op) (the si128/si256 forms), NL (128-bit lanes per vector), LANES(...)
  * (a constant list repeated once per lane), LOAD(p), STORE4(out, v) (four
  * blocks of 8 bytes from a vector whose lanes hold blocks 0, 2 and 1, 3
- * when NL is 2), STRIP and ROWS (the functions' names).
+ * when NL is 2), SETUP and PIXELS (the functions' names).
  *
- * STRIP encodes 8 * NL neighbouring blocks (32 * NL pixels, 4 rows). Each
+ * A strip is 8 * NL neighbouring blocks (32 * NL pixels, 4 rows). Each
  * 128-bit lane takes 8 of them: vector j of a row holds blocks NL * j + l
  * in its lanes l. The per-block set-up (inset box, RGB565 endpoints, axis
  * weights, index offset and scale) runs on 8 blocks per lane at once in 16-bit lanes,
@@ -66,27 +66,36 @@ static inline V quot(V d)
 /* Lane word j of t in every word. */
 #define BCAST(t, j) F(shuffle_epi8)((t), F(set1_epi16)((short)(0x0100 + 0x0202 * (j))))
 
-static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
+/* A strip's set-up: per lane, blocks 0-3 and 4-7 of it. */
+struct setup {
+	V wa, wb;     /* weights, bytes R, G, B, 0 per dword */
+	V off, scale; /* 16-bit, block i in word i */
+	V ca, cb;     /* endpoints words color0 | color1 << 16 */
+};
+
+/* The inset box of blocks 0-3 at p, as bytes R, G, B, A per dword. */
+static inline void box4(const uint8_t *p, ptrdiff_t stride, V *hi, V *lo)
 {
-	const V zero = FS(setzero)();
-	V mn[8], mx[8];
-	for (int j = 0; j < 8; j++) {
+	V mn[4], mx[4];
+#pragma GCC unroll 4
+	for (int j = 0; j < 4; j++) {
 		const uint8_t *q = p + j * 16 * NL;
 		V r0 = LOAD(q), r1 = LOAD(q + stride), r2 = LOAD(q + 2 * stride), r3 = LOAD(q + 3 * stride);
 		mn[j] = F(min_epu8)(F(min_epu8)(r0, r1), F(min_epu8)(r2, r3));
 		mx[j] = F(max_epu8)(F(max_epu8)(r0, r1), F(max_epu8)(r2, r3));
 	}
+	V a = REDUCE4(min_epu8, mn), b = REDUCE4(max_epu8, mx);
+	V ins = FS(and)(F(srli_epi16)(F(sub_epi8)(b, a), 4), F(set1_epi8)(15));
+	*hi = F(sub_epi8)(b, ins);
+	*lo = F(add_epi8)(a, ins);
+}
 
-	/* The inset box, still as bytes R, G, B, A per dword: blocks 0-3 in
-	 * [0], 4-7 in [1]. */
-	const V n15 = F(set1_epi8)(15);
+static inline void SETUP(const uint8_t *p, ptrdiff_t stride, struct setup *st)
+{
+	const V zero = FS(setzero)();
 	V hi[2], lo[2];
-	for (int h = 0; h < 2; h++) {
-		V a = REDUCE4(min_epu8, mn + 4 * h), b = REDUCE4(max_epu8, mx + 4 * h);
-		V ins = FS(and)(F(srli_epi16)(F(sub_epi8)(b, a), 4), n15);
-		hi[h] = F(sub_epi8)(b, ins);
-		lo[h] = F(add_epi8)(a, ins);
-	}
+	box4(p, stride, &hi[0], &lo[0]);
+	box4(p + 64 * NL, stride, &hi[1], &lo[1]);
 	V hr, hg, hb, lr, lg, lb;
 	soa(hi[0], hi[1], &hr, &hg, &hb);
 	soa(lo[0], lo[1], &lr, &lg, &lb);
@@ -123,8 +132,18 @@ static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 	/* Weights as bytes R, G, B, 0: blocks 0-3 in wa's dwords, 4-7 in wb's. */
 	V x = F(packus_epi16)(wr, wb), y = F(packus_epi16)(wg, zero);
 	V xl = F(unpacklo_epi8)(x, y), xh = F(unpackhi_epi8)(x, y);
-	V wa = F(unpacklo_epi16)(xl, xh);
-	wb = F(unpackhi_epi16)(xl, xh);
+	st->wa = F(unpacklo_epi16)(xl, xh);
+	st->wb = F(unpackhi_epi16)(xl, xh);
+	st->off = off;
+	st->scale = scale;
+	st->ca = F(unpacklo_epi16)(c0, c1);
+	st->cb = F(unpackhi_epi16)(c0, c1);
+}
+
+/* The strip's pixels, given its set-up: its 8 * NL blocks at out. */
+static inline void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup *st, uint8_t *out)
+{
+	const V wa = st->wa, wb = st->wb, off = st->off, scale = st->scale;
 
 	/* Per pixel: its dot product, its place r on the ramp, its index; per
 	 * row the four 2-bit indices, per block its 4 rows: the indices times
@@ -133,7 +152,7 @@ static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 	const V pack = F(set1_epi32)(0x40100401), ones8 = F(set1_epi8)(1);
 	V idx[8];
 	/* (Written out for each j: the shuffles take immediates.) */
-#define PIXELS(j)                                                                                    \
+#define ONE(j)                                                                                    \
 	do {                                                                                         \
 		const uint8_t *q = p + (j) * 16 * NL;                                                \
 		V w = WEIGHTS(j);                                                                    \
@@ -147,47 +166,62 @@ static inline void STRIP(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 		V k = F(shuffle_epi8)(codes, F(min_epi8)(F(packs_epi16)(r0, r1), three));            \
 		idx[j] = F(maddubs_epi16)(k, pack);                                                  \
 	} while (0)
-	PIXELS(0);
-	PIXELS(1);
-	PIXELS(2);
-	PIXELS(3);
-	PIXELS(4);
-	PIXELS(5);
-	PIXELS(6);
-	PIXELS(7);
-#undef PIXELS
+	ONE(0);
+	ONE(1);
+	ONE(2);
+	ONE(3);
+	ONE(4);
+	ONE(5);
+	ONE(6);
+	ONE(7);
+#undef ONE
 #define ROWS4(a, b) F(maddubs_epi16)(F(packus_epi16)(a, b), ones8)
 	V ia = F(packus_epi16)(ROWS4(idx[0], idx[1]), ROWS4(idx[2], idx[3]));
 	V ib = F(packus_epi16)(ROWS4(idx[4], idx[5]), ROWS4(idx[6], idx[7]));
 #undef ROWS4
-	V ca = F(unpacklo_epi16)(c0, c1), cb = F(unpackhi_epi16)(c0, c1);
+	V ca = st->ca, cb = st->cb;
 	STORE4(out, F(unpacklo_epi32)(ca, ia));
 	STORE4(out + 16 * NL, F(unpackhi_epi32)(ca, ia));
 	STORE4(out + 32 * NL, F(unpacklo_epi32)(cb, ib));
 	STORE4(out + 48 * NL, F(unpackhi_epi32)(cb, ib));
 }
 
-/* Blocks of rows [0, height): whole strips, then the rest of a row through
- * a strip-wide copy (the padding's blocks are not written out). */
+/*
+ * Blocks of rows [0, height): the whole strips in one pipeline, the next
+ * strip's set-up (a long chain of dependent steps) before this strip's
+ * pixels, so that the core works on both at once; then the rest of each
+ * row through a strip-wide copy (the padding's blocks are not written out).
+ */
 static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		      uint8_t *out)
 {
 	enum { UNIT = 8 * NL };
-	uint32_t nb = width / 4;
-	for (uint32_t by = 0; by < height / 4; by++) {
-		const uint8_t *row = rgba + (ptrdiff_t)by * 4 * stride;
-		uint32_t bx = 0;
-		for (; bx + UNIT <= nb; bx += UNIT, out += 8 * UNIT)
-			STRIP(row + bx * 16, stride, out);
-		if (bx < nb) {
-			uint8_t px[4][16 * UNIT], blocks[8 * UNIT];
-			size_t n = nb - bx;
-			memset(px, 0, sizeof px);
-			for (int y = 0; y < 4; y++)
-				memcpy(px[y], row + y * stride + bx * 16, 16 * n);
-			STRIP(px[0], 16 * UNIT, blocks);
-			memcpy(out, blocks, 8 * n);
-			out += 8 * n;
+	uint32_t nb = width / 4, rows = height / 4, full = nb / UNIT, rest = nb % UNIT;
+	if (full && rows) {
+		struct setup cur, next;
+		SETUP(rgba, stride, &cur);
+		for (uint32_t by = 0; by < rows; by++) {
+			const uint8_t *row = rgba + (ptrdiff_t)by * 4 * stride;
+			uint8_t *o = out + (size_t)by * nb * 8;
+			for (uint32_t i = 0; i < full; i++) {
+				if (i + 1 < full)
+					SETUP(row + (i + 1) * 16 * UNIT, stride, &next);
+				else if (by + 1 < rows)
+					SETUP(row + 4 * stride, stride, &next);
+				PIXELS(row + i * 16 * UNIT, stride, &cur, o + i * 8 * UNIT);
+				cur = next;
+			}
 		}
+	}
+	for (uint32_t by = 0; rest && by < rows; by++) {
+		const uint8_t *row = rgba + (ptrdiff_t)by * 4 * stride + full * 16 * UNIT;
+		uint8_t px[4][16 * UNIT], blocks[8 * UNIT];
+		struct setup st;
+		memset(px, 0, sizeof px);
+		for (int y = 0; y < 4; y++)
+			memcpy(px[y], row + y * stride, 16 * rest);
+		SETUP(px[0], 16 * UNIT, &st);
+		PIXELS(px[0], 16 * UNIT, &st, blocks);
+		memcpy(out + (size_t)by * nb * 8 + full * 8 * UNIT, blocks, 8 * rest);
 	}
 }
