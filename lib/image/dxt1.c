@@ -9,9 +9,9 @@ int dxt1_block_setup(const uint8_t mn[3], const uint8_t mx[3], struct dxt1_setup
 	return block_setup(mn, mx, s);
 }
 
-/* Place on the ramp (0: color0 ... 3: color1) to the index of that
- * palette entry. */
-static const uint8_t code_of[4] = { 0, 2, 3, 1 };
+/* Place on the ramp (0: color0 ... 3: color1, beyond it up to 15) to
+ * the index of that palette entry, as the SIMD paths' byte shuffle. */
+static const uint8_t code_of[16] = { 0, 2, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 
 static void block_scalar(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 {
@@ -31,7 +31,8 @@ static void block_scalar(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 				const uint8_t *q = p + y * stride + x * 4;
 				int32_t dot = q[0] * s.w[0] + q[1] * s.w[1] + q[2] * s.w[2];
 				int32_t r = ((s.off - dot) * s.scale) >> 16;
-				uint32_t code = r < 0 ? 0 : code_of[r < 3 ? r : 3];
+				/* Saturated to a signed byte, as the SIMD paths pack it. */
+				uint32_t code = r < 0 ? 0 : code_of[(r > 127 ? 127 : r) & 15];
 				idx |= code << (2 * (4 * y + x));
 			}
 	uint32_t c = s.colors;

@@ -19,7 +19,8 @@ static inline void store4(uint8_t *out, __m256i v)
 #define LANES(...) __VA_ARGS__, __VA_ARGS__
 #define LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define STORE4(out, v) store4(out, v)
-#define SETUP setup_avx2
+#define SETUP_A setup_a_avx2
+#define SETUP_B setup_b_avx2
 #define PIXELS pixels_avx2
 #include "image/dxt1_kernel.h"
 

@@ -73,6 +73,12 @@ struct setup {
 	V ca, cb;     /* endpoints words color0 | color1 << 16 */
 };
 
+/* Its first half's results: weights, axis, first endpoint, flat blocks
+ * (16-bit, one channel per vector). */
+struct half {
+	V wr, wg, wb, ar, ag, ab, er, eg, eb, flat;
+};
+
 /* The inset box of blocks 0-3 at p, as bytes R, G, B, A per dword. */
 static inline void box4(const uint8_t *p, ptrdiff_t stride, V *hi, V *lo)
 {
@@ -90,9 +96,11 @@ static inline void box4(const uint8_t *p, ptrdiff_t stride, V *hi, V *lo)
 	*lo = F(add_epi8)(a, ins);
 }
 
-static inline void SETUP(const uint8_t *p, ptrdiff_t stride, struct setup *st)
+/* The set-up in two halves, each a long chain of dependent steps, so
+ * that rows_simd() can run them for different strips beside a third
+ * strip's pixels. The first: the box, the endpoints, the weights. */
+static inline void SETUP_A(const uint8_t *p, ptrdiff_t stride, struct half *h, struct setup *st)
 {
-	const V zero = FS(setzero)();
 	V hi[2], lo[2];
 	box4(p, stride, &hi[0], &lo[0]);
 	box4(p + 64 * NL, stride, &hi[1], &lo[1]);
@@ -120,7 +128,17 @@ static inline void SETUP(const uint8_t *p, ptrdiff_t stride, struct setup *st)
 	V wr = F(mulhi_epu16)(F(slli_epi16)(ar, 5), sc);
 	V wg = F(mulhi_epu16)(F(slli_epi16)(ag, 5), sc);
 	V wb = F(mulhi_epu16)(F(slli_epi16)(ab, 5), sc);
+	*h = (struct half){ wr, wg, wb, ar, ag, ab, ehr, ehg, ehb, flat };
+	st->ca = F(unpacklo_epi16)(c0, c1);
+	st->cb = F(unpackhi_epi16)(c0, c1);
+}
 
+/* The second: the index's offset and scale, the weights as bytes. */
+static inline void SETUP_B(const struct half *h, struct setup *st)
+{
+	const V zero = FS(setzero)();
+	const V wr = h->wr, wg = h->wg, wb = h->wb, ar = h->ar, ag = h->ag, ab = h->ab;
+	const V ehr = h->er, ehg = h->eg, ehb = h->eb, flat = h->flat;
 	/* The index's offset d0 + d / 6 and scale round(3 * 2^16 / d), d0 the
 	 * first endpoint's dot product and d = w . a (dxt1_setup.h). A flat
 	 * block's scale is 0, which puts every pixel at color0 (index 0). */
@@ -136,8 +154,6 @@ static inline void SETUP(const uint8_t *p, ptrdiff_t stride, struct setup *st)
 	st->wb = F(unpackhi_epi16)(xl, xh);
 	st->off = off;
 	st->scale = scale;
-	st->ca = F(unpacklo_epi16)(c0, c1);
-	st->cb = F(unpackhi_epi16)(c0, c1);
 }
 
 /* The strip's pixels, given its set-up: its 8 * NL blocks at out. */
@@ -148,7 +164,7 @@ static inline void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup
 	/* Per pixel: its dot product, its place r on the ramp, its index; per
 	 * row the four 2-bit indices, per block its 4 rows: the indices times
 	 * 1, 4, 16, 64 summed in pairs (bytes), then the pairs. */
-	const V ones = F(set1_epi16)(1), three = F(set1_epi8)(3), codes = F(setr_epi8)(LANES(CODES1));
+	const V codes = F(setr_epi8)(LANES(CODES1));
 	const V pack = F(set1_epi32)(0x40100401), ones8 = F(set1_epi8)(1);
 	V idx[8];
 	/* (Written out for each j: the shuffles take immediates.) */
@@ -156,14 +172,13 @@ static inline void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup
 	do {                                                                                         \
 		const uint8_t *q = p + (j) * 16 * NL;                                                \
 		V w = WEIGHTS(j);                                                                    \
-		V p0 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q), w), ones);                            \
-		V p1 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + stride), w), ones);                   \
-		V p2 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + 2 * stride), w), ones);               \
-		V p3 = F(madd_epi16)(F(maddubs_epi16)(LOAD(q + 3 * stride), w), ones);               \
+		V p0 = F(maddubs_epi16)(LOAD(q), w), p1 = F(maddubs_epi16)(LOAD(q + stride), w);     \
+		V p2 = F(maddubs_epi16)(LOAD(q + 2 * stride), w);                                    \
+		V p3 = F(maddubs_epi16)(LOAD(q + 3 * stride), w);                                    \
 		V o = BCAST(off, j), s_ = BCAST(scale, j);                                           \
-		V r0 = F(mulhi_epi16)(F(sub_epi16)(o, F(packs_epi32)(p0, p1)), s_);                  \
-		V r1 = F(mulhi_epi16)(F(sub_epi16)(o, F(packs_epi32)(p2, p3)), s_);                  \
-		V k = F(shuffle_epi8)(codes, F(min_epi8)(F(packs_epi16)(r0, r1), three));            \
+		V r0 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p0, p1)), s_);                  \
+		V r1 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p2, p3)), s_);                  \
+		V k = F(shuffle_epi8)(codes, F(packs_epi16)(r0, r1));            \
 		idx[j] = F(maddubs_epi16)(k, pack);                                                  \
 	} while (0)
 	ONE(0);
@@ -187,41 +202,42 @@ static inline void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup
 }
 
 /*
- * Blocks of rows [0, height): the whole strips in one pipeline, the next
- * strip's set-up (a long chain of dependent steps) before this strip's
- * pixels, so that the core works on both at once; then the rest of each
- * row through a strip-wide copy (the padding's blocks are not written out).
+ * Blocks of rows [0, height). The picture's whole strips, k = 0, 1, ...,
+ * in one software pipeline: the first half of strip k + 2's set-up, the
+ * second of k + 1's, then strip k's pixels, so the core has independent
+ * work beside each chain. Then the rest of each row through a strip-wide
+ * copy (the padding's blocks are not written out).
  */
 static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		      uint8_t *out)
 {
 	enum { UNIT = 8 * NL };
 	uint32_t nb = width / 4, rows = height / 4, full = nb / UNIT, rest = nb % UNIT;
-	if (full && rows) {
-		struct setup cur, next;
-		SETUP(rgba, stride, &cur);
-		for (uint32_t by = 0; by < rows; by++) {
-			const uint8_t *row = rgba + (ptrdiff_t)by * 4 * stride;
-			uint8_t *o = out + (size_t)by * nb * 8;
-			for (uint32_t i = 0; i < full; i++) {
-				if (i + 1 < full)
-					SETUP(row + (i + 1) * 16 * UNIT, stride, &next);
-				else if (by + 1 < rows)
-					SETUP(row + 4 * stride, stride, &next);
-				PIXELS(row + i * 16 * UNIT, stride, &cur, o + i * 8 * UNIT);
-				cur = next;
-			}
-		}
+	uint32_t n = full * rows;
+#define AT(k) (rgba + (ptrdiff_t)((k) / full) * 4 * stride + (k) % full * 16 * UNIT)
+	struct half h[2];
+	struct setup st[3];
+	for (uint32_t k = 0; k < n + 2; k++) {
+		if (k < n)
+			SETUP_A(AT(k), stride, &h[k % 2], &st[k % 3]);
+		if (k >= 1 && k - 1 < n)
+			SETUP_B(&h[(k - 1) % 2], &st[(k - 1) % 3]);
+		if (k >= 2)
+			PIXELS(AT(k - 2), stride, &st[(k - 2) % 3],
+			       out + (size_t)((k - 2) / full) * nb * 8 + (k - 2) % full * 8 * UNIT);
 	}
+#undef AT
 	for (uint32_t by = 0; rest && by < rows; by++) {
 		const uint8_t *row = rgba + (ptrdiff_t)by * 4 * stride + full * 16 * UNIT;
 		uint8_t px[4][16 * UNIT], blocks[8 * UNIT];
-		struct setup st;
+		struct half hh;
+		struct setup s1;
 		memset(px, 0, sizeof px);
 		for (int y = 0; y < 4; y++)
 			memcpy(px[y], row + y * stride, 16 * rest);
-		SETUP(px[0], 16 * UNIT, &st);
-		PIXELS(px[0], 16 * UNIT, &st, blocks);
+		SETUP_A(px[0], 16 * UNIT, &hh, &s1);
+		SETUP_B(&hh, &s1);
+		PIXELS(px[0], 16 * UNIT, &s1, blocks);
 		memcpy(out + (size_t)by * nb * 8 + full * 8 * UNIT, blocks, 8 * rest);
 	}
 }

@@ -14,8 +14,10 @@
  * keeps every dot product of a pixel with them inside 16 bits. A pixel's
  * place on the ramp is r = ((off - dot) * scale) >> 16, about
  * 3 * (d0 - dot) / d + 1/2, with d0 the first endpoint's dot product and d
- * the endpoints' difference's: 0 is color0, 3 (or more) color1, below 0
- * beyond color0. scale = round(3 * 2^16 / d), as an integer division; d is
+ * the endpoints' difference's: 0 is color0, 3 color1, below 0 beyond
+ * color0, above 3 beyond color1. The pixels lie in the box, which keeps r
+ * below 8 (the box's inset and the RGB565 rounding are small beside d),
+ * so the index comes from a 16-entry table of r (dxt1.c, dxt1_simd.h). scale = round(3 * 2^16 / d), as an integer division; d is
  * at least 64, so scale fits 12 bits, and the SIMD paths get the same
  * quotient from a float division (numerator and divisor below 2^24).
  */

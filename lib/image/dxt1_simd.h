@@ -21,7 +21,8 @@
 /* 2^(7 - top bit) for the high and the low nibble; 255 for 0. */
 #define TOP_HI1 -1, 8, 4, 4, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1
 #define TOP_LO1 -1, (char)128, 64, 64, 32, 32, 32, 32, 16, 16, 16, 16, 16, 16, 16, 16
-/* Place on the ramp (0 color0 ... 3 color1) to index. */
-#define CODES1 0, 2, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+/* Place on the ramp (0 color0 ... 3 color1 and beyond, as far as 15) to
+ * index; a negative place (beyond color0) gets 0 from the shuffle. */
+#define CODES1 0, 2, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
 
 #endif

@@ -12,7 +12,8 @@
 #define LANES(...) __VA_ARGS__
 #define LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define STORE4(out, v) _mm_storeu_si128((__m128i *)(void *)(out), (v))
-#define SETUP setup_sse41
+#define SETUP_A setup_a_sse41
+#define SETUP_B setup_b_sse41
 #define PIXELS pixels_sse41
 #include "image/dxt1_kernel.h"
 
