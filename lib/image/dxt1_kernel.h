@@ -214,19 +214,41 @@ static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uin
 	enum { UNIT = 8 * NL };
 	uint32_t nb = width / 4, rows = height / 4, full = nb / UNIT, rest = nb % UNIT;
 	uint32_t n = full * rows;
-#define AT(k) (rgba + (ptrdiff_t)((k) / full) * 4 * stride + (k) % full * 16 * UNIT)
-	struct half h[2];
-	struct setup st[3];
+	uint8_t *const first = out;
+	/* Strip k's set-up in st[2], k - 1's in st[1], k - 2's in st[0]. */
+	struct setup ring[3], *st[3] = { &ring[0], &ring[1], &ring[2] };
+	struct half h;
+	const uint8_t *at = rgba, *src = rgba, *prev[2] = { NULL, NULL };
+	uint32_t i = 0, done = 0;
 	for (uint32_t k = 0; k < n + 2; k++) {
+		if (k >= 1 && k <= n)
+			SETUP_B(&h, st[1]);
 		if (k < n)
-			SETUP_A(AT(k), stride, &h[k % 2], &st[k % 3]);
-		if (k >= 1 && k - 1 < n)
-			SETUP_B(&h[(k - 1) % 2], &st[(k - 1) % 3]);
-		if (k >= 2)
-			PIXELS(AT(k - 2), stride, &st[(k - 2) % 3],
-			       out + (size_t)((k - 2) / full) * nb * 8 + (k - 2) % full * 8 * UNIT);
+			SETUP_A(src, stride, &h, st[2]);
+		if (k >= 2) {
+			PIXELS(prev[0], stride, st[0], out);
+			out += 8 * UNIT;
+			if (++done == full) {
+				done = 0;
+				out += 8 * rest;
+			}
+		}
+		prev[0] = prev[1];
+		prev[1] = src;
+		if (k + 1 < n) {
+			if (++i == full) {
+				i = 0;
+				at += 4 * stride;
+				src = at;
+			} else {
+				src += 16 * UNIT;
+			}
+		}
+		struct setup *t = st[0];
+		st[0] = st[1];
+		st[1] = st[2];
+		st[2] = t;
 	}
-#undef AT
 	for (uint32_t by = 0; rest && by < rows; by++) {
 		const uint8_t *row = rgba + (ptrdiff_t)by * 4 * stride + full * 16 * UNIT;
 		uint8_t px[4][16 * UNIT], blocks[8 * UNIT];
@@ -238,6 +260,6 @@ static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uin
 		SETUP_A(px[0], 16 * UNIT, &hh, &s1);
 		SETUP_B(&hh, &s1);
 		PIXELS(px[0], 16 * UNIT, &s1, blocks);
-		memcpy(out + (size_t)by * nb * 8 + full * 8 * UNIT, blocks, 8 * rest);
+		memcpy(first + (size_t)by * nb * 8 + full * 8 * UNIT, blocks, 8 * rest);
 	}
 }
