@@ -13,6 +13,7 @@ for t in "$@"; do
 	conv_*) seeds=conv ;;
 	symbolize) seeds=elf ;;
 	record) seeds=wire ;;
+	dxt1) seeds=image ;;
 	*) echo "fuzz: no target '$t'" >&2; failed=$((failed + 1)); continue ;;
 	esac
 	work="$BUILD/fuzz/corpus/$t"

@@ -15,6 +15,8 @@
 #   wire/   what client.c writes to pfrec: through the pipe alone, and with
 #           its rings in the shared memory file (the u32 length and the
 #           file's bytes, then the stream; see feed.c)
+#   (image/, the DXT1 encoder's: a size byte pair and pixels, see
+#           fuzz_dxt1.c; written by hand, not remade here)
 set -eu
 B=${1:-build}
 S=tests/fuzz/seeds

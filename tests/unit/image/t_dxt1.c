@@ -86,10 +86,12 @@ int main(void)
 		free(back);
 	}
 
-	/* Noise reaches every corner of the arithmetic; odd block counts take
-	 * the AVX2 path's single-block tail; flat pictures the flat blocks. */
-	for (uint64_t seed = 1; seed <= 20; seed++) {
-		uint32_t ww = 4 * (uint32_t)(1 + seed % 9), hh = 4 * (uint32_t)(1 + seed % 5);
+	/* Noise reaches every corner of the arithmetic; rows of 1 to 41 blocks
+	 * take the SIMD paths' whole strips (8 blocks for SSE4.1, 16 for AVX2)
+	 * and the rest of a row, alone and after whole strips; flat pictures
+	 * the flat blocks. */
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		uint32_t ww = 4 * (uint32_t)(1 + seed * 7 % 41), hh = 4 * (uint32_t)(1 + seed % 5);
 		pic_noise(px, ww, hh, seed);
 		if (seed % 4 == 0) /* low contrast: the axis scale at its largest */
 			for (size_t i = 0; i < (size_t)ww * hh * 4; i++)
@@ -109,7 +111,18 @@ int main(void)
 	CHECK_EQ(blocks[4] | blocks[5] | blocks[6] | blocks[7], 0);
 
 	/* A negative stride reads the picture bottom-up: the flipped encoding
-	 * of a picture equals the encoding of the picture flipped by hand. */
+	 * of a picture equals the encoding of the picture flipped by hand, on
+	 * the whole picture and on one of 21 blocks a row (a strip and a rest). */
+	for (int p = DXT1_SCALAR; p <= (int)dxt1_isa(); p++) {
+		const uint32_t fw = 84, fh = 12;
+		uint8_t a[84 * 12 * 4], b[84 * 12 * 4], ea[21 * 3 * 8], eb[21 * 3 * 8];
+		pic_photo(a, fw, fh, 5);
+		for (uint32_t y = 0; y < fh; y++)
+			memcpy(b + (size_t)y * fw * 4, a + (size_t)(fh - 1 - y) * fw * 4, (size_t)fw * 4);
+		dxt1_encode_isa((enum dxt1_path)p, a + (size_t)(fh - 1) * fw * 4, -(ptrdiff_t)fw * 4, fw, fh, ea);
+		dxt1_encode_isa((enum dxt1_path)p, b, (ptrdiff_t)fw * 4, fw, fh, eb);
+		CHECK(memcmp(ea, eb, sizeof ea) == 0);
+	}
 	pic_game(px, w, h, 3);
 	uint8_t *flipped = malloc((size_t)w * h * 4), *b2 = malloc(dxt1_size(w, h));
 	for (uint32_t y = 0; y < h; y++)
