@@ -1,16 +1,18 @@
 /*
  * The SIMD DXT1 kernel, written once for both vector widths. The file that
- * includes it defines V and VF (the integer and float vector types), F(op) (_mm_op or _mm256_op),
- * FS(op) (the si128/si256 forms), NL (128-bit lanes per vector), LANES(...)
- * (a constant list repeated once per lane), LOAD(p), STORE4(out, v) (four
- * blocks of 8 bytes from a vector whose lanes hold blocks 0, 2 and 1, 3
- * when NL is 2), SETUP and PIXELS (the functions' names).
+ * includes it defines V and VF (the integer and the float vector type),
+ * F(op) (_mm_op or _mm256_op), FS(op) (the si128/si256 forms), NL (128-bit
+ * lanes per vector), LANES(...) (a constant list repeated once per lane),
+ * LOAD(p), STORE4(out, v) (four blocks of 8 bytes from a vector whose lanes
+ * hold blocks 0, 2 and 1, 3 when NL is 2), and the names SETUP_A, SETUP_B
+ * and PIXELS of the stages.
  *
  * A strip is 8 * NL neighbouring blocks (32 * NL pixels, 4 rows). Each
  * 128-bit lane takes 8 of them: vector j of a row holds blocks NL * j + l
  * in its lanes l. The per-block set-up (inset box, RGB565 endpoints, axis
- * weights, index offset and scale) runs on 8 blocks per lane at once in 16-bit lanes,
- * one channel per vector, and gives per lane exactly what block_setup() in
+ * weights, index offset and scale) runs on 8 blocks per lane at once in
+ * 16-bit lanes, one channel per vector, and gives per lane exactly what
+ * block_setup() in
  * dxt1_setup.h gives per block; then each block's pixels are projected on
  * its axis, a row of a block per lane. No step crosses a 128-bit lane but
  * the final store's, so both widths compute the same bytes.

@@ -1,6 +1,6 @@
-/* The per-block part of the DXT1 encoder that is not per pixel, inlined
- * into each path (dxt1.c, dxt1_sse41.c, dxt1_avx2.c) so that all of them
- * compute it with the same integer steps. */
+/* The per-block part of the DXT1 encoder that is not per pixel, as the
+ * plain C path (dxt1.c) computes it; the SIMD paths (dxt1_kernel.h) take
+ * the same steps for 8 blocks at a time. */
 #ifndef PROFEV_DXT1_SETUP_H
 #define PROFEV_DXT1_SETUP_H
 
