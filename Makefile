@@ -40,11 +40,14 @@ Q := @
 endif
 
 # libprofev: one folder per subsystem (README, "The pieces").
-LIB_DIRS    := common trace image rec conv sym show
+LIB_DIRS    := common trace image unwind rec conv sym show
 LIB_SRC     := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # The client runtime lives in the traced program: libc and pthreads only.
-CLIENT_SRC  := $(wildcard lib/client/*.c)
+# lib/unwind/ (call frame information, libc only) is built into both it and
+# libprofev: the client's cached unwinder and pfrec's DWARF unwinding of
+# samples share it; it uses no other part of lib/.
+CLIENT_SRC  := $(wildcard lib/client/*.c lib/unwind/*.c)
 CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 CLIENT_CFLAGS := -fvisibility=hidden
 # lib/image/: the SIMD paths of the DXT1 encoder are files of their own,
@@ -103,7 +106,7 @@ tools: $(TOOL_BIN) ## build the test tools (trace generator)
 $(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<),$(CLIENT_CFLAGS)) $(ISA_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<)$(findstring lib/unwind/,$<),$(CLIENT_CFLAGS)) $(ISA_CFLAGS) -c $< -o $@
 
 $(TRACY_OBJ): $(TRACY_HDR)
 
