@@ -18,7 +18,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N] [--pipe] [-q]\n"
-		"             [--sample[=HZ]] [--sched] [--sample-buffer SIZE] [--] PROGRAM [ARGS...]\n\n"
+		"             [--sample[=HZ]] [--sched] [--sample-buffer SIZE] [--sample-stack SIZE]\n"
+		"             [--] PROGRAM [ARGS...]\n\n"
 		"Run PROGRAM, which links the profev client, and record its trace. With\n"
 		"--sample or --sched any program can be recorded, client or not.\n\n"
 		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin)\n"
@@ -31,6 +32,9 @@ static void usage(FILE *out)
 		"                         HZ per second of CPU time (default 1000)\n"
 		"      --sched            context switches: off CPU and back, preempted or blocked\n"
 		"      --sample-buffer SIZE  kernel ring per CPU for both (default 1M)\n"
+		"      --sample-stack SIZE   user stack copied per sample and unwound with the\n"
+		"                         modules' .eh_frame (default 8K, at most 65000);\n"
+		"                         0 walks frame pointers only\n"
 		"  -q, --quiet            no progress line\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n\n"
@@ -76,7 +80,7 @@ static void on_warn(void *ctx, const char *msg)
 int cmd_rec(int argc, char **argv)
 {
 	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_PIPE, OPT_VERSION,
-	       OPT_SAMPLE, OPT_SCHED, OPT_SAMPLE_BUFFER };
+	       OPT_SAMPLE, OPT_SCHED, OPT_SAMPLE_BUFFER, OPT_SAMPLE_STACK };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
@@ -87,12 +91,14 @@ int cmd_rec(int argc, char **argv)
 		{ "sample", optional_argument, NULL, OPT_SAMPLE },
 		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "sample-buffer", required_argument, NULL, OPT_SAMPLE_BUFFER },
+		{ "sample-stack", required_argument, NULL, OPT_SAMPLE_STACK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct profev_record_opts o = { 0 };
+	o.sample_stack_bytes = 8192;
 	const char *output = "trace.bin";
 	int quiet = 0, c;
 	o.child_stdout = -1;
@@ -151,6 +157,15 @@ int cmd_rec(int argc, char **argv)
 				return cmd_usage_error("invalid sample buffer '%s' (a power of two, 8K..256M)",
 						       optarg);
 			o.sample_ring_bytes = (uint32_t)b;
+			break;
+		}
+		case OPT_SAMPLE_STACK: {
+			unsigned long long b = 0;
+			if (strcmp(optarg, "0") != 0 &&
+			    (cmd_parse_size(optarg, &b) < 0 || b > 65000 || (b & 7)))
+				return cmd_usage_error("invalid sample stack size '%s' (0..65000, a multiple of 8)",
+						       optarg);
+			o.sample_stack_bytes = strcmp(optarg, "0") ? (uint32_t)b : 0;
 			break;
 		}
 		case 'q':

@@ -56,6 +56,10 @@ struct profev_record_opts {
 	int sched;                /**< record context switches */
 	uint32_t sample_ring_bytes; /**< kernel ring per CPU for samples and
 	                                 switches, a power of two; 0 = 1 MiB */
+	uint32_t sample_stack_bytes; /**< user stack copied with each sample
+	                                  and unwound with the modules' .eh_frame
+	                                  (up to 65000, a multiple of 8); 0 =
+	                                  frame pointers only */
 };
 
 /** How the recording ended. */

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/common.h"
+#include "rec/dwarf_unwind.h"
 #include "rec/elf_file.h"
 #include "rec/perf_sample.h"
 
@@ -40,12 +41,17 @@
 #define MAX_PROCS 1024
 #define MAX_MODS_PER_PROC 4096
 #define MAX_FILES 4096            /* files whose headers are cached */
+/* The user registers a sample copies for DWARF unwinding, in the kernel's
+ * order (asm/perf_regs.h): bp, sp, ip. The rules followed need no other. */
+#define MAX_STACK_BYTES 65000u   /* a record's size is 16 bits */
+#define REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
 
 /* A mapped module of one process, by absolute address range. */
 struct pmod {
 	uint64_t lo, hi;              /* hi excluded */
 	uint64_t bias;
 	uint32_t index;               /* the writer's module index */
+	uint32_t file;                /* in files, UINT32_MAX if none */
 };
 
 struct proc {
@@ -65,6 +71,8 @@ struct file {
 	uint64_t path_hash;
 	struct elf_file elf;
 	int ok;
+	int32_t tables;               /* the unwinder's, -1 none, -2 not loaded */
+	char *path;
 };
 
 struct thread {
@@ -89,6 +97,8 @@ struct perf_sampler {
 	struct ring *rings;
 	int nrings;
 	unsigned char rec[1u << 16];  /* a record that wraps the ring's end */
+	struct dwarf_unwinder *uw;    /* NULL without stack copies */
+	const struct proc *walking;   /* the process of the sample unwound */
 
 	struct proc *procs;
 	uint32_t nprocs, capprocs;
@@ -180,6 +190,8 @@ static const struct file *file_get(struct perf_sampler *s, const char *path)
 	struct file *f = &s->files[s->nfiles++];
 	f->path_hash = h;
 	f->ok = path[0] == '/' && elf_file_read(path, &f->elf) == 0;
+	f->tables = -2;
+	f->path = strdup(path);
 	return f;
 }
 
@@ -249,6 +261,24 @@ static const struct pmod *module_of(const struct proc *p, uint64_t pc)
 	return lo < p->nmods && pc >= p->mods[lo].lo ? &p->mods[lo] : NULL;
 }
 
+/* dwarf_unwind's callback: the module of pc in the process walked, its
+ * tables loaded the first time. */
+static int find_tables(void *ctx, uint64_t pc, int32_t *tables, uint64_t *bias)
+{
+	struct perf_sampler *s = ctx;
+	const struct pmod *m = s->walking ? module_of(s->walking, pc) : NULL;
+	if (!m || m->file >= s->nfiles)
+		return -1;
+	struct file *f = &s->files[m->file];
+	if (f->tables == -2)
+		f->tables = f->path ? dwarf_unwinder_load(s->uw, f->path) : -1;
+	if (f->tables < 0)
+		return -1;
+	*tables = f->tables;
+	*bias = m->bias;
+	return 0;
+}
+
 /* ---- threads ----------------------------------------------------------- */
 
 static struct thread *thread_find(struct perf_sampler *s, uint32_t tid)
@@ -313,9 +343,60 @@ static int tail(const unsigned char *rec, uint32_t size, uint32_t body, struct i
 	return 0;
 }
 
+/* Frames of pcs: the first is where the thread was, the rest return
+ * addresses. */
+static unsigned frames_of(const struct proc *pr, const uint64_t *pcs, unsigned n,
+			  struct profev_frame *f)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t flags = i ? PROFEV_FRAMEF_RETURN : 0;
+		const struct pmod *m = pr ? module_of(pr, pcs[i]) : NULL;
+		if (m)
+			f[i] = (struct profev_frame){ m->index, flags, pcs[i] - m->bias };
+		else
+			f[i] = (struct profev_frame){ 0, flags | PROFEV_FRAMEF_NOMODULE, pcs[i] };
+	}
+	return n;
+}
+
+/*
+ * Which walk a sample keeps. The DWARF walk of the stack copy is right
+ * where frame pointers are missing (rbp then holds anything, and the
+ * kernel's chain is cut or wrong), so it wins when it reaches the
+ * outermost frame. When the copy ends first (a deep stack), the kernel's
+ * chain goes on from the last frame both found, if they meet; when the
+ * DWARF walk stops for want of a rule (code without tables), the longer
+ * of the two is kept.
+ */
+static unsigned choose(struct perf_sampler *s, uint64_t *d, unsigned nd, int complete,
+		       const uint64_t *kc, unsigned nk)
+{
+	if (complete) {
+		s->n.dwarf++;
+		return nd;
+	}
+	for (unsigned j = 1; nd > 1 && j < nk; j++) {
+		if (kc[j] != d[nd - 1])
+			continue;
+		unsigned k = nd;
+		for (unsigned i = j + 1; i < nk && k < MAX_FRAMES; i++)
+			d[k++] = kc[i];
+		s->n.spliced++;
+		return k;
+	}
+	if (nk > nd) {
+		memcpy(d, kc, nk * sizeof *d);
+		s->n.frame_pointers++;
+		return nk;
+	}
+	s->n.dwarf++;
+	return nd;
+}
+
 static int on_sample(struct perf_sampler *s, const unsigned char *rec, uint32_t size)
 {
-	/* IP, TID, TIME, CPU, CALLCHAIN */
+	/* IP, TID, TIME, CPU, CALLCHAIN, then with stack copies REGS_USER
+	 * (abi, bp, sp, ip) and STACK_USER (size, bytes, dyn_size) */
 	const uint32_t fixed = 8 + 8 + 8 + 8 + 8 + 8;
 	if (size < fixed)
 		return 0;
@@ -331,29 +412,52 @@ static int on_sample(struct perf_sampler *s, const unsigned char *rec, uint32_t 
 	if (nr > (size - fixed) / 8)
 		return 0;
 	const unsigned char *ips = p + 40;
-	struct profev_frame f[MAX_FRAMES];
-	unsigned n = 0;
-	const struct proc *pr = proc_find(s, pid);
-	for (uint64_t i = 0; i < nr && n < MAX_FRAMES; i++) {
+	uint64_t kc[MAX_FRAMES], d[MAX_FRAMES];
+	unsigned nk = 0, nd = 0;
+	for (uint64_t i = 0; i < nr && nk < MAX_FRAMES; i++) {
 		uint64_t pc;
 		memcpy(&pc, ips + 8 * i, 8);
 		if (pc >= (uint64_t)PERF_CONTEXT_MAX)
 			continue; /* PERF_CONTEXT_USER and the like */
 		if (pc == 0)
 			break;
-		/* The first is where the thread was, the rest return addresses. */
-		uint32_t flags = n ? PROFEV_FRAMEF_RETURN : 0;
-		const struct pmod *m = pr ? module_of(pr, pc) : NULL;
-		if (m)
-			f[n++] = (struct profev_frame){ m->index, flags, pc - m->bias };
-		else
-			f[n++] = (struct profev_frame){ 0, flags | PROFEV_FRAMEF_NOMODULE, pc };
+		kc[nk++] = pc;
 	}
-	if (!n && ip) {
-		const struct pmod *m = pr ? module_of(pr, ip) : NULL;
-		f[n++] = m ? (struct profev_frame){ m->index, 0, ip - m->bias }
-			   : (struct profev_frame){ 0, PROFEV_FRAMEF_NOMODULE, ip };
+	if (!nk && ip)
+		kc[nk++] = ip;
+	const struct proc *pr = proc_find(s, pid);
+	const uint64_t *pcs = kc;
+	unsigned n = nk;
+	if (s->uw) {
+		const unsigned char *q = ips + 8 * nr, *end = rec + size;
+		uint64_t abi = 0, regs[3], ssize = 0, dyn = 0;
+		if (end - q >= 8)
+			memcpy(&abi, q, 8);
+		q += 8;
+		if (abi && end - q >= 24 + 8) {
+			memcpy(regs, q, 24);
+			q += 24;
+			memcpy(&ssize, q, 8);
+			q += 8;
+			if (ssize <= (uint64_t)(end - q) && (uint64_t)(end - q) - ssize >= 8)
+				memcpy(&dyn, q + ssize, 8);
+			if (dyn > ssize)
+				dyn = 0;
+		}
+		if (dyn) {
+			struct dwarf_regs r = { regs[2], regs[1], regs[0] };
+			int complete;
+			s->walking = pr;
+			nd = dwarf_unwind(s->uw, &r, q, dyn, find_tables, s, d, MAX_FRAMES, &complete);
+			s->walking = NULL;
+			n = choose(s, d, nd, complete, kc, nk);
+			pcs = d;
+		} else {
+			s->n.frame_pointers++;
+		}
 	}
+	struct profev_frame f[MAX_FRAMES];
+	frames_of(pr, pcs, n, f);
 	struct profev_event ev = { 0 };
 	ev.ts = time;
 	ev.tid = tid;
@@ -401,7 +505,8 @@ static int on_mmap2(struct perf_sampler *s, const struct perf_event_header *hd,
 	if (index < 0)
 		return -1;
 	struct proc *p = proc_get(s, pid);
-	struct pmod m = { addr, addr + len, bias, (uint32_t)index };
+	struct pmod m = { addr, addr + len, bias, (uint32_t)index,
+			  f ? (uint32_t)(f - s->files) : UINT32_MAX };
 	return p && proc_map(p, &m) < 0 ? PROFEV_E_NOMEM : 0;
 }
 
@@ -652,6 +757,11 @@ static void attr_init(struct perf_event_attr *a, const struct perf_sampler *s, i
 		a->mmap = 1;
 		a->build_id = (unsigned)build_id;
 		a->sample_max_stack = MAX_FRAMES;
+		if (s->o.stack_bytes) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = REGS_MASK;
+			a->sample_stack_user = s->o.stack_bytes;
+		}
 	} else {
 		a->config = PERF_COUNT_SW_DUMMY;
 		a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
@@ -706,6 +816,15 @@ struct perf_sampler *perf_sampler_open(pid_t pid, const struct perf_sample_opts 
 	s->h = *host;
 	s->pid = (uint32_t)pid;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
+	s->o.stack_bytes &= ~7u;
+	if (s->o.stack_bytes > MAX_STACK_BYTES)
+		s->o.stack_bytes = MAX_STACK_BYTES;
+	if (s->o.hz && s->o.stack_bytes && !(s->uw = dwarf_unwinder_new())) {
+		free(s->rings);
+		free(s);
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
 	if (s->o.ring_bytes < 2 * s->page || (s->o.ring_bytes & (s->o.ring_bytes - 1)))
 		s->o.ring_bytes = 1u << 20;
 	int build_id = 1, first_errno = 0;
@@ -771,7 +890,10 @@ void perf_sampler_free(struct perf_sampler *s)
 		free(s->procs[i].mods);
 	free(s->procs);
 	free(s->wmods);
+	for (uint32_t i = 0; i < s->nfiles; i++)
+		free(s->files[i].path);
 	free(s->files);
+	dwarf_unwinder_free(s->uw);
 	free(s->threads);
 	free(s->pending);
 	free(s);

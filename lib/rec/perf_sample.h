@@ -13,6 +13,9 @@ struct perf_sample_opts {
 	unsigned hz;              /* samples per second of CPU time, 0 = none */
 	int sched;                /* context switches */
 	uint32_t ring_bytes;      /* per CPU, a power of two >= 2 pages */
+	uint32_t stack_bytes;     /* user stack copied per sample for DWARF
+				     unwinding, a multiple of 8; 0 = frame
+				     pointers only */
 };
 
 /* What the sampler hands back to the recorder, which owns the writer and
@@ -48,6 +51,10 @@ int perf_sampler_drain(struct perf_sampler *s, int final);
 
 struct perf_sample_counts {
 	uint64_t samples, switches, lost;
+	/* How samples were unwound: by DWARF to the outermost frame, by DWARF
+	 * and then the frame-pointer chain (the copy was too short), by frame
+	 * pointers alone. */
+	uint64_t dwarf, spliced, frame_pointers;
 };
 void perf_sampler_counts(const struct perf_sampler *s, struct perf_sample_counts *c);
 
