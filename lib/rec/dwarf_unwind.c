@@ -303,10 +303,15 @@ unsigned dwarf_unwind(struct dwarf_unwinder *u, const struct dwarf_regs *regs,
 		uint64_t ra;
 		memcpy(&ra, stack + (cfa - 8 - lo), 8);
 		if (r->rbp_saved) {
+			/* In an epilogue GCC's tables still say saved after
+			 * the pop: a slot below sp is no longer the frame's,
+			 * and rbp holds the caller's value again. */
 			uint64_t where = cfa + (uint64_t)(int64_t)r->rbp_off;
-			if (where < lo || where > hi - 8)
-				break;
-			memcpy(&bp, stack + (where - lo), 8);
+			if (where >= sp) {
+				if (where > hi - 8)
+					break;
+				memcpy(&bp, stack + (where - lo), 8);
+			}
 		}
 		sp = cfa;
 		ip = ra;
