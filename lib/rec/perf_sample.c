@@ -816,6 +816,9 @@ struct perf_sampler *perf_sampler_open(pid_t pid, const struct perf_sample_opts 
 	s->h = *host;
 	s->pid = (uint32_t)pid;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
+#ifndef __x86_64__
+	s->o.stack_bytes = 0; /* the registers and rules are x86-64's */
+#endif
 	s->o.stack_bytes &= ~7u;
 	if (s->o.stack_bytes > MAX_STACK_BYTES)
 		s->o.stack_bytes = MAX_STACK_BYTES;
