@@ -29,6 +29,7 @@ struct rule {
 };
 
 #define CACHE_SLOTS 4096u /* per thread, 96 KiB */
+#define TABLE_BOUND ((size_t)1 << 32)
 
 /* The rule at pc from its module's .eh_frame_hdr, which the dynamic linker
  * knows; the tables are read where they are mapped, so their module
@@ -39,14 +40,14 @@ static int find_rule(uint64_t pc, struct rule *out)
 	if (_dl_find_object((void *)(uintptr_t)pc, &fo) != 0 || !fo.dlfo_eh_frame)
 		return -1;
 	/* The tables' sizes are not known here, only that they are mapped
-	 * whole: the bounds are the address space's. */
+	 * whole: the bound is far beyond any table (and far from wrapping
+	 * the address space). */
 	const unsigned char *hdr = fo.dlfo_eh_frame;
-	struct cfi_section hs = { hdr, UINTPTR_MAX - (uintptr_t)hdr, (uint64_t)(uintptr_t)hdr, 0 };
+	struct cfi_section hs = { hdr, TABLE_BOUND, (uint64_t)(uintptr_t)hdr, 0 };
 	uint64_t frame, fde;
 	if (cfi_hdr_frame(&hs, &frame) < 0 || cfi_hdr_lookup(&hs, pc, &fde) < 0 || !frame)
 		return -1;
-	struct cfi_section fs = { (const unsigned char *)(uintptr_t)frame, UINTPTR_MAX - frame,
-				  frame, 0 };
+	struct cfi_section fs = { (const unsigned char *)(uintptr_t)frame, TABLE_BOUND, frame, 0 };
 	memset(out, 0, sizeof *out);
 	out->pc = pc;
 	return cfi_rule_at(&fs, fde, pc, &out->r);

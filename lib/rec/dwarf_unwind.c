@@ -211,16 +211,19 @@ int32_t dwarf_unwinder_load(struct dwarf_unwinder *u, const char *path)
 		t.len = (size_t)st.st_size;
 		t.mapped = 1;
 	}
-	void *grown = u->n < u->cap ? u->t : realloc(u->t, (u->cap ? 2 * u->cap : 16) * sizeof *u->t);
-	if (image(&t) < 0 || !grown) {
+	if (u->n == u->cap) {
+		void *grown = realloc(u->t, (u->cap ? 2 * u->cap : 16) * sizeof *u->t);
+		if (grown) {
+			u->t = grown;
+			u->cap = u->cap ? 2 * u->cap : 16;
+		}
+	}
+	if (u->n == u->cap || image(&t) < 0) {
 		if (t.mapped)
 			munmap((void *)t.map, t.len);
 		free(t.index);
 		return -1;
 	}
-	if (u->n == u->cap)
-		u->cap = u->cap ? 2 * u->cap : 16;
-	u->t = grown;
 	u->t[u->n] = t;
 	return (int32_t)u->n++;
 }

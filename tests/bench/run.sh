@@ -30,6 +30,9 @@ sh "$(dirname "$0")/perfetto_load.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-conv
 section "frame images: DXT1 encoding, storage, the game thread, pfrec, conversion (bench_image)"
 "$BUILD/bench/bench_image" || status=1
 
+section "pfrec --sample against perf record, DWARF unwinding (bench_sample)"
+sh "$(dirname "$0")/sample.sh" "$BUILD" || status=1
+
 section "pfsym against llvm-symbolizer and addr2line (100000 distinct addresses)"
 PROFEV_BUILD=$BUILD "$BUILD/bench/bench_sym" || status=1
 
