@@ -18,6 +18,7 @@
  * stack 20 frames deep, copied in this process as the kernel copies one.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static int run_once(char *const *argv, struct run *r)
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(p[1], 1);
-		int null = open("/dev/null", 1);
+		int null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, 2);
 		close(p[0]);
