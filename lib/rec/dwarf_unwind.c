@@ -197,7 +197,8 @@ int32_t dwarf_unwinder_load(struct dwarf_unwinder *u, const char *path)
 		t.map = v;
 		t.len = len;
 	} else {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* non-blocking: a FIFO at a module's path must not stop pfrec */
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0)
 			return -1;
 		struct stat st;
