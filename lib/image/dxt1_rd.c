@@ -85,7 +85,10 @@ static inline uint32_t dist(const int a[3], const int b[3])
 	return (uint32_t)(d0 * d0 + d1 * d1 + d2 * d2);
 }
 
-/* Indices of the nearest of the first n palette colors; the error. */
+/* Indices of the nearest of the first n (2 or 4) palette colors; the
+ * error. With four, each pixel's index comes from its projection on the
+ * endpoints' axis, then the error of that color; exact up to the palette's
+ * rounding, and a third of the work of four distances. */
 static void fit_indices(const int px[16][3], unsigned c0, unsigned c1, int n, struct cand *c)
 {
 	int pal[4][3];
@@ -94,16 +97,26 @@ static void fit_indices(const int px[16][3], unsigned c0, unsigned c1, int n, st
 	c->c1 = c1;
 	c->ix = 0;
 	c->sse = 0;
-	for (int i = 0; i < 16; i++) {
-		uint32_t best = dist(px[i], pal[0]);
-		unsigned bi = 0;
-		for (int j = 1; j < n; j++) {
-			uint32_t d = dist(px[i], pal[j]);
-			if (d < best)
-				best = d, bi = (unsigned)j;
+	if (n == 2) {
+		for (int i = 0; i < 16; i++) {
+			uint32_t d0 = dist(px[i], pal[0]), d1 = dist(px[i], pal[1]);
+			unsigned s = d1 < d0;
+			c->ix |= (uint32_t)s << (2 * i);
+			c->sse += s ? d1 : d0;
 		}
-		c->ix |= (uint32_t)bi << (2 * i);
-		c->sse += best;
+		return;
+	}
+	/* t = 6 (p - e1).a / |a|^2 is in 0..6 along the axis from color1 to
+	 * color0: boundaries at 1, 3, 5 between colors 1, 3, 2, 0. */
+	int a[3] = { pal[0][0] - pal[1][0], pal[0][1] - pal[1][1], pal[0][2] - pal[1][2] };
+	int len = a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
+	static const unsigned order[4] = { 1, 3, 2, 0 };
+	for (int i = 0; i < 16; i++) {
+		int t = 6 * ((px[i][0] - pal[1][0]) * a[0] + (px[i][1] - pal[1][1]) * a[1] +
+			     (px[i][2] - pal[1][2]) * a[2]);
+		unsigned k = (t >= len) + (t >= 3 * len) + (t >= 5 * len), s = order[k];
+		c->ix |= (uint32_t)s << (2 * i);
+		c->sse += dist(px[i], pal[s]);
 	}
 }
 
@@ -230,9 +243,23 @@ static void put(uint8_t *b, const struct cand *c)
 	b[7] = (uint8_t)(c->ix >> 24);
 }
 
-void dxt1_rd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
-	     uint8_t *blocks, unsigned lambda)
+/* The error of a block as it is. */
+static void block_error(const int px[16][3], const uint8_t *b, struct cand *c)
 {
+	int pal[4][3];
+	c->c0 = b[0] | (unsigned)b[1] << 8;
+	c->c1 = b[2] | (unsigned)b[3] << 8;
+	c->ix = b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+	palette(c->c0, c->c1, pal);
+	c->sse = 0;
+	for (int i = 0; i < 16; i++)
+		c->sse += dist(px[i], pal[c->ix >> (2 * i) & 3]);
+}
+
+void dxt1_rd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+	     uint8_t *blocks, const uint8_t *ref, unsigned lambda)
+{
+	const uint8_t *start = blocks;
 	for (uint32_t by = 0; by < height / 4; by++)
 		for (uint32_t bx = 0; bx < width / 4; bx++, blocks += 8) {
 			int px[16][3];
@@ -242,19 +269,34 @@ void dxt1_rd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t hei
 					for (int k = 0; k < 3; k++)
 						px[4 * y + x][k] = row[4 * x + k];
 			}
-			struct cand four, two, flat;
+			struct cand four, two, flat, same;
 			unsigned c0 = blocks[0] | (unsigned)blocks[1] << 8, c1 = blocks[2] | (unsigned)blocks[3] << 8;
+			uint64_t js = UINT64_MAX;
+			if (ref && lambda) {
+				block_error(px, ref + (blocks - start), &same);
+				js = same.sse + (uint64_t)lambda * DXT1_RD_BITS_SAME;
+				/* No other encoding can cost less than the flat one's bits. */
+				if (js <= (uint64_t)lambda * DXT1_RD_BITS_FLAT) {
+					memcpy(blocks, ref + (blocks - start), 8);
+					continue;
+				}
+			}
 			flat_color(px, &flat);
 			const struct cand *pick = &flat;
-			if (c0 > c1) {
+			uint64_t jp = flat.sse + (uint64_t)lambda * DXT1_RD_BITS_FLAT;
+			/* Four or two colors cost at least their bits. */
+			if (c0 > c1 && jp > (uint64_t)lambda * DXT1_RD_BITS2) {
 				four_color(px, c0, c1, &four);
 				uint64_t j4 = four.sse + (uint64_t)lambda * DXT1_RD_BITS4;
-				uint64_t jf = flat.sse + (uint64_t)lambda * DXT1_RD_BITS_FLAT;
-				pick = jf <= j4 ? &flat : &four;
-				uint64_t jp = jf <= j4 ? jf : j4;
-				if (lambda && two_color(px, &four, &two) &&
+				if (j4 < jp)
+					pick = &four, jp = j4;
+				if (lambda && jp > (uint64_t)lambda * DXT1_RD_BITS2 && two_color(px, &four, &two) &&
 				    two.sse + (uint64_t)lambda * DXT1_RD_BITS2 < jp)
-					pick = &two;
+					pick = &two, jp = two.sse + (uint64_t)lambda * DXT1_RD_BITS2;
+			}
+			if (js <= jp) {
+				memcpy(blocks, ref + (blocks - start), 8);
+				continue;
 			}
 			put(blocks, pick);
 		}

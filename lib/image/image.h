@@ -83,21 +83,23 @@ size_t dxt1_flatten(uint8_t *blocks, size_t nb, unsigned max_diff);
 
 /*
  * The recorder's rate-distortion step, with the pixels at hand: each block
- * becomes whichever of three encodings costs least, counting its squared
- * error (over R, G, B) plus lambda times the bits it takes stored
- * (estimates of format 4, formats/trace.md): four colors (the encoder's
- * endpoints with the nearest indices, refitted by least squares where
- * that lowers the error), two colors (indices 0 and 1 only, coded with one
- * bit per pixel), or flat. lambda 0 keeps four colors and only lowers the
- * error. rgba, stride, width and height as for dxt1_encode(); blocks are
- * what it wrote for them.
+ * becomes whichever encoding costs least, counting its squared error (over
+ * R, G, B) plus lambda times the bits it takes stored (estimates for
+ * format 4, formats/trace.md): four colors (the encoder's endpoints with
+ * the nearest indices, refitted by least squares where that lowers the
+ * error), two colors (indices 0 and 1 only, one bit per pixel), flat, or,
+ * given ref (the blocks of the previous image of this size, as stored),
+ * that image's block unchanged. lambda 0 keeps four colors and only lowers
+ * the error. rgba, stride, width and height as for dxt1_encode(); blocks
+ * are what it wrote for them.
  */
 #define DXT1_RD_BITS4 52
 #define DXT1_RD_BITS2 36
 #define DXT1_RD_BITS_FLAT 10
+#define DXT1_RD_BITS_SAME 1
 #define DXT1_RD_LAMBDA 160
 void dxt1_rd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
-	     uint8_t *blocks, unsigned lambda);
+	     uint8_t *blocks, const uint8_t *ref, unsigned lambda);
 
 /* PSNR in dB over the R, G and B of two RGBA8 images (99 if equal). */
 double image_psnr(const uint8_t *a, const uint8_t *b, uint32_t width, uint32_t height);

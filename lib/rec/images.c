@@ -43,12 +43,14 @@ int rec_image(struct rec_images *im, struct profev_writer *w, uint32_t slot, uin
 	}
 	size_t need = dxt1_size(width, height);
 	if (need > im->blocks_cap) {
-		uint8_t *nb = realloc(im->blocks, need);
-		if (!nb) {
+		uint8_t *nb = realloc(im->blocks, need), *np = nb ? realloc(im->prev, need) : NULL;
+		if (!np) {
+			im->blocks = nb ? nb : im->blocks;
 			im->lost++;
 			return 0;
 		}
 		im->blocks = nb;
+		im->prev = np;
 		im->blocks_cap = need;
 	}
 	const uint8_t *px = im->slots + (size_t)slot * im->slot_bytes;
@@ -58,13 +60,19 @@ int rec_image(struct rec_images *im, struct profev_writer *w, uint32_t slot, uin
 		stride = -stride;
 	}
 	dxt1_encode(px, stride, width, height, im->blocks);
-	/* The lossy step needs the pixels: the slot is freed after it. */
-	dxt1_rd(px, stride, width, height, im->blocks, DXT1_RD_LAMBDA);
+	/* The lossy step needs the pixels: the slot is freed after it. It may
+	 * keep blocks of the previous image of this size, which the writer
+	 * codes this one against (image_codec.c keeps the last of each size). */
+	int same_size = im->prev_w == width && im->prev_h == height;
+	dxt1_rd(px, stride, width, height, im->blocks, same_size ? im->prev : NULL, DXT1_RD_LAMBDA);
 	pfw_slot_freed(im->ctl, slot);
 	struct profev_image img = { ++im->next_id, width, height, PROFEV_IMG_DXT1, frame, ts,
 				    im->blocks, need };
 	if (profev_writer_image(w, &img) < 0)
 		return -1;
+	memcpy(im->prev, im->blocks, need);
+	im->prev_w = width;
+	im->prev_h = height;
 	im->stored++;
 	im->raw_bytes += (uint64_t)width * height * 4;
 	*id = img.id;
@@ -76,5 +84,6 @@ void rec_images_free(struct rec_images *im)
 	if (im->ctl)
 		munmap(im->ctl, im->map_len);
 	free(im->blocks);
+	free(im->prev);
 	memset(im, 0, sizeof *im);
 }

@@ -13,7 +13,9 @@ struct rec_images {
 	uint32_t nslots, slot_bytes;
 	size_t map_len;
 	uint8_t *blocks;            /* one image's DXT1 */
+	uint8_t *prev;              /* the previous image's, as stored (prev_w x prev_h) */
 	size_t blocks_cap;
+	uint32_t prev_w, prev_h;
 	uint32_t next_id;
 	uint64_t stored, lost, refused;
 	uint64_t raw_bytes;         /* RGBA bytes of the stored images */

@@ -65,13 +65,13 @@ static void picture(const char *name, const uint8_t *px, size_t tracy_bytes, dou
 	double q_enc = psnr_of(px, enc, W, H);
 
 	memcpy(rd0, enc, n);
-	dxt1_rd(px, W * 4, W, H, rd0, 0);
+	dxt1_rd(px, W * 4, W, H, rd0, NULL, 0);
 	double q0 = psnr_of(px, rd0, W, H);
 	check_valid(rd0, nb, &flat, &two);
 	CHECK(q0 >= q_enc);
 
 	memcpy(rd, enc, n);
-	dxt1_rd(px, W * 4, W, H, rd, DXT1_RD_LAMBDA);
+	dxt1_rd(px, W * 4, W, H, rd, NULL, DXT1_RD_LAMBDA);
 	double q = psnr_of(px, rd, W, H);
 	check_valid(rd, nb, &flat, &two);
 	size_t before = stored_bytes(enc, W, H), after = stored_bytes(rd, W, H);
@@ -104,10 +104,10 @@ int main(void)
 	size_t n = dxt1_size(W, H);
 	uint8_t *a = malloc(n), *b = malloc(n);
 	dxt1_encode(px, W * 4, W, H, a);
-	dxt1_rd(px, W * 4, W, H, a, DXT1_RD_LAMBDA);
+	dxt1_rd(px, W * 4, W, H, a, NULL, DXT1_RD_LAMBDA);
 	const uint8_t *last = up + (size_t)(H - 1) * W * 4;
 	dxt1_encode(last, -(ptrdiff_t)W * 4, W, H, b);
-	dxt1_rd(last, -(ptrdiff_t)W * 4, W, H, b, DXT1_RD_LAMBDA);
+	dxt1_rd(last, -(ptrdiff_t)W * 4, W, H, b, NULL, DXT1_RD_LAMBDA);
 	CHECK(memcmp(a, b, n) == 0);
 
 	/* A block of one color becomes flat at any lambda; noise, small
@@ -123,7 +123,7 @@ int main(void)
 			memset(px, (int)(seed * 19), (size_t)ww * hh * 4);
 		dxt1_encode(px, (ptrdiff_t)ww * 4, ww, hh, a);
 		double q = psnr_of(px, a, ww, hh);
-		dxt1_rd(px, (ptrdiff_t)ww * 4, ww, hh, a, seed % 2 ? 0 : DXT1_RD_LAMBDA * (unsigned)seed);
+		dxt1_rd(px, (ptrdiff_t)ww * 4, ww, hh, a, NULL, seed % 2 ? 0 : DXT1_RD_LAMBDA * (unsigned)seed);
 		check_valid(a, m / 8, &flat, &two);
 		if (seed % 2)
 			CHECK(psnr_of(px, a, ww, hh) >= q);
