@@ -9,6 +9,7 @@
  * met (up to IMAGE_REFS sizes), so a reader decodes in one pass.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <zstd.h>
 #include "trace/trace_internal.h"
 
@@ -150,6 +151,14 @@ static int encode_as(struct image_coder *c, const struct profev_image *img, cons
 	return image_rc_encode(img->data, ref, img->width / 4, img->height / 4, &c->scratch, out);
 }
 
+static int shares_block(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i += 8)
+		if (memcmp(a + i, b + i, 8) == 0)
+			return 1;
+	return 0;
+}
+
 int image_encode(struct image_coder *c, const struct profev_image *img, int allow_inter,
 		 struct buf *out, struct image_code_stats *st)
 {
@@ -164,6 +173,10 @@ int image_encode(struct image_coder *c, const struct profev_image *img, int allo
 		st->intra = c->z1.len;
 		st->inter = 0;
 	}
+	/* In format 4, an image that shares no block with the reference costs
+	 * more against it (a "same" bit per block, nothing saved): not tried. */
+	if (r && r->blocks.len == n && c->format == PROFEV_IMG_DXT1RC && !shares_block(img->data, r->blocks.data, n))
+		r = NULL;
 	if (r && r->blocks.len == n) {
 		if ((rc = encode_as(c, img, r->blocks.data, &c->z2)))
 			return rc;

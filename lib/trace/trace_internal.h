@@ -115,7 +115,7 @@ void image_coder_free(struct image_coder *c);
 int image_coder_set_format(struct image_coder *c, uint32_t format);
 uint32_t image_coder_format(const struct image_coder *c);
 struct image_code_stats {
-	size_t intra, inter; /* bytes coded alone, and against the reference (0: none) */
+	size_t intra, inter; /* bytes coded alone, and against the reference (0: not tried) */
 };
 /* The coded data of a DXT1 image (img->data, img->size bytes of blocks),
  * appended to out; against the previous image of its size when that is

@@ -108,7 +108,7 @@ int main(void)
 		CHECK_EQ(image_encode(ic, &img, 1, &out, &st[i]), 0);
 		stored[i] = out.len;
 		CHECK(stored[i] <= st[i].intra + 2);
-		if (i)
+		if (i == 1 || i == 2) /* frames 0..2 stand still */
 			CHECK(st[i].inter > 0);
 	}
 	CHECK(st[0].inter == 0);
