@@ -57,14 +57,26 @@ static void image_lost(uint64_t dropped, uint64_t refused)
 	rec_publish(p + PFW_REC_LONG);
 }
 
+/*
+ * A slot's pixels pass from the thread that filled it through pfrec (which
+ * frees the slot: another process) to the next thread that takes it. That
+ * chain orders the two copies, but a race detector sees only this process:
+ * each filler also bumps the slot's epoch here (release) and each taker
+ * reads it (acquire), the same order made visible. An uncontended atomic
+ * per image.
+ */
+static uint32_t slot_epoch[PFW_IMAGE_SLOTS];
+
 static int slot_take(struct pfw_image_ctl *c)
 {
 	for (uint32_t i = 0; i < PFW_IMAGE_SLOTS; i++) {
 		uint32_t free_ = PFW_SLOT_FREE;
 		if (__atomic_load_n(&c->state[i], __ATOMIC_RELAXED) == PFW_SLOT_FREE &&
 		    __atomic_compare_exchange_n(&c->state[i], &free_, PFW_SLOT_BUSY, 0, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
+						__ATOMIC_RELAXED)) {
+			(void)__atomic_load_n(&slot_epoch[i], __ATOMIC_ACQUIRE);
 			return (int)i;
+		}
 	}
 	return -1;
 }
@@ -132,6 +144,7 @@ PROFEV_API void profev__frame_image(const void *image, uint32_t width, uint32_t 
 	}
 	size_t bytes = (size_t)width * height * 4;
 	memcpy(img_slots + (size_t)i * PFW_IMAGE_SLOT_BYTES, image, bytes);
+	__atomic_fetch_add(&slot_epoch[i], 1, __ATOMIC_RELEASE);
 	unsigned char *p = rec_acquire(PFW_REC_LONG);
 	if (!p) {
 		/* The record was dropped (counted as a lost event): so is the image. */

@@ -467,10 +467,53 @@ static int child_jit(void)
 #endif
 }
 
+/* Four threads send frame images at once (the slots' compare-and-swap,
+ * waits for a free slot, wakes): thread t's image i is one color that
+ * RGB565 holds exactly, (5 t + 8, 60 - 2 i, 31 - i) in 5, 6, 5 bits, in
+ * every pixel, 32 x 16, odd ones bottom-up. */
+#define IMG_THREADS 4
+#define IMG_EACH 24
+static void img_color(unsigned t, unsigned i, uint8_t c[3])
+{
+	unsigned r = 5 * t + 8, g = 60 - 2 * i, b = 31 - i;
+	c[0] = (uint8_t)(r << 3 | r >> 2);
+	c[1] = (uint8_t)(g << 2 | g >> 4);
+	c[2] = (uint8_t)(b << 3 | b >> 2);
+}
+
+static void *images_thread(void *arg)
+{
+	unsigned t = (unsigned)(uintptr_t)arg;
+	static __thread uint8_t px[32 * 16 * 4];
+	for (unsigned i = 0; i < IMG_EACH; i++) {
+		uint8_t c[3];
+		img_color(t, i, c);
+		for (size_t k = 0; k < sizeof px; k += 4) {
+			memcpy(px + k, c, 3);
+			px[k + 3] = 255;
+		}
+		PROFEV_FRAME_IMAGE(px, 32, 16, 0, (int)(i & 1));
+		memset(px, 0, sizeof px); /* the call copied them */
+	}
+	return NULL;
+}
+
+static int child_images(void)
+{
+	pthread_t th[IMG_THREADS];
+	for (uintptr_t t = 0; t < IMG_THREADS; t++)
+		pthread_create(&th[t], NULL, images_thread, (void *)t);
+	for (int t = 0; t < IMG_THREADS; t++)
+		pthread_join(th[t], NULL);
+	PROFEV_FRAME_IMAGE(NULL, 6, 4, 0, 0); /* refused, counted */
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
 } children[] = {
+	{ "images", child_images },
 	{ "memory", child_memory }, { "secure", child_secure }, { "dlopen", child_dlopen },
 	{ "jit", child_jit },
 	{ "churn", child_churn }, { "busy-exit", child_busy_exit },
@@ -667,6 +710,66 @@ static const struct ev *find(const struct trace *t, int type, const char *name, 
 		if (t->ev[i].e.type == type && (!name || strcmp(t->ev[i].name, name) == 0) && !nth--)
 			return &t->ev[i];
 	return NULL;
+}
+
+/* Every image of every thread arrives, decodes to its one color exactly
+ * (the recorder's lossy steps keep a flat picture flat), and the refused
+ * one is counted. */
+static void test_images(void)
+{
+	struct rec rc;
+	record(&rc, "images", NULL, 0, 0);
+	CHECK_EQ(rc.rc, 0);
+	CHECK_EQ(rc.res.status, 0);
+	FILE *f = fopen(rc.path, "rb");
+	struct profev_error err;
+	struct profev_reader *r = f ? profev_reader_new(f, &err) : NULL;
+	CHECK(r != NULL);
+	if (!r) {
+		if (f)
+			fclose(f);
+		unlink(rc.path);
+		return;
+	}
+	struct profev_event e;
+	struct profev_event_info in;
+	unsigned seen[IMG_THREADS][IMG_EACH] = { { 0 } }, images = 0;
+	static uint8_t px[32 * 16 * 4];
+	int got;
+	while ((got = profev_reader_next_event(r, &e, &in)) == 1) {
+		if (e.type != PROFEV_EV_FRAME_IMAGE)
+			continue;
+		images++;
+		const struct profev_image *im = profev_reader_image(r, (uint32_t)e.payload);
+		CHECK(im != NULL);
+		if (!im)
+			continue;
+		CHECK_EQ(im->width, 32);
+		CHECK_EQ(im->height, 16);
+		CHECK_EQ(profev_image_rgba(im, px, 32 * 4), 0);
+		/* Which thread and image: from the color. */
+		unsigned t = ((unsigned)(px[0] >> 3) - 8) / 5, i = (60 - (unsigned)(px[1] >> 2)) / 2;
+		if (t >= IMG_THREADS || i >= IMG_EACH) {
+			CHECK(!"image of an unknown color");
+			continue;
+		}
+		seen[t][i]++;
+		uint8_t c[3];
+		img_color(t, i, c);
+		for (size_t k = 0; k < sizeof px; k += 4)
+			CHECK(memcmp(px + k, c, 3) == 0);
+	}
+	CHECK_EQ(got, 0);
+	CHECK_EQ(images, IMG_THREADS * IMG_EACH);
+	for (unsigned t = 0; t < IMG_THREADS; t++)
+		for (unsigned i = 0; i < IMG_EACH; i++)
+			CHECK_EQ(seen[t][i], 1);
+	CHECK_EQ(profev_reader_lost_images(r), 0);
+	const struct profev_meta *m = profev_reader_meta(r);
+	CHECK_EQ(m->refused_images, 1);
+	profev_reader_free(r);
+	fclose(f);
+	unlink(rc.path);
 }
 
 static void test_macros(void)
@@ -1231,6 +1334,7 @@ int main(int argc, char **argv)
 		return 99;
 	}
 	test_macros();
+	test_images();
 	test_memory();
 	test_dlopen();
 	test_unwinders();
