@@ -174,10 +174,14 @@ static void storage(void)
 		       decoded_psnr(px, blocks), r0 / pics[i].tracy_b);
 		static const unsigned lambdas[] = { 40, 80, 120, DXT1_RD_LAMBDA, 240 };
 		for (size_t k = 0; k < sizeof lambdas / sizeof *lambdas; k++) {
-			memcpy(blocks, enc, sizeof blocks);
-			double t0 = now();
-			dxt1_rd(px, W * 4, W, H, blocks, NULL, lambdas[k]);
-			double t = now() - t0;
+			double t = 1e9;
+			for (int r = 0; r < 10; r++) { /* best of 10: the machine is shared */
+				memcpy(blocks, enc, sizeof blocks);
+				double t0 = now();
+				dxt1_rd(px, W * 4, W, H, blocks, NULL, lambdas[k]);
+				double d = now() - t0;
+				t = d < t ? d : t;
+			}
 			size_t n = coded_size(PROFEV_IMG_DXT1RC, blocks, NULL);
 			char what[80];
 			snprintf(what, sizeof what, "+ rate-distortion step, lambda %u%s", lambdas[k],
