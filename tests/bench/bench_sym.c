@@ -1,15 +1,27 @@
 /*
  * bench_sym: pfsym's symbolizer against llvm-symbolizer and binutils
  * addr2line on the same list of distinct addresses of a large -g -O2
- * binary (built by tests/sym/big.sh unless one is given), in one run.
- * Every tool starts cold: open the file, load what it needs, answer every
- * address, with inline chains and demangling. pfsym's answers are also
- * checked against llvm-symbolizer's.
+ * binary (built by tests/sym/big.sh unless one is given), in one run, on
+ * three builds of the same program: plain DWARF, the same after dwz, and
+ * a -gsplit-dwarf build (skeleton units in the binary, the rest in .dwo
+ * files).
  *
- * usage: bench_sym [BINARY [COUNT]]   (default: generated binary, 100000)
+ * Every tool runs as its own process and starts cold: open the file, load
+ * what it needs, read the addresses from stdin, answer every address with
+ * inline chains and demangling, and write the answers to a file. pfsym's
+ * is this program run as `bench_sym --pfsym BINARY`: like
+ * profev_symtrace() it looks the addresses up in address order (each
+ * unit's tables are then walked in order) and prints them in the order
+ * given, in llvm-symbolizer's output format. Wall time, CPU time and peak
+ * RSS come from wait4() of each process. pfsym's answers are compared
+ * with llvm-symbolizer's.
+ *
+ * usage: bench_sym [BINARY [COUNT]]   (default: the generated builds, 100000)
+ *        bench_sym --pfsym BINARY < addresses > answers
  * Exit status 1 if an answer differs from llvm-symbolizer's.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -18,6 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "profev_sym.h"
@@ -29,28 +42,170 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* CPU seconds (user + system) of this process or of its waited children:
- * on a shared, loaded machine they vary less than wall time. */
-static double cpu(int who)
+/* ---------------------------------------------------------------- */
+/* The pfsym process                                                 */
+/* ---------------------------------------------------------------- */
+
+struct out {
+	char *p;
+	size_t n, cap;
+};
+
+static void put(struct out *o, const char *s, size_t n)
 {
-	struct rusage ru;
-	getrusage(who, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	if (o->n + n > o->cap) {
+		o->cap = (o->cap + n) * 2;
+		o->p = realloc(o->p, o->cap);
+		if (!o->p) {
+			fprintf(stderr, "bench_sym: out of memory\n");
+			exit(2);
+		}
+	}
+	memcpy(o->p + o->n, s, n);
+	o->n += n;
 }
 
-static double timed(const char *cmd, double *cpu_s)
+static void put_u(struct out *o, unsigned v)
 {
-	double t0 = now(), c0 = cpu(RUSAGE_CHILDREN);
-	int rc = system(cmd);
-	double t = now() - t0;
-	if (cpu_s)
-		*cpu_s = cpu(RUSAGE_CHILDREN) - c0;
-	if (rc != 0) {
-		fprintf(stderr, "bench_sym: '%s' failed (%d)\n", cmd, rc);
-		return -1;
+	char b[16];
+	int i = sizeof(b);
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	put(o, b + i, sizeof(b) - (size_t)i);
+}
+
+static const uint64_t *sort_a;
+
+static int cmp_order(const void *x, const void *y)
+{
+	uint64_t a = sort_a[*(const size_t *)x], b = sort_a[*(const size_t *)y];
+	return a < b ? -1 : a > b;
+}
+
+/* Read addresses (hex, one a line) from stdin; answer as llvm-symbolizer
+ * --inlines --demangle does on stdout. */
+static int pfsym_main(const char *bin)
+{
+	size_t n = 0, cap = 1 << 16;
+	uint64_t *a = malloc(cap * sizeof(*a));
+	char line[256];
+	while (a && fgets(line, sizeof(line), stdin)) {
+		if (n == cap)
+			a = realloc(a, (cap *= 2) * sizeof(*a));
+		if (a)
+			a[n++] = strtoull(line, NULL, 16);
 	}
-	return t;
+	struct profev_error err;
+	struct profev_symbolizer *s = profev_symbolizer_new(bin, NULL, &err);
+	if (!s) {
+		fprintf(stderr, "bench_sym: %s\n", err.message);
+		return 2;
+	}
+	size_t *order = malloc(n * sizeof(*order));
+	size_t *at = malloc((n + 1) * sizeof(*at));
+	if (!a || !order || !at) {
+		fprintf(stderr, "bench_sym: out of memory\n");
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_a = a;
+	qsort(order, n, sizeof(*order), cmp_order);
+	struct out o = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		const struct profev_symframe *fr;
+		int k = profev_symbolizer_lookup(s, a[order[i]], &fr);
+		at[order[i]] = o.n;
+		for (int j = 0; j < (k > 0 ? k : 1); j++) {
+			const char *fn = k > 0 && fr[j].function ? fr[j].function : "??";
+			const char *file = k > 0 && fr[j].file ? fr[j].file : "??";
+			put(&o, fn, strlen(fn));
+			put(&o, "\n", 1);
+			put(&o, file, strlen(file));
+			put(&o, ":", 1);
+			put_u(&o, k > 0 ? fr[j].line : 0);
+			put(&o, ":", 1);
+			put_u(&o, k > 0 ? fr[j].column : 0);
+			put(&o, "\n", 1);
+		}
+		put(&o, "\n", 1);
+	}
+	at[n] = o.n;
+	/* the answers in the order asked: blocks of the buffer, gathered */
+	char *w = malloc(o.n ? o.n : 1);
+	size_t wn = 0;
+	if (!w) {
+		fprintf(stderr, "bench_sym: out of memory\n");
+		return 2;
+	}
+	/* block i runs from at[i] to the start of the next block written,
+	 * which is at[order[rank(i) + 1]] */
+	size_t *end = malloc((n + 1) * sizeof(*end));
+	if (!end) {
+		fprintf(stderr, "bench_sym: out of memory\n");
+		return 2;
+	}
+	for (size_t r = 0; r < n; r++)
+		end[order[r]] = r + 1 < n ? at[order[r + 1]] : o.n;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(w + wn, o.p + at[i], end[i] - at[i]);
+		wn += end[i] - at[i];
+	}
+	int rc = fwrite(w, 1, wn, stdout) == wn && fflush(stdout) == 0 ? 0 : 2;
+	free(end);
+	free(w);
+	free(o.p);
+	free(at);
+	free(order);
+	free(a);
+	profev_symbolizer_free(s);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- */
+/* Measuring                                                         */
+/* ---------------------------------------------------------------- */
+
+struct run {
+	double wall, cpu; /* s */
+	double rss;       /* peak, MB */
+	int ok;
+};
+
+/* argv with stdin from in, stdout to out (NULL: /dev/null), waited. */
+static struct run run(char *const argv[], const char *in, const char *out)
+{
+	struct run r = { 0 };
+	double t0 = now();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int i = open(in ? in : "/dev/null", O_RDONLY);
+		int o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (i < 0 || o < 0 || dup2(i, 0) < 0 || dup2(o, 1) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid) {
+		fprintf(stderr, "bench_sym: '%s': %s\n", argv[0], strerror(errno));
+		return r;
+	}
+	r.wall = now() - t0;
+	r.cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+		(double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	r.rss = (double)ru.ru_maxrss / 1024.0;
+	r.ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (!r.ok)
+		fprintf(stderr, "bench_sym: '%s' failed (status %d)\n", argv[0], st);
+	return r;
+}
+
+static int sh(const char *cmd)
+{
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 /* Distinct addresses spread evenly over the executable sections, in a
@@ -97,39 +252,79 @@ static uint64_t *addresses(const char *path, size_t want, size_t *n, uint64_t *t
 	return a;
 }
 
-static const uint64_t *sort_a;
-
-static int cmp_order(const void *x, const void *y)
+/* How many answer blocks of x differ from those of y (blank-line ended). */
+static size_t differing(const char *x_path, const char *y_path, size_t n)
 {
-	uint64_t a = sort_a[*(const size_t *)x], b = sort_a[*(const size_t *)y];
-	return a < b ? -1 : a > b;
+	FILE *x = fopen(x_path, "r"), *y = fopen(y_path, "r");
+	char lx[8192], ly[8192];
+	size_t differ = 0, blocks = 0;
+	int bad = 0;
+	for (;;) {
+		char *gx = x ? fgets(lx, sizeof(lx), x) : NULL;
+		char *gy = y ? fgets(ly, sizeof(ly), y) : NULL;
+		if (!gx || !gy) {
+			if (gx || gy || bad)
+				differ++;
+			break;
+		}
+		if (strcmp(lx, ly) != 0)
+			bad = 1;
+		if (lx[0] == '\n' || ly[0] == '\n') {
+			/* resynchronize on block ends */
+			while (lx[0] != '\n' && fgets(lx, sizeof(lx), x))
+				;
+			while (ly[0] != '\n' && fgets(ly, sizeof(ly), y))
+				;
+			differ += bad;
+			bad = 0;
+			blocks++;
+		}
+	}
+	if (x)
+		fclose(x);
+	if (y)
+		fclose(y);
+	if (blocks < n)
+		differ += n - blocks;
+	return differ > n ? n : differ;
 }
 
-int main(int argc, char **argv)
+static void row(const char *tool, const struct run *r, const struct run *llvm, size_t n)
 {
-	char dir[4000], bin[4096], cmd[16384], list[4200], out[4200], llvm[4200], a2l[4200];
-	const char *root = getenv("PROFEV_ROOT") ? getenv("PROFEV_ROOT") : ".";
-	size_t want = argc > 2 ? strtoul(argv[2], NULL, 10) : 100000;
-	snprintf(dir, sizeof(dir), "%s", argv[0]);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
-	if (argc > 1) {
-		snprintf(bin, sizeof(bin), "%s", argv[1]);
-	} else {
-		snprintf(bin, sizeof(bin), "%s/symbig/big", dir);
-		snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/big.sh' '%s/symbig' >/dev/null 2>&1", root, dir);
-		if (access(bin, X_OK) != 0)
-			fprintf(stderr, "bench_sym: building the large binary (once, minutes)...\n");
-		if (timed(cmd, NULL) < 0)
-			return 2;
+	printf("%-22s %8.3f %11.0f %7.2fx %8.3f %7.2fx %8.1f %6.2fx\n", tool, r->wall,
+	       (double)n / r->wall, llvm->ok ? llvm->wall / r->wall : 0, r->cpu,
+	       llvm->ok ? llvm->cpu / r->cpu : 0, r->rss, llvm->ok ? r->rss / llvm->rss : 0);
+}
+
+static void loadavg(char *buf, size_t cap)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	buf[0] = '\0';
+	if (f && fgets(buf, (int)cap, f)) {
+		/* the three averages only */
+		char *p = buf;
+		for (int k = 0; k < 3 && (p = strchr(p, ' ')); k++)
+			p++;
+		if (p)
+			p[-1] = '\0';
 	}
-	snprintf(list, sizeof(list), "%s/bench_sym.addrs", dir);
-	snprintf(out, sizeof(out), "%s/bench_sym.pfsym", dir);
-	snprintf(llvm, sizeof(llvm), "%s/bench_sym.llvm", dir);
-	snprintf(a2l, sizeof(a2l), "%s/bench_sym.addr2line", dir);
+	if (f)
+		fclose(f);
+}
+
+/*
+ * One build: every tool on the same addresses. need: the speed-up goal
+ * over llvm-symbolizer. @return 0 same answers, 1 some differ, 2 not run.
+ */
+static int bench_one(const char *self, const char *title, const char *bin, size_t want,
+		     const char *dir, const char *tag, double need)
+{
+	char list[4200], out[4200], llvm[4200], a2l[4200], obj[4200], la0[64], la1[64];
+	snprintf(list, sizeof(list), "%s/bench_sym%s.addrs", dir, tag);
+	snprintf(out, sizeof(out), "%s/bench_sym%s.pfsym", dir, tag);
+	snprintf(llvm, sizeof(llvm), "%s/bench_sym%s.llvm", dir, tag);
+	snprintf(a2l, sizeof(a2l), "%s/bench_sym%s.addr2line", dir, tag);
+	snprintf(obj, sizeof(obj), "--obj=%s", bin);
 
 	size_t n = 0;
 	uint64_t text = 0;
@@ -139,106 +334,115 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	FILE *f = fopen(list, "w");
+	if (!f) {
+		fprintf(stderr, "bench_sym: '%s': %s\n", list, strerror(errno));
+		free(a);
+		return 2;
+	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "0x%llx\n", (unsigned long long)a[i]);
 	fclose(f);
+	free(a);
 
-	/* pfsym: open, load, look up and print every address. Like
-	 * profev_symtrace() it looks the addresses up in address order (each
-	 * unit's tables are then walked in order), then prints them in the
-	 * order given. */
-	double t0 = now(), c0 = cpu(RUSAGE_SELF);
-	struct profev_error err;
-	struct profev_symbolizer *s = profev_symbolizer_new(bin, NULL, &err);
-	if (!s) {
-		fprintf(stderr, "bench_sym: %s\n", err.message);
+	loadavg(la0, sizeof(la0));
+	char *pf_argv[] = { (char *)self, "--pfsym", (char *)bin, NULL };
+	char *llvm_argv[] = { "llvm-symbolizer", "--inlines", "--demangle", obj, NULL };
+	char *a2l_argv[] = { "addr2line", "-f", "-i", "-C", "-e", (char *)bin, NULL };
+	struct run pf = run(pf_argv, list, out);
+	struct run lv = run(llvm_argv, list, llvm);
+	struct run ad = run(a2l_argv, list, a2l);
+	loadavg(la1, sizeof(la1));
+	size_t differ = pf.ok && lv.ok ? differing(out, llvm, n) : n;
+
+	printf("%s: %zu distinct addresses of '%s' (%.1f MB of code)\n", title, n, bin,
+	       (double)text / 1e6);
+	printf("load average %s before, %s after\n", la0, la1);
+	printf("%-22s %8s %11s %8s %8s %8s %8s %7s\n", "tool", "wall s", "addr/s", "vs llvm",
+	       "CPU s", "vs llvm", "RSS MB", "vs llvm");
+	if (pf.ok)
+		row("pfsym (libprofev)", &pf, &lv, n);
+	if (lv.ok)
+		row("llvm-symbolizer", &lv, &lv, n);
+	if (ad.ok)
+		row("addr2line (binutils)", &ad, &lv, n);
+	printf("answers equal to llvm-symbolizer's: %zu of %zu\n", n - differ, n);
+	if (pf.ok && lv.ok) {
+		double w = lv.wall / pf.wall, c = lv.cpu / pf.cpu;
+		printf("goal >= %.0fx llvm-symbolizer (wall %.2fx, CPU %.2fx), peak RSS <= llvm-symbolizer's "
+		       "(%.0f MB vs %.0f MB): %s\n",
+		       need, w, c, pf.rss, lv.rss,
+		       w >= need && c >= need && pf.rss <= lv.rss && !differ ? "met" : "NOT met");
+	}
+	printf("\n");
+	return differ ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--pfsym") == 0)
+		return pfsym_main(argv[2]);
+	char dir[4000], bin[4096], cmd[32768], self[4096];
+	const char *root = getenv("PROFEV_ROOT") ? getenv("PROFEV_ROOT") : ".";
+	size_t want = argc > 2 ? strtoul(argv[2], NULL, 10) : 100000;
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k <= 0)
+		snprintf(self, sizeof(self), "%s", argv[0]);
+	else
+		self[k] = '\0';
+	snprintf(dir, sizeof(dir), "%s", argv[0]);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (argc > 1) {
+		snprintf(bin, sizeof(bin), "%s", argv[1]);
+		return bench_one(self, "pfsym benchmark", bin, want, dir, "", 10) == 1;
+	}
+
+	int status = 0;
+	snprintf(bin, sizeof(bin), "%s/symbig/big", dir);
+	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/big.sh' '%s/symbig' >/dev/null 2>&1", root, dir);
+	if (access(bin, X_OK) != 0)
+		fprintf(stderr, "bench_sym: building the large binary (once, minutes)...\n");
+	if (sh(cmd) < 0) {
+		fprintf(stderr, "bench_sym: '%s' failed\n", cmd);
 		return 2;
 	}
-	size_t *order = malloc(n * sizeof(*order));
-	size_t *at = malloc((n + 1) * sizeof(*at));
-	size_t cap = n * 64, len = 0;
-	char *answers = malloc(cap);
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	sort_a = a;
-	qsort(order, n, sizeof(*order), cmp_order);
-	for (size_t i = 0; i < n; i++) {
-		const struct profev_symframe *fr;
-		int k = profev_symbolizer_lookup(s, a[order[i]], &fr);
-		at[order[i]] = len;
-		for (int j = 0; j < (k > 0 ? k : 1); j++) {
-			const char *fn = k > 0 && fr[j].function ? fr[j].function : "??";
-			const char *file = k > 0 && fr[j].file ? fr[j].file : "??";
-			size_t need = strlen(fn) + strlen(file) + 32;
-			if (len + need + 2 > cap)
-				answers = realloc(answers, cap = (cap + need) * 2);
-			len += (size_t)sprintf(answers + len, "%s\n%s:%u:%u\n", fn, file,
-					       k > 0 ? fr[j].line : 0, k > 0 ? fr[j].column : 0);
-		}
-		answers[len++] = '\n';
-		answers[len++] = '\0';
-	}
-	FILE *o = fopen(out, "w");
-	for (size_t i = 0; i < n; i++)
-		fputs(answers + at[i], o);
-	fclose(o);
-	free(answers);
-	free(at);
-	free(order);
+	status |= bench_one(self, "plain DWARF", bin, want, dir, "", 10) == 1;
+
+	/* dwz over a copy: DW_TAG_partial_unit and DW_TAG_imported_unit,
+	 * abstract origins by DW_FORM_ref_addr into the partial units */
+	char dwz[4200];
+	snprintf(dwz, sizeof(dwz), "%s/symbig-dwz/big", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "test -x '%s' || { mkdir -p '%s/symbig-dwz' && cp '%s' '%s.tmp' && dwz '%s.tmp' && "
+		 "mv '%s.tmp' '%s'; } >/dev/null 2>&1",
+		 dwz, dir, bin, dwz, dwz, dwz, dwz);
+	if (sh("command -v dwz >/dev/null 2>&1") < 0)
+		printf("dwz build: SKIP: dwz is not installed (Debian package dwz)\n\n");
+	else if (sh(cmd) < 0)
+		printf("dwz build: SKIP: dwz failed on '%s'\n\n", bin);
+	else
+		status |= bench_one(self, "after dwz", dwz, want, dir, "-dwz", 5) == 1;
+
+	/* split DWARF: the same sources built with -gsplit-dwarf */
+	char split[4200];
+	snprintf(split, sizeof(split), "%s/symbig-split/big", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "BIG_FLAGS='-g -O2 -gsplit-dwarf' sh '%s/tests/sym/big.sh' '%s/symbig-split' >/dev/null 2>&1",
+		 root, dir);
+	if (access(split, X_OK) != 0)
+		fprintf(stderr, "bench_sym: building the split DWARF binary (once, minutes)...\n");
+	struct profev_error err;
+	struct profev_symbolizer *s = sh(cmd) == 0 ? profev_symbolizer_new(split, NULL, &err) : NULL;
+	if (!s)
+		printf("split DWARF build: SKIP: '%s' could not be built or opened\n\n", split);
+	else if (!profev_symbolizer_has_dwarf(s))
+		printf("split DWARF build: SKIP: this pfsym reads no unit of '%s' (its skeleton "
+		       "units need split DWARF support)\n\n", split);
+	else
+		status |= bench_one(self, "split DWARF (.dwo files)", split, want, dir, "-split", 5) == 1;
 	profev_symbolizer_free(s);
-	double t_pfsym = now() - t0, c_pfsym = cpu(RUSAGE_SELF) - c0;
-
-	snprintf(cmd, sizeof(cmd), "llvm-symbolizer --inlines --demangle --obj='%s' < '%s' > '%s'",
-		 bin, list, llvm);
-	double c_llvm = 0, c_a2l = 0;
-	double t_llvm = timed(cmd, &c_llvm);
-	snprintf(cmd, sizeof(cmd), "addr2line -f -i -C -e '%s' < '%s' > '%s'", bin, list, a2l);
-	double t_a2l = timed(cmd, &c_a2l);
-
-	/* same answers? */
-	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", out, llvm);
-	int same = system(cmd) == 0;
-	size_t differ = 0;
-	if (!same) {
-		FILE *x = fopen(out, "r"), *y = fopen(llvm, "r");
-		char lx[8192], ly[8192];
-		int block_bad = 0;
-		while (x && y && fgets(lx, sizeof(lx), x) && fgets(ly, sizeof(ly), y)) {
-			if (strcmp(lx, ly) != 0)
-				block_bad = 1;
-			if (lx[0] == '\n' || ly[0] == '\n') {
-				differ += block_bad;
-				block_bad = 0;
-				/* resynchronize on block ends */
-				while (lx[0] != '\n' && fgets(lx, sizeof(lx), x))
-					;
-				while (ly[0] != '\n' && fgets(ly, sizeof(ly), y))
-					;
-			}
-		}
-		if (x)
-			fclose(x);
-		if (y)
-			fclose(y);
-		if (!differ)
-			differ = 1;
-	}
-
-	printf("pfsym benchmark: %zu distinct addresses of '%s' (%.1f MB of code)\n", n, bin,
-	       (double)text / 1e6);
-	printf("%-22s %8s %13s %8s %9s %8s\n", "tool", "wall s", "addresses/s", "vs llvm",
-	       "CPU s", "vs llvm");
-	printf("%-22s %8.3f %13.0f %7.2fx %9.3f %7.2fx\n", "pfsym (libprofev)", t_pfsym,
-	       (double)n / t_pfsym, t_llvm > 0 ? t_llvm / t_pfsym : 0, c_pfsym,
-	       t_llvm > 0 ? c_llvm / c_pfsym : 0);
-	if (t_llvm > 0)
-		printf("%-22s %8.3f %13.0f %7.2fx %9.3f %7.2fx\n", "llvm-symbolizer", t_llvm,
-		       (double)n / t_llvm, 1.0, c_llvm, 1.0);
-	if (t_a2l > 0)
-		printf("%-22s %8.3f %13.0f %7.2fx %9.3f %7.2fx\n", "addr2line (binutils)", t_a2l,
-		       (double)n / t_a2l, t_llvm > 0 ? t_llvm / t_a2l : 0, c_a2l,
-		       t_llvm > 0 ? c_llvm / c_a2l : 0);
-	printf("answers equal to llvm-symbolizer's: %zu of %zu\n", n - differ, n);
-	free(a);
-	return differ ? 1 : 0;
+	return status;
 }

@@ -4,8 +4,11 @@
 # FUNCS functions each; every function calls always-inline helpers nested
 # three deep and a few other functions, so the DWARF holds many subprograms,
 # inlined_subroutine trees and line rows, like real optimized code.
+# BIG_FLAGS (default -g -O2) are the compile flags: the benchmark's split
+# DWARF build adds -gsplit-dwarf (skeleton units in big, OUT/src/*.dwo).
 # usage: big.sh OUT [FILES] [FUNCS]
 set -eu
+FLAGS=${BIG_FLAGS:--g -O2}
 OUT=$1
 FILES=${2:-32}
 FUNCS=${3:-250}
@@ -89,8 +92,8 @@ done
 
 compile() { # source
 	case "$1" in
-	*.cc) $CXX -g -O2 -c "$1" -o "$1.o" ;;
-	*) $CC -g -O2 -c "$1" -o "$1.o" ;;
+	*.cc) $CXX $FLAGS -c "$1" -o "$1.o" ;;
+	*) $CC $FLAGS -c "$1" -o "$1.o" ;;
 	esac
 }
 # two at a time
