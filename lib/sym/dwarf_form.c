@@ -34,11 +34,67 @@ static int form_size(unsigned form, const struct unitctx *u)
 	}
 }
 
+/* What die_sub_attrs() reads attr for (STEP_SKIP: nothing). */
+static unsigned step_op(unsigned attr)
+{
+	switch (attr) {
+	case DW_AT_low_pc: return STEP_LOW;
+	case DW_AT_high_pc: return STEP_HIGH;
+	case DW_AT_ranges: return STEP_RANGES;
+	case DW_AT_call_file: return STEP_CALL_FILE;
+	case DW_AT_call_line: return STEP_CALL_LINE;
+	case DW_AT_call_column: return STEP_CALL_COL;
+	case DW_AT_name: case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name: return STEP_NAME;
+	case DW_AT_abstract_origin: case DW_AT_specification: return STEP_REF;
+	default: return STEP_SKIP;
+	}
+}
+
+/* ab's specs as steps (see struct step). -1: no memory. */
+static int compile_steps(struct abbrevs *a, struct abbrev *ab, const struct unitctx *u)
+{
+	int sub = ab->tag == DW_TAG_subprogram || ab->tag == DW_TAG_inlined_subroutine;
+	ab->sfirst = (uint32_t)a->nsteps;
+	for (uint32_t k = 0; k < ab->n; k++) {
+		const struct spec *sp = &a->specs[ab->first + k];
+		unsigned op = sub ? step_op(sp->attr) : STEP_SKIP;
+		int sz = form_size(sp->form, u);
+		struct step *last = a->nsteps > ab->sfirst ? &a->steps[a->nsteps - 1] : NULL;
+		if (op == STEP_SKIP && sz >= 0 && last && last->op == STEP_SKIP) {
+			last->n += (uint32_t)sz;
+			continue;
+		}
+		if (op == STEP_SKIP && sz < 0)
+			op = STEP_FORM;
+		if (grow((void **)&a->steps, &a->capsteps, a->nsteps + 1, sizeof(*a->steps)))
+			return -1;
+		unsigned which = sp->attr == DW_AT_name ? DIE_HAS_NAME :
+				 sp->attr == DW_AT_linkage_name ? DIE_HAS_LINKAGE :
+				 sp->attr == DW_AT_MIPS_linkage_name ? DIE_HAS_MIPS_LINKAGE :
+				 sp->attr == DW_AT_specification;
+		/* form_read() reads every fixed-size form of these sizes as a
+		 * little-endian number, and these forms as unsigned LEB128 */
+		int8_t how = 0;
+		if (sz == 1 || sz == 2 || sz == 3 || sz == 4 || sz == 8)
+			how = (int8_t)sz;
+		else if (sp->form == DW_FORM_udata || sp->form == DW_FORM_ref_udata ||
+			 sp->form == DW_FORM_strx || sp->form == DW_FORM_addrx ||
+			 sp->form == DW_FORM_GNU_addr_index || sp->form == DW_FORM_GNU_str_index ||
+			 sp->form == DW_FORM_loclistx || sp->form == DW_FORM_rnglistx)
+			how = -1;
+		a->steps[a->nsteps++] = (struct step){ (uint8_t)op, (uint16_t)which, sp->form, how,
+						       op == STEP_SKIP ? (uint32_t)sz : 0, sp->implicit };
+	}
+	ab->sn = (uint32_t)(a->nsteps - ab->sfirst);
+	return 0;
+}
+
 static int parse_abbrevs(struct abbrevs *a, const struct sect *sec, uint64_t off,
 			 const struct unitctx *u)
 {
 	a->n = 0;
 	a->nspecs = 0;
+	a->nsteps = 0;
 	if (off >= sec->n)
 		return -1;
 	struct cur c = cur_at(sec, off, sec->n);
@@ -84,6 +140,8 @@ static int parse_abbrevs(struct abbrevs *a, const struct sect *sec, uint64_t off
 				ab->fixed += sz;
 		}
 		ab->n = (uint32_t)(a->nspecs - ab->first);
+		if (compile_steps(a, ab, u))
+			return -1;
 	}
 	return 0;
 }
@@ -107,6 +165,7 @@ void abbrevs_release(struct abbrevs *a)
 {
 	free(a->v);
 	free(a->specs);
+	free(a->steps);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -234,9 +293,66 @@ void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 		skip(c, (uint64_t)a->fixed);
 		return;
 	}
-	for (uint32_t k = 0; k < a->n; k++) {
+	const struct step *st = &ab->steps[a->sfirst], *end = st + a->sn;
+	for (; st < end && !c->bad; st++) {
+		if (st->op == STEP_SKIP) {
+			skip(c, st->n);
+		} else {
+			struct val v;
+			form_read(c, st->form, 0, u, &v);
+		}
+	}
+}
+
+void die_sub_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+		   const struct unitctx *u, uint64_t unit_off, struct die *d)
+{
+	d->has = 0;
+	d->nrefs = 0;
+	d->call_file = d->call_line = d->call_col = 0;
+	const struct step *st = &ab->steps[a->sfirst], *end = st + a->sn;
+	for (; st < end && !c->bad; st++) {
+		if (st->op == STEP_SKIP) {
+			skip(c, st->n);
+			continue;
+		}
 		struct val v;
-		form_read(c, ab->specs[a->first + k].form, 0, u, &v);
+		if (st->size > 0) {
+			v.form = st->form;
+			v.s = NULL;
+			v.u = rd_u(c, (unsigned)st->size);
+		} else if (st->size < 0) {
+			v.form = st->form;
+			v.s = NULL;
+			v.u = rd_uleb(c);
+		} else {
+			form_read(c, st->form, st->implicit, u, &v);
+		}
+		switch (st->op) {
+		case STEP_LOW: d->low = v; d->has |= DIE_HAS_LOW; break;
+		case STEP_HIGH: d->high = v; d->has |= DIE_HAS_HIGH; break;
+		case STEP_RANGES: d->ranges = v; d->has |= DIE_HAS_RANGES; break;
+		case STEP_CALL_FILE: d->call_file = v.u; break;
+		case STEP_CALL_LINE: d->call_line = v.u; break;
+		case STEP_CALL_COL: d->call_col = v.u; break;
+		case STEP_NAME:
+			d->has |= st->which;
+			break;
+		case STEP_REF: {
+			/* as die_attrs() */
+			d->nrefs++;
+			if (v.form == DW_FORM_ref_sig8) {
+				d->nrefs = 99;
+				break;
+			}
+			int sup = v.form == DW_FORM_GNU_ref_alt || v.form == DW_FORM_ref_sup4 ||
+				  v.form == DW_FORM_ref_sup8;
+			d->last_ref = v.form == DW_FORM_ref_addr || sup ? v.u : unit_off + v.u;
+			d->last_ref_sup = sup;
+			break;
+		}
+		default: break;
+		}
 	}
 }
 

@@ -493,7 +493,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 		int32_t parent = depth ? s->stack[depth - 1] : -1, me = parent;
 		if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine) {
 			struct die die;
-			die_attrs(&c, ab, a, &src->u, src->unit_off, &die);
+			die_sub_attrs(&c, ab, a, &src->u, src->unit_off, &die);
 			if (!add_sub(cu, off, parent, a, &die)) {
 				rc = -1;
 				break;

@@ -1,12 +1,14 @@
 /*
  * sym/dwarf_line.c - .debug_line: a unit's line program header (the
- * directory and file tables of DWARF 2-4 and of DWARF 5), its rows and
- * sequences, and the row and file name an address gets.
+ * directory and file tables of DWARF 2-4 and of DWARF 5), its sequences,
+ * and the row and file name an address gets.
  *
  * As LLVM 14: the row is the last one at or below the address in the first
- * sequence (by end address) that ends above it, found with the same
- * upper_bound so even odd tables give the same row; file paths are joined
- * comp_dir / include dir / name like Prologue::getFileNameByIndex.
+ * sequence (by end address) that ends above it; file paths are joined
+ * comp_dir / include dir / name like Prologue::getFileNameByIndex. The
+ * rows are not kept (a large program has millions): the program is run
+ * once for its sequences and a checkpoint every LINE_CHECKPOINT rows, and
+ * a lookup runs it again from the checkpoint below its address.
  */
 #include "sym/sym_internal.h"
 
@@ -90,99 +92,171 @@ static int read_v4_tables(struct cur *c, struct lines *l, size_t *capd, size_t *
 	return 0;
 }
 
-struct lnhdr {
-	unsigned min_inst, line_range, opcode_base;
-	int line_base;
-	uint8_t std_len[256];
-};
-
-/* The line number program from c to its end into rows and sequences.
- * 0, -1 out of memory, 1 damaged with *why (rows are then meaningless). */
-static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h, const char **why)
+/* rd_uleb on a bare pointer; *cut set (and p at end) for a value cut short. */
+static inline uint64_t uleb(const uint8_t **pp, const uint8_t *end, int *cut)
 {
-	/* every row takes at least one opcode byte: reserve that bound once
-	 * (pages never written are never faulted in) and trim at the end,
-	 * rather than copying the rows over and over while they grow */
-	size_t caprows = (size_t)(c->end - c->p) + 1, capseq = 0;
-	l->rows = malloc(caprows * sizeof(*l->rows));
-	if (!l->rows)
-		return -1;
-	uint64_t addr = 0, file = 1, line = 1, col = 0;
-	uint32_t first = 0;
-	int in_seq = 0;
-	while (c->p < c->end && !c->bad) {
-		unsigned op = (unsigned)rd_u(c, 1);
-		int emit = 0, end = 0;
-		if (op >= h->opcode_base) {
-			unsigned adj = op - h->opcode_base;
-			addr += (uint64_t)(adj / h->line_range) * h->min_inst;
-			line += (uint64_t)(int64_t)(h->line_base + (int)(adj % h->line_range));
-			emit = 1;
-		} else if (op == 0) {
-			uint64_t elen = rd_uleb(c);
-			if (elen == 0 || elen > (uint64_t)(c->end - c->p)) {
-				*why = "an extended opcode runs past the end of the table";
-				return 1;
-			}
-			const uint8_t *next = c->p + elen;
-			unsigned sub = (unsigned)rd_u(c, 1);
-			if (sub == DW_LNE_end_sequence)
-				emit = end = 1;
-			else if (sub == DW_LNE_set_address)
-				addr = rd_u(c, (unsigned)(elen - 1) <= 8 ? (unsigned)(elen - 1) : 8);
-			c->p = next;
-		} else {
-			switch (op) {
-			case DW_LNS_copy: emit = 1; break;
-			case DW_LNS_advance_pc: addr += rd_uleb(c) * h->min_inst; break;
-			case DW_LNS_advance_line: line += (uint64_t)rd_sleb(c); break;
-			case DW_LNS_set_file: file = rd_uleb(c); break;
-			case DW_LNS_set_column: col = rd_uleb(c); break;
-			case DW_LNS_const_add_pc:
-				addr += (uint64_t)((255 - h->opcode_base) / h->line_range) * h->min_inst;
-				break;
-			case DW_LNS_fixed_advance_pc: addr += rd_u(c, 2); break;
-			default:
-				for (unsigned k = 0; k < h->std_len[op]; k++)
-					rd_uleb(c);
-				break;
-			}
+	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		*pp = p + 1;
+		return *p;
+	}
+	struct cur c = { p, end, 0 };
+	uint64_t v = rd_uleb(&c);
+	*pp = c.bad ? end : c.p;
+	*cut |= c.bad;
+	return v;
+}
+
+static inline int64_t sleb(const uint8_t **pp, const uint8_t *end, int *cut)
+{
+	const uint8_t *p = *pp;
+	if (p < end && *p < 0x80) {
+		*pp = p + 1;
+		return (int64_t)(*p & 0x40 ? (uint64_t)*p | ~(uint64_t)0x7f : *p);
+	}
+	struct cur c = { p, end, 0 };
+	int64_t v = rd_sleb(&c);
+	*pp = c.bad ? end : c.p;
+	*cut |= c.bad;
+	return v;
+}
+
+static inline void state_reset(struct lnstate *st)
+{
+	*st = (struct lnstate){ 0, 1, 1, 0 };
+}
+
+/*
+ * Run h's opcodes from *pp until one appends a row. @return 1 with the row
+ * in *st, 2 when that row ends its sequence (the caller then resets *st),
+ * 0 at the end of the program (*cut set if an operand was cut short), -1
+ * at an extended opcode longer than what is left. On a bare pointer: a
+ * special opcode, most of every program, takes two table lookups.
+ */
+static inline __attribute__((always_inline)) int next_row(const struct lnprog *h,
+							   const uint8_t **pp, struct lnstate *st,
+							   int *cut)
+{
+	const uint8_t *p = *pp, *end = h->end;
+	const unsigned opbase = h->opcode_base;
+	while (p < end) {
+		unsigned op = *p++;
+		if (op >= opbase) {
+			st->addr += h->addr_adv[op];
+			st->line += (uint64_t)(int64_t)h->line_adv[op];
+			*pp = p;
+			return 1;
 		}
-		if (!emit)
-			continue;
-		if (grow((void **)&l->rows, &caprows, l->nrows + 1, sizeof(*l->rows)))
-			return -1;
+		switch (op) {
+		case DW_LNS_set_column: st->col = uleb(&p, end, cut); break;
+		case DW_LNS_copy: *pp = p; return 1;
+		case DW_LNS_advance_line: st->line += (uint64_t)sleb(&p, end, cut); break;
+		case DW_LNS_advance_pc: st->addr += uleb(&p, end, cut) * h->min_inst; break;
+		case DW_LNS_set_file: st->file = uleb(&p, end, cut); break;
+		case DW_LNS_const_add_pc: st->addr += h->const_add; break;
+		case DW_LNS_fixed_advance_pc:
+			if (end - p < 2) {
+				p = end;
+				*cut = 1;
+				break;
+			}
+			st->addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+			p += 2;
+			break;
+		case 0: {
+			int bad = 0;
+			uint64_t elen = uleb(&p, end, &bad);
+			if (bad || elen == 0 || elen > (uint64_t)(end - p)) {
+				*pp = end;
+				return -1;
+			}
+			const uint8_t *next = p + elen;
+			unsigned sub = *p++;
+			if (sub == DW_LNE_set_address) {
+				struct cur a = { p, next, 0 };
+				st->addr = rd_u(&a, (unsigned)(elen - 1) <= 8 ? (unsigned)(elen - 1) : 8);
+			}
+			p = next;
+			if (sub == DW_LNE_end_sequence) {
+				*pp = p;
+				return 2;
+			}
+			break;
+		}
+		default:
+			for (unsigned k = h->std_len[op]; k > 0; k--)
+				uleb(&p, end, cut);
+			break;
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
+static inline struct row row_of(const struct lnstate *st)
+{
+	return (struct row){ st->addr, (uint32_t)st->line, (uint16_t)st->file, (uint16_t)st->col };
+}
+
+/*
+ * The line number program into sequences and a checkpoint every
+ * LINE_CHECKPOINT rows of each (from its first row, never its end row):
+ * the rows themselves are not kept. 0, -1 out of memory, 1 damaged with
+ * *why (the sequences are then meaningless).
+ */
+static int run_program(struct lines *l, const struct lnprog *h, const char **why)
+{
+	const uint8_t *p = h->p;
+	size_t cap = 0, capseq = 0;
+	struct lnstate st;
+	state_reset(&st);
+	uint64_t lo = 0, prev = 0;
+	uint64_t fbase = (uint64_t)l->file_base, nfiles = (uint64_t)l->nfiles;
+	uint32_t first = 0, countdown = 1;
+	int in_seq = 0, cut = 0, k;
+	while ((k = next_row(h, &p, &st, &cut)) > 0) {
 		/* DWARF requires addresses that never decrease within a
-		 * sequence: the lookups' binary search relies on it */
-		if (in_seq && addr < l->rows[l->nrows - 1].addr) {
+		 * sequence: the lookups (from checkpoints, and LLVM's binary
+		 * search) rely on it */
+		if (in_seq && st.addr < prev) {
 			*why = "addresses decrease within a sequence";
 			return 1;
 		}
-		if (file < (uint64_t)l->file_base || file >= (uint64_t)(l->nfiles + l->file_base)) {
+		if (st.file - fbase >= nfiles) {
 			*why = "a row's file index is not in the file table";
 			return 1;
 		}
-		uint32_t idx = (uint32_t)l->nrows++;
-		l->rows[idx] = (struct row){ addr, (uint32_t)line, (uint16_t)file, (uint16_t)col };
-		if (!in_seq) {
-			in_seq = 1;
-			first = idx;
-		}
-		if (end) {
-			in_seq = 0;
-			uint64_t lo = l->rows[first].addr;
-			if (lo < addr) {
+		prev = st.addr;
+		if (k == 2) {
+			/* the end row */
+			if (in_seq && lo < st.addr) {
 				if (grow((void **)&l->seqs, &capseq, l->nseqs + 1, sizeof(*l->seqs)))
 					return -1;
-				l->seqs[l->nseqs++] = (struct seq){ lo, addr, first, idx + 1 };
+				l->seqs[l->nseqs++] = (struct seq){ lo, st.addr, first, (uint32_t)l->ncks };
 			}
-			addr = 0;
-			file = 1;
-			line = 1;
-			col = 0;
+			in_seq = 0;
+			countdown = 1;
+			state_reset(&st);
+			continue;
 		}
+		if (--countdown)
+			continue;
+		/* a checkpoint; a sequence's first row always is one */
+		countdown = LINE_CHECKPOINT;
+		if (!in_seq) {
+			in_seq = 1;
+			lo = st.addr;
+			first = (uint32_t)l->ncks;
+		}
+		if (grow((void **)&l->cks, &cap, l->ncks + 1, sizeof(*l->cks)))
+			return -1;
+		l->cks[l->ncks++] = (struct ckpt){ st, (uint64_t)(p - h->p) };
 	}
-	if (c->bad) {
+	if (k < 0) {
+		*why = "an extended opcode runs past the end of the table";
+		return 1;
+	}
+	if (cut) {
 		*why = "an opcode runs past the end of the table";
 		return 1;
 	}
@@ -192,9 +266,6 @@ static int run_program(struct lines *l, struct cur *c, const struct lnhdr *h, co
 	}
 	if (l->nseqs > 1)
 		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
-	struct row *fit = realloc(l->rows, (l->nrows ? l->nrows : 1) * sizeof(*l->rows));
-	if (fit)
-		l->rows = fit;
 	return 0;
 }
 
@@ -229,21 +300,28 @@ int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *c
 		return 1;
 	}
 	const uint8_t *prog = c.p + hlen;
-	struct lnhdr h;
-	h.min_inst = (unsigned)rd_u(&c, 1);
+	struct lnprog *h = l->prog = calloc(1, sizeof(*h));
+	if (!h)
+		return -1;
+	h->min_inst = (unsigned)rd_u(&c, 1);
 	if (u.version >= 4)
 		rd_u(&c, 1); /* maximum operations per instruction: VLIW only */
 	rd_u(&c, 1);         /* default_is_stmt */
-	h.line_base = (int8_t)rd_u(&c, 1);
-	h.line_range = (unsigned)rd_u(&c, 1);
-	h.opcode_base = (unsigned)rd_u(&c, 1);
-	memset(h.std_len, 0, sizeof(h.std_len));
-	for (unsigned k = 1; k < h.opcode_base; k++)
-		h.std_len[k] = (uint8_t)rd_u(&c, 1);
-	if (c.bad || h.line_range == 0 || h.opcode_base == 0) {
+	int line_base = (int8_t)rd_u(&c, 1);
+	unsigned line_range = (unsigned)rd_u(&c, 1);
+	h->opcode_base = (unsigned)rd_u(&c, 1);
+	for (unsigned k = 1; k < h->opcode_base; k++)
+		h->std_len[k] = (uint8_t)rd_u(&c, 1);
+	if (c.bad || line_range == 0 || h->opcode_base == 0) {
 		*why = c.bad ? "header cut" : "line_range or opcode_base 0";
 		return 1;
 	}
+	for (unsigned op = h->opcode_base; op < 256; op++) {
+		unsigned adj = op - h->opcode_base;
+		h->addr_adv[op] = (uint16_t)((adj / line_range) * h->min_inst);
+		h->line_adv[op] = (int16_t)(line_base + (int)(adj % line_range));
+	}
+	h->const_add = (uint64_t)((255 - h->opcode_base) / line_range) * h->min_inst;
 
 	size_t capf = 0, capd = 0;
 	int rc;
@@ -271,12 +349,20 @@ int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *c
 	if (!l->files || !l->file_done)
 		return -1;
 	l->has_lines = 1;
-	c.p = prog;
-	c.end = table_end;
-	return run_program(l, &c, &h, why);
+	h->p = prog;
+	h->end = table_end;
+	return run_program(l, h, why);
 }
 
-const struct row *lines_find_row(const struct lines *l, uint64_t addr)
+/*
+ * LLVM's LineTable::findRowInSeq: the last row at or below addr of the
+ * first sequence (by end address) ending above it, by upper_bound among
+ * its rows but the first and the end row. Its rows are in address order
+ * (lines_load() refuses others), so that is the last checkpoint at or
+ * below addr, then the rows after it up to addr, the program run again
+ * from the checkpoint.
+ */
+const struct row *lines_find_row(struct lines *l, uint64_t addr)
 {
 	size_t s = UPPER_BOUND(l->nseqs, addr, l->seqs[i].hi);
 	if (s == l->nseqs)
@@ -284,9 +370,18 @@ const struct row *lines_find_row(const struct lines *l, uint64_t addr)
 	const struct seq *sq = &l->seqs[s];
 	if (!(sq->lo <= addr && addr < sq->hi))
 		return NULL;
-	size_t first = sq->first + 1;
-	first += UPPER_BOUND(sq->last - 1 - first, addr, l->rows[first + i].addr);
-	return &l->rows[first - 1];
+	/* the first checkpoint is the first row, at lo <= addr */
+	size_t k = sq->first;
+	k += UPPER_BOUND(sq->last - sq->first, addr, l->cks[sq->first + i].st.addr) - 1;
+	const struct ckpt *ck = &l->cks[k];
+	struct lnstate st = ck->st;
+	const uint8_t *p = l->prog->p + ck->off;
+	int cut = 0;
+	l->found = row_of(&st);
+	/* the end row, at hi > addr, stops it at the latest */
+	while (next_row(l->prog, &p, &st, &cut) > 0 && st.addr <= addr)
+		l->found = row_of(&st);
+	return &l->found;
 }
 
 static int is_abs(const char *p)
@@ -358,12 +453,13 @@ const char *lines_file_name(struct lines *l, struct arena *arena, const char *co
 
 void lines_release(struct lines *l)
 {
+	free(l->prog);
+	free(l->cks);
 	free(l->files);
 	free(l->file_done);
 	free(l->fnames);
 	free(l->fdirs);
 	free(l->dirs);
-	free(l->rows);
 	free(l->seqs);
 	memset(l, 0, sizeof(*l));
 }

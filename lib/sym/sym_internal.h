@@ -107,14 +107,33 @@ static inline uint64_t rd_u(struct cur *c, unsigned n)
 		return 0;
 	}
 	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n == 1) {
+		v = c->p[0];
+	} else if (n == 2) {
+		uint16_t x;
+		memcpy(&x, c->p, 2);
+		v = x;
+	} else if (n == 4) {
+		uint32_t x;
+		memcpy(&x, c->p, 4);
+		v = x;
+	} else if (n == 8) {
+		memcpy(&v, c->p, 8);
+	} else
+#endif
+	{
+		for (unsigned i = 0; i < n; i++)
+			v |= (uint64_t)c->p[i] << (8 * i);
+	}
 	c->p += n;
 	return v;
 }
 
 static inline uint64_t rd_uleb(struct cur *c)
 {
+	if (c->p < c->end && *c->p < 0x80)
+		return *c->p++;
 	uint64_t v = 0;
 	unsigned shift = 0;
 	while (c->p < c->end) {
@@ -212,10 +231,35 @@ struct abbrev {
 	uint8_t children;
 	uint32_t first, n;      /* specs[first .. first + n) */
 	int32_t fixed;          /* bytes of all attributes if fixed, else -1 */
+	uint32_t sfirst, sn;    /* steps[sfirst .. sfirst + sn) */
 };
 
 struct spec {
 	uint16_t attr, form;
+	int64_t implicit;
+};
+
+/*
+ * The attributes of an abbreviation compiled for die_sub_attrs() and
+ * die_skip(): runs of fixed-size attributes not needed merged into one
+ * skip of n bytes (STEP_SKIP), others of a size given by the data
+ * (STEP_FORM) read and dropped, and those a subroutine DIE needs (only in
+ * subprogram and inlined_subroutine abbreviations) read into struct die.
+ */
+enum {
+	STEP_SKIP, STEP_FORM, STEP_LOW, STEP_HIGH, STEP_RANGES, STEP_CALL_FILE, STEP_CALL_LINE,
+	STEP_CALL_COL, STEP_NAME, STEP_REF,
+};
+
+struct step {
+	uint8_t op;
+	uint16_t which;          /* STEP_NAME: its DIE_HAS_ bit; STEP_REF: 1 for
+	                           DW_AT_specification, 0 abstract_origin */
+	uint16_t form;
+	int8_t size;            /* how the value reads: 1, 2, 3, 4 or 8 bytes
+	                           little-endian, -1 an unsigned LEB128, 0
+	                           another way (form_read()) */
+	uint32_t n;             /* STEP_SKIP: bytes */
 	int64_t implicit;
 };
 
@@ -225,6 +269,8 @@ struct abbrevs {
 	size_t n, cap;
 	struct spec *specs;
 	size_t nspecs, capspecs;
+	struct step *steps;
+	size_t nsteps, capsteps;
 	uint64_t off;           /* offset + 1 of the table held, 0 = none */
 	unsigned shape;         /* version, offset and address size it is for */
 };
@@ -295,6 +341,13 @@ void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 	       const struct unitctx *u, uint64_t unit_off, struct die *d);
 
+/* The same for a subprogram or inlined_subroutine DIE, faster, setting
+ * only what die_ranges() and the subroutine table use: has (low, high,
+ * ranges; a name by its bit alone), call_file, call_line, call_col,
+ * nrefs, last_ref, last_ref_sup. */
+void die_sub_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+		   const struct unitctx *u, uint64_t unit_off, struct die *d);
+
 struct range {
 	uint64_t lo, hi;
 };
@@ -325,7 +378,31 @@ struct row {
 
 struct seq {
 	uint64_t lo, hi;
-	uint32_t first, last; /* rows [first, last), the end row is last - 1 */
+	uint32_t first, last; /* its checkpoints [first, last) */
+};
+
+/* The line state machine's registers that rows keep. */
+struct lnstate {
+	uint64_t addr, file, line, col;
+};
+
+/* Every LINE_CHECKPOINT-th row of a sequence, from its first: the
+ * registers after it and where the program goes on. */
+#define LINE_CHECKPOINT 16
+struct ckpt {
+	struct lnstate st;
+	uint64_t off;         /* of the next opcode, from the program's start */
+};
+
+/* A unit's line program, kept to run again from a checkpoint. */
+struct lnprog {
+	const uint8_t *p, *end;
+	unsigned opcode_base;
+	uint64_t min_inst, const_add;
+	uint8_t std_len[256];
+	/* what each special opcode adds to the address and the line */
+	uint16_t addr_adv[256];
+	int16_t line_adv[256];
 };
 
 struct sub {
@@ -365,10 +442,13 @@ struct lines {
 	uint64_t *fdirs;
 	const char **dirs;
 	int64_t ndirs;
-	struct row *rows;
-	size_t nrows;
+	/* the rows are not kept, only checkpoints (see lines_find_row()) */
+	struct lnprog *prog;
+	struct ckpt *cks;
+	size_t ncks;
 	struct seq *seqs;
 	size_t nseqs;
+	struct row found;     /* lines_find_row()'s answer */
 };
 
 struct cu {
@@ -499,7 +579,7 @@ void symtab_release(struct symtab *t);
  * out of memory, 1 when damaged (*why says how; the unit has no lines). */
 int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *u, uint64_t off,
 	       const char **why);
-const struct row *lines_find_row(const struct lines *l, uint64_t addr);
+const struct row *lines_find_row(struct lines *l, uint64_t addr);
 /* DWARFDebugLine::Prologue::getFileNameByIndex, AbsoluteFilePath */
 const char *lines_file_name(struct lines *l, struct arena *arena, const char *comp_dir,
 			    uint64_t index);

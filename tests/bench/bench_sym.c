@@ -83,6 +83,68 @@ static int cmp_order(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* order[] = 0..n-1 sorted by a[]: a radix sort of (address, index) packed
+ * in 64 bits when they fit, else qsort. */
+static void sort_order(const uint64_t *a, size_t n, size_t *order)
+{
+	uint64_t lo = ~(uint64_t)0, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = a[i] < lo ? a[i] : lo;
+		hi = a[i] > hi ? a[i] : hi;
+	}
+	unsigned ib = 1, kb = 1;
+	while (ib < 64 && ((uint64_t)1 << ib) < n)
+		ib++;
+	while (kb < 64 && n && ((hi - lo) >> kb))
+		kb++;
+	uint64_t *k = n && ib + kb <= 64 ? malloc(2 * n * sizeof(*k)) : NULL;
+	if (!k) {
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		sort_a = a;
+		qsort(order, n, sizeof(*order), cmp_order);
+		return;
+	}
+	uint64_t *t = k + n;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (a[i] - lo) << ib | i;
+	for (unsigned shift = 0; shift < ib + kb; shift += 11) {
+		size_t count[2048] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			count[k[i] >> shift & 2047]++;
+		for (size_t d = 0, sum = 0; d < 2048; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			t[count[k[i] >> shift & 2047]++] = k[i];
+		uint64_t *x = k;
+		k = t;
+		t = x;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = (size_t)(k[i] & (((uint64_t)1 << ib) - 1));
+	free(k < t ? k : t);
+}
+
+static uint64_t hex(const char *p)
+{
+	uint64_t v = 0;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	for (;; p++) {
+		unsigned d = (unsigned)*p;
+		if (d - '0' < 10)
+			d -= '0';
+		else if ((d | 32) - 'a' < 6)
+			d = (d | 32) - 'a' + 10;
+		else
+			return v;
+		v = v << 4 | d;
+	}
+}
+
 /* Read addresses (hex, one a line) from stdin; answer as llvm-symbolizer
  * --inlines --demangle does on stdout. */
 static int pfsym_main(const char *bin)
@@ -94,7 +156,7 @@ static int pfsym_main(const char *bin)
 		if (n == cap)
 			a = realloc(a, (cap *= 2) * sizeof(*a));
 		if (a)
-			a[n++] = strtoull(line, NULL, 16);
+			a[n++] = hex(line);
 	}
 	struct profev_error err;
 	struct profev_symbolizer *s = profev_symbolizer_new(bin, NULL, &err);
@@ -108,15 +170,12 @@ static int pfsym_main(const char *bin)
 		fprintf(stderr, "bench_sym: out of memory\n");
 		return 2;
 	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	sort_a = a;
-	qsort(order, n, sizeof(*order), cmp_order);
+	sort_order(a, n, order);
 	struct out o = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		const struct profev_symframe *fr;
 		int k = profev_symbolizer_lookup(s, a[order[i]], &fr);
-		at[order[i]] = o.n;
+		at[i] = o.n;
 		for (int j = 0; j < (k > 0 ? k : 1); j++) {
 			const char *fn = k > 0 && fr[j].function ? fr[j].function : "??";
 			const char *file = k > 0 && fr[j].file ? fr[j].file : "??";
@@ -132,29 +191,26 @@ static int pfsym_main(const char *bin)
 		put(&o, "\n", 1);
 	}
 	at[n] = o.n;
-	/* the answers in the order asked: blocks of the buffer, gathered */
-	char *w = malloc(o.n ? o.n : 1);
-	size_t wn = 0;
-	if (!w) {
-		fprintf(stderr, "bench_sym: out of memory\n");
-		return 2;
-	}
-	/* block i runs from at[i] to the start of the next block written,
-	 * which is at[order[rank(i) + 1]] */
-	size_t *end = malloc((n + 1) * sizeof(*end));
-	if (!end) {
+	/* the answers in the order asked: rank[i] is where address i came in
+	 * the lookups, its answer at[rank] .. at[rank + 1] */
+	size_t *rank = malloc((n ? n : 1) * sizeof(*rank));
+	if (!rank) {
 		fprintf(stderr, "bench_sym: out of memory\n");
 		return 2;
 	}
 	for (size_t r = 0; r < n; r++)
-		end[order[r]] = r + 1 < n ? at[order[r + 1]] : o.n;
-	for (size_t i = 0; i < n; i++) {
-		memcpy(w + wn, o.p + at[i], end[i] - at[i]);
-		wn += end[i] - at[i];
+		rank[order[r]] = r;
+	static char obuf[1 << 16];
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t r = rank[i];
+		size_t len = at[r + 1] - at[r];
+		rc = fwrite(o.p + at[r], 1, len, stdout) == len ? 0 : 2;
 	}
-	int rc = fwrite(w, 1, wn, stdout) == wn && fflush(stdout) == 0 ? 0 : 2;
-	free(end);
-	free(w);
+	if (fflush(stdout) != 0)
+		rc = 2;
+	free(rank);
 	free(o.p);
 	free(at);
 	free(order);
