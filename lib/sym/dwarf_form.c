@@ -54,11 +54,15 @@ static unsigned step_op(unsigned attr)
 static int compile_steps(struct abbrevs *a, struct abbrev *ab, const struct unitctx *u)
 {
 	int sub = ab->tag == DW_TAG_subprogram || ab->tag == DW_TAG_inlined_subroutine;
+	uint32_t at = 0;
 	ab->sfirst = (uint32_t)a->nsteps;
+	ab->at_fixed = ab->fixed >= 0;
 	for (uint32_t k = 0; k < ab->n; k++) {
 		const struct spec *sp = &a->specs[ab->first + k];
 		unsigned op = sub ? step_op(sp->attr) : STEP_SKIP;
 		int sz = form_size(sp->form, u);
+		uint32_t here = at;
+		at += sz > 0 ? (uint32_t)sz : 0;
 		struct step *last = a->nsteps > ab->sfirst ? &a->steps[a->nsteps - 1] : NULL;
 		if (op == STEP_SKIP && sz >= 0 && last && last->op == STEP_SKIP) {
 			last->n += (uint32_t)sz;
@@ -82,8 +86,13 @@ static int compile_steps(struct abbrevs *a, struct abbrev *ab, const struct unit
 			 sp->form == DW_FORM_GNU_addr_index || sp->form == DW_FORM_GNU_str_index ||
 			 sp->form == DW_FORM_loclistx || sp->form == DW_FORM_rnglistx)
 			how = -1;
+		else if (sp->form == DW_FORM_implicit_const || sp->form == DW_FORM_flag_present)
+			how = -2;
+		int64_t imp = sp->form == DW_FORM_flag_present ? 1 : sp->implicit;
+		if (op >= STEP_LOW && how <= 0 && how != -2)
+			ab->at_fixed = 0;
 		a->steps[a->nsteps++] = (struct step){ (uint8_t)op, (uint16_t)which, sp->form, how,
-						       op == STEP_SKIP ? (uint32_t)sz : 0, sp->implicit };
+						       op == STEP_SKIP ? (uint32_t)sz : 0, here, imp };
 	}
 	ab->sn = (uint32_t)(a->nsteps - ab->sfirst);
 	return 0;
@@ -311,20 +320,31 @@ void die_sub_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev 
 	d->nrefs = 0;
 	d->call_file = d->call_line = d->call_col = 0;
 	const struct step *st = &ab->steps[a->sfirst], *end = st + a->sn;
+	/* a DIE of fixed size (most inlined_subroutines): its values at
+	 * known places, one bounds check */
+	const uint8_t *base = NULL;
+	if (a->at_fixed && (size_t)(c->end - c->p) >= (size_t)a->fixed) {
+		base = c->p;
+		c->p += a->fixed;
+	}
 	for (; st < end && !c->bad; st++) {
 		if (st->op == STEP_SKIP) {
-			skip(c, st->n);
+			if (!base)
+				skip(c, st->n);
 			continue;
 		}
 		struct val v;
-		if (st->size > 0) {
-			v.form = st->form;
-			v.s = NULL;
+		v.form = st->form;
+		v.s = NULL;
+		if (base) {
+			struct cur at = { base + st->at, c->end, 0 };
+			v.u = st->size > 0 ? rd_u(&at, (unsigned)st->size) : (uint64_t)st->implicit;
+		} else if (st->size > 0) {
 			v.u = rd_u(c, (unsigned)st->size);
-		} else if (st->size < 0) {
-			v.form = st->form;
-			v.s = NULL;
+		} else if (st->size == -1) {
 			v.u = rd_uleb(c);
+		} else if (st->size == -2) {
+			v.u = (uint64_t)st->implicit;
 		} else {
 			form_read(c, st->form, st->implicit, u, &v);
 		}

@@ -232,6 +232,8 @@ struct abbrev {
 	uint32_t first, n;      /* specs[first .. first + n) */
 	int32_t fixed;          /* bytes of all attributes if fixed, else -1 */
 	uint32_t sfirst, sn;    /* steps[sfirst .. sfirst + sn) */
+	uint8_t at_fixed;       /* fixed size, and every value a step reads
+	                           is a number at its step's at */
 };
 
 struct spec {
@@ -257,10 +259,13 @@ struct step {
 	                           DW_AT_specification, 0 abstract_origin */
 	uint16_t form;
 	int8_t size;            /* how the value reads: 1, 2, 3, 4 or 8 bytes
-	                           little-endian, -1 an unsigned LEB128, 0
-	                           another way (form_read()) */
+	                           little-endian, -1 an unsigned LEB128, -2
+	                           none (it is implicit), 0 another way
+	                           (form_read()) */
 	uint32_t n;             /* STEP_SKIP: bytes */
-	int64_t implicit;
+	uint32_t at;            /* in an abbreviation of fixed size, where the
+	                           value is from the DIE's first attribute */
+	int64_t implicit;       /* the value when implicit */
 };
 
 /* One abbreviation table, the one at .debug_abbrev offset off - 1. */
