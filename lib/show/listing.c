@@ -301,14 +301,15 @@ static int pending_add(struct pending *p, const struct profev_event *ev)
 	return 0;
 }
 
-/* The events of kind among ev[0..n) as JSON: an "args" object for
- * arguments, a list of ids for flow marks, nothing if there are none. */
-static void json_marks(struct dump *d, const struct profev_event *ev, uint32_t n, uint8_t kind,
-		       const char *key)
+/* The events of kind among ev[from..to) as JSON: an "args" object for
+ * arguments, a list of ids for flow marks, nothing if there are none.
+ * (ev may be NULL when from == to.) */
+static void json_marks(struct dump *d, const struct profev_event *ev, uint32_t from, uint32_t to,
+		       uint8_t kind, const char *key)
 {
 	struct outbuf *o = &d->o;
 	int first = 1, is_arg = kind == PROFEV_EV_ARG || kind == PROFEV_EV_POINT_ARG;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = from; i < to; i++) {
 		if (ev[i].type != kind)
 			continue;
 		if (outbuf_reserve(o, 16 + JSON_NUMBER_MAX))
@@ -341,9 +342,9 @@ static void pending_end(struct dump *d, struct pending *p)
 		return;
 	uint32_t from = p->mark[--p->depth];
 	if (d->format == PROFEV_DUMP_JSONL) {
-		json_marks(d, p->ev + from, p->n - from, PROFEV_EV_ARG, ",\"args\":{");
-		json_marks(d, p->ev + from, p->n - from, PROFEV_EV_FLOW_OUT, ",\"flow_out\":[");
-		json_marks(d, p->ev + from, p->n - from, PROFEV_EV_FLOW_IN, ",\"flow_in\":[");
+		json_marks(d, p->ev, from, p->n, PROFEV_EV_ARG, ",\"args\":{");
+		json_marks(d, p->ev, from, p->n, PROFEV_EV_FLOW_OUT, ",\"flow_out\":[");
+		json_marks(d, p->ev, from, p->n, PROFEV_EV_FLOW_IN, ",\"flow_in\":[");
 	}
 	p->n = from;
 }
@@ -351,7 +352,7 @@ static void pending_end(struct dump *d, struct pending *p)
 /* An instant's or message's arguments on its JSON line, then forgotten. */
 static void pending_point(struct dump *d, struct pending *p)
 {
-	json_marks(d, p->point, p->npoint, PROFEV_EV_POINT_ARG, ",\"args\":{");
+	json_marks(d, p->point, 0, p->npoint, PROFEV_EV_POINT_ARG, ",\"args\":{");
 	p->npoint = 0;
 }
 

@@ -56,7 +56,15 @@ outside=$(tp_sql spin.pftrace "select count(*) from perf_sample p
 	join stack_profile_callsite c on c.id = p.callsite_id join stack_profile_frame f on f.id = c.frame_id
 	join stack_profile_mapping m on m.id = f.mapping where m.name like '/%' and
 	(m.end <= m.start or m.start + f.rel_pc - m.load_bias - m.exact_offset not between m.start and m.end - 1)")
-[ "$outside" = 0 ] || fail "$outside sample frames lie outside their mapping"
+if [ "$outside" != 0 ]; then
+	# Which frames, for whoever reads the log: their mapping and rel_pc.
+	tp_sql spin.pftrace "select m.name, m.start, m.end, m.load_bias, m.exact_offset, m.build_id, f.rel_pc
+		from perf_sample p join stack_profile_callsite c on c.id = p.callsite_id
+		join stack_profile_frame f on f.id = c.frame_id join stack_profile_mapping m on m.id = f.mapping
+		where m.name like '/%' and (m.end <= m.start or
+		m.start + f.rel_pc - m.load_bias - m.exact_offset not between m.start and m.end - 1)" >&2
+	fail "$outside sample frames lie outside their mapping"
+fi
 [ "$(tp_value spin.pftrace "select count(*) from perf_sample p join stack_profile_callsite c on c.id = p.callsite_id
 	join stack_profile_frame f on f.id = c.frame_id where f.name = 'spin_here'")" -ge 20 ] ||
 	fail "fewer than 20 samples in spin_here in trace_processor"
