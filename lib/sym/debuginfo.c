@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "profev_sym.h"
+#include "sym_internal.h"
 
 #define MAX_ID 64
 
@@ -160,7 +161,7 @@ int profev_elf_build_id(const char *path, uint8_t *id, unsigned len)
 	return (int)n;
 }
 
-static void hex(char *out, const uint8_t *id, unsigned n)
+void build_id_hex(char *out, const uint8_t *id, unsigned n)
 {
 	static const char digits[] = "0123456789abcdef";
 	for (unsigned i = 0; i < n; i++) {
@@ -240,13 +241,13 @@ static int consider(struct search *s, const char *path)
 	}
 	if (s->idlen) {
 		char want[2 * MAX_ID + 1], got[2 * MAX_ID + 1];
-		hex(want, s->id, s->idlen);
+		build_id_hex(want, s->id, s->idlen);
 		if (!info.idlen) {
 			warn(s, "'%s': no build-id, the recorded one is %s", path, want);
 			return 0;
 		}
 		if (info.idlen != s->idlen || memcmp(info.id, s->id, s->idlen) != 0) {
-			hex(got, info.id, info.idlen);
+			build_id_hex(got, info.id, info.idlen);
 			warn(s, "'%s': build-id %s does not match the recorded %s", path, got, want);
 			return 0;
 		}
@@ -291,7 +292,7 @@ static int consider_sup(struct search *s, const struct elfinfo *want, const char
 	}
 	if (!ok) {
 		char h[2 * MAX_ID + 1];
-		hex(h, want->alt_id, want->alt_idlen);
+		build_id_hex(h, want->alt_id, want->alt_idlen);
 		warn(s, "'%s': not the supplementary file %s ('%s')", path, h, want->alt_name);
 		return 0;
 	}
@@ -313,7 +314,7 @@ static void find_sup(struct search *s, const struct profev_debuginfo_opts *opts,
 	if (read_elf(debug_file, &d) != 1 || !d.alt || d.is_sup)
 		return;
 	char h[2 * MAX_ID + 1], idpath[2 * MAX_ID + 32], buf[8192], dir[4096];
-	hex(h, d.alt_id, d.alt_idlen);
+	build_id_hex(h, d.alt_id, d.alt_idlen);
 	snprintf(idpath, sizeof(idpath), ".build-id/%.2s/%s.debug", h, h + 2);
 	const char *base = strrchr(d.alt_name, '/') ? strrchr(d.alt_name, '/') + 1 : d.alt_name;
 	const char *dwz = strstr(d.alt_name, "/.dwz/");
@@ -364,7 +365,7 @@ int profev_debuginfo_find(const char *path, const uint8_t *build_id, unsigned bu
 	char idpath[2 * MAX_ID + 32] = "";
 	if (s.idlen >= 2) {
 		char h[2 * MAX_ID + 1];
-		hex(h, build_id, s.idlen);
+		build_id_hex(h, build_id, s.idlen);
 		snprintf(idpath, sizeof(idpath), ".build-id/%.2s/%s.debug", h, h + 2);
 	}
 	char buf[8192];

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "profev_sym.h"
+#include "sym_internal.h"
 
 #if defined(__has_include)
 #if __has_include(<elfutils/debuginfod.h>)
@@ -349,16 +350,6 @@ static int query(struct profev_debuginfod *d, const char *mod, const char *what,
 			   what, hex, s, d->urls, strerror(fd < 0 ? -fd : EIO));
 }
 
-static void hexify(char *out, const uint8_t *id, unsigned n)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (unsigned i = 0; i < n; i++) {
-		out[2 * i] = digits[id[i] >> 4];
-		out[2 * i + 1] = digits[id[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /*
  * The file of build-id hex: from the cache, else from the servers (what
  * says what it is in warnings). 1 with *path (*server NULL when from the
@@ -453,7 +444,7 @@ static int fetch_sup(struct profev_debuginfod *d, const char *mod, struct profev
 	if (!altlen)
 		return 0;
 	char hex[129];
-	hexify(hex, alt, altlen);
+	build_id_hex(hex, alt, altlen);
 	char *path, *server;
 	int rc = locate(d, mod, "supplementary file (dwz) ", hex, alt, altlen, di, &path, &server);
 	if (rc <= 0)
@@ -519,7 +510,7 @@ int profev_debuginfo_fetch(struct profev_debuginfod *d, const char *module, cons
 	if (!d || build_id_len == 0 || build_id_len > 64)
 		return 0;
 	char hex[129];
-	hexify(hex, build_id, build_id_len);
+	build_id_hex(hex, build_id, build_id_len);
 	const char *mod = module && module[0] ? module : "?";
 	int rc = 0;
 	if (!di->has_dwarf && (rc = fetch_debug(d, mod, hex, build_id, build_id_len, di)) <= 0)

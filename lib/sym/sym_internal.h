@@ -43,6 +43,9 @@ char *arena_alloc(struct arena *a, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
 void arena_free(struct arena *a);
 
+/* The n bytes of a build-id as 2n lowercase hex digits and a NUL in out. */
+void build_id_hex(char *out, const uint8_t *id, unsigned n);
+
 /* *p holds *cap elements of elem bytes; make room for need. -1: no memory. */
 static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
