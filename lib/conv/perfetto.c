@@ -510,9 +510,9 @@ static int pf_part_begin(struct conv *c)
 	 * values written as the trace clock. Taken at the trace's base, where
 	 * each track sequence's clock starts too: trace_processor wants a
 	 * clock's values in its snapshots never to go back. */
-	int64_t back = m ? (int64_t)(m->mono_start_ns - c->base) : 0;
+	uint64_t back = m && m->mono_start_ns >= c->base ? m->mono_start_ns - c->base : 0;
 	if (m && m->wall_start_ns > 0 && m->mono_start_ns && m->mono_start_ns >= c->base &&
-	    m->wall_start_ns > back) {
+	    back < (uint64_t)m->wall_start_ns) {
 		if ((rc = outbuf_reserve(o, PACKET_MAX)))
 			return rc;
 		pk = packet_begin(c, c->base, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -523,7 +523,7 @@ static int pf_part_begin(struct conv *c)
 		pb_end(o, k);
 		k = pb_begin(o, CS_CLOCKS);
 		pb_uint(o, CLOCK_ID, BUILTIN_CLOCK_REALTIME);
-		pb_uint(o, CLOCK_TIMESTAMP, (uint64_t)(m->wall_start_ns - back));
+		pb_uint(o, CLOCK_TIMESTAMP, (uint64_t)m->wall_start_ns - back);
 		pb_end(o, k);
 		pb_end(o, cs);
 		pb_end(o, pk);
