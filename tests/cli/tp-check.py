@@ -32,36 +32,17 @@ screenshots, apart), counter values and threads.
 Prints a one-line summary; exits 1 with the first difference.
 """
 import collections
-import csv
-import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-TP = None
+import tpquery
+from tpquery import fail, hx, run, tp_rows, unhex
+
+tpquery.PROG = "tp-check"
 
 
-def fail(msg):
-    sys.stderr.write("tp-check: %s\n" % msg)
-    sys.exit(1)
-
-
-def tp_rows(trace, sql):
-    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
-        f.write(sql + "\n")
-        q = f.name
-    try:
-        p = subprocess.run([TP, "-q", q, trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    finally:
-        os.unlink(q)
-    if p.returncode:
-        fail("trace_processor_shell could not load '%s' or run %r: %s"
-             % (trace, sql, p.stderr.decode(errors="replace")[-2000:]))
-    rows = list(csv.reader(io.StringIO(p.stdout.decode("utf-8", errors="replace"))))
-    rows = [r for r in rows if r]
-    return [[None if v == "[NULL]" else v for v in r] for r in rows[1:]]
 
 
 def import_errors(trace, allow):
@@ -69,12 +50,6 @@ def import_errors(trace, allow):
                   "('error', 'data_loss') and value > 0")
     return ["%s[%s] = %s" % tuple(r) for r in bad if r[0] not in allow]
 
-
-def run(args):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if p.returncode:
-        fail("'%s' exited %d: %s" % (" ".join(args), p.returncode, p.stderr.decode(errors="replace")))
-    return p.stdout.decode("utf-8", errors="surrogateescape")
 
 
 # ---- what pfdump shows ----
@@ -179,16 +154,6 @@ def window(x, lo, hi):
 
 # ---- what trace_processor shows ----
 
-def hx(col):
-    """A string column in hex: trace_processor's CSV does not escape quotes
-    or line ends inside strings."""
-    return "iif(%s is null, null, hex(%s))" % (col, col)
-
-
-def unhex(h):
-    return None if h is None else bytes.fromhex(h).decode("utf-8", errors="replace")
-
-
 def tables(parts):
     t = collections.defaultdict(list)
     for part in parts:
@@ -241,7 +206,6 @@ def compare(what, want, got):
 
 
 def main():
-    global TP
     argv = sys.argv[1:]
     allow, win, chrome = [], None, None
     while argv and argv[0].startswith("--"):
@@ -256,7 +220,8 @@ def main():
             fail("unknown option '%s'" % o)
     if len(argv) < 2:
         fail(__doc__.split("\n")[2])
-    TP = os.environ.get("TP") or os.environ.get("TRACE_PROCESSOR")
+    if not tpquery.TP:
+        fail("no trace_processor_shell: set TP or TRACE_PROCESSOR")
     trace, parts = argv[0], argv[1:]
     for p in parts:
         bad = import_errors(p, allow)

@@ -27,51 +27,14 @@ nowhere in trace_processor's frames.
 Prints a one-line JSON summary; exits 1 with the first difference.
 """
 import collections
-import csv
-import io
 import json
-import os
-import subprocess
 import sys
-import tempfile
 
-TP = os.environ.get("TP") or os.environ.get("TRACE_PROCESSOR")
+import tpquery
+from tpquery import fail, hx, run, tp_rows, unhex
+
+tpquery.PROG = "tp-stacks"
 HELPER_PREFIXES = ("profev__", "profev_tracy__")
-
-
-def fail(msg):
-    sys.stderr.write("tp-stacks: %s\n" % msg)
-    sys.exit(1)
-
-
-def tp_rows(trace, sql):
-    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
-        f.write(sql + "\n")
-        q = f.name
-    try:
-        p = subprocess.run([TP, "-q", q, trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    finally:
-        os.unlink(q)
-    if p.returncode:
-        fail("trace_processor_shell could not load '%s' or run %r: %s"
-             % (trace, sql, p.stderr.decode(errors="replace")[-2000:]))
-    rows = [r for r in csv.reader(io.StringIO(p.stdout.decode("utf-8", errors="replace"))) if r]
-    return [[None if v == "[NULL]" else v for v in r] for r in rows[1:]]
-
-
-def hx(col):
-    return "iif(%s is null, null, hex(%s))" % (col, col)
-
-
-def unhex(h):
-    return None if h is None else bytes.fromhex(h).decode("utf-8", errors="replace")
-
-
-def run(args):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if p.returncode:
-        fail("'%s' exited %d: %s" % (" ".join(args), p.returncode, p.stderr.decode(errors="replace")))
-    return p.stdout.decode("utf-8", errors="surrogateescape")
 
 
 def viewer_chain(chain):
@@ -124,7 +87,7 @@ def main():
             helper = argv.pop(0)
         else:
             fail("unknown option '%s'" % o)
-    if len(argv) != 2 or not TP:
+    if len(argv) != 2 or not tpquery.TP:
         fail(__doc__.split("\n")[3])
     trace, out = argv
     want, seen = expected(trace)
