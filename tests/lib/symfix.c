@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,20 @@ int symfix_run(const char *cmd)
 	if (rc != 0)
 		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
 	return rc;
+}
+
+int symfix_runf(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd)) {
+		fprintf(stderr, "command too long: %.200s...\n", cmd);
+		return -1;
+	}
+	return symfix_run(cmd);
 }
 
 int symfix_build(const char *dir, char *fx, size_t cap)

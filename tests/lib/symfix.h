@@ -10,6 +10,9 @@
 /* system(cmd); a failure is said on stderr with the command. */
 int symfix_run(const char *cmd);
 
+/* symfix_run() of a command formatted as printf() does. */
+int symfix_runf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Builds the fixtures into DIR/fx, an existing directory, and names that
  * folder in fx (cap bytes). 0, or -1 after saying what failed. */
 int symfix_build(const char *dir, char *fx, size_t cap);

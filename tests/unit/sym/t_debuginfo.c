@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
@@ -23,18 +22,6 @@
 
 static char tmpdir[] = "/tmp/t_debuginfo.XXXXXX";
 static char fx[512];
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return symfix_run(cmd);
-}
 
 static void hexid(char *out, const uint8_t *id, int n)
 {
@@ -127,11 +114,11 @@ int main(void)
 	snprintf(common, sizeof(common), "%s/fixture.debug", dz);
 	snprintf(common5, sizeof(common5), "%s/fixture5.debug", dz5);
 	/* the link names a place that does not exist: found by build-id */
-	CHECK_EQ(run("mkdir -p '%s' '%s' && cp '%s' '%s' '%s' && cp '%s' '%s' '%s'",
+	CHECK_EQ(symfix_runf("mkdir -p '%s' '%s' && cp '%s' '%s' '%s' && cp '%s' '%s' '%s'",
 		     dz, dz5, prog, other, dz, prog, other, dz5), 0);
-	CHECK_EQ(run("cd '%s' && dwz -m fixture.debug -M /nonexistent/.dwz/fixture.debug "
+	CHECK_EQ(symfix_runf("cd '%s' && dwz -m fixture.debug -M /nonexistent/.dwz/fixture.debug "
 		     "prog prog.other", dz), 0);
-	CHECK_EQ(run("cd '%s' && dwz -5 -m fixture5.debug prog prog.other", dz5), 0);
+	CHECK_EQ(symfix_runf("cd '%s' && dwz -5 -m fixture5.debug prog prog.other", dz5), 0);
 	uint8_t id[64];
 	char h[200], h5[200];
 	int idlen = profev_elf_build_id(common, id, sizeof(id));
@@ -157,28 +144,28 @@ int main(void)
 	snprintf(bid, sizeof(bid), "%s/.build-id/%.2s/%s.debug", dd, h, h + 2);
 	snprintf(dwzp, sizeof(dwzp), "%s/.dwz/fixture.debug", dd2);
 	snprintf(sbid, sizeof(sbid), "%s/.build-id/%.2s/%s.debug", sys, h, h + 2);
-	CHECK_EQ(run("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", bid, common, bid), 0);
+	CHECK_EQ(symfix_runf("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", bid, common, bid), 0);
 	const char *dirs[] = { dd };
 	check_found(p, prog, dirs, 1, "", bid, NULL);
-	CHECK_EQ(run("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", dwzp, bid, dwzp), 0);
+	CHECK_EQ(symfix_runf("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", dwzp, bid, dwzp), 0);
 	const char *dirs2[] = { dd, dd2 };
 	check_found(q, other, dirs2, 2, "", dwzp, NULL);
-	CHECK_EQ(run("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", sbid, dwzp, sbid), 0);
+	CHECK_EQ(symfix_runf("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", sbid, dwzp, sbid), 0);
 	check_found(p, prog, dirs2, 2, sys, sbid, NULL);
 	/* DWARF 5 by its checksum in a debug dir's .build-id tree */
 	char bid5[900];
 	snprintf(bid5, sizeof(bid5), "%s/.build-id/%.2s/%s.debug", dd, h5, h5 + 2);
-	CHECK_EQ(run("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", bid5, common5, bid5), 0);
+	CHECK_EQ(symfix_runf("mkdir -p \"$(dirname '%s')\" && mv '%s' '%s'", bid5, common5, bid5), 0);
 	check_found(p5, prog, dirs, 1, "", bid5, NULL);
 
 	/* another file at the build-id path is refused and the search goes on */
-	CHECK_EQ(run("mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", bid, bid5, bid), 0);
+	CHECK_EQ(symfix_runf("mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", bid, bid5, bid), 0);
 	check_found(p, prog, dirs, 1, sys, sbid, "not the supplementary file");
 	/* cut short: refused */
-	CHECK_EQ(run("truncate -s 1000 '%s'", sbid), 0);
+	CHECK_EQ(symfix_runf("truncate -s 1000 '%s'", sbid), 0);
 	check_found(p, prog, NULL, 0, sys, NULL, "cut:");
 	/* nowhere: a warning naming what is missing; the lines still come */
-	CHECK_EQ(run("rm -f '%s' '%s'", sbid, bid), 0);
+	CHECK_EQ(symfix_runf("rm -f '%s' '%s'", sbid, bid), 0);
 	check_found(p, prog, dirs, 1, sys, NULL, "supplementary file '/nonexistent/.dwz/fixture.debug'");
 
 	symfix_remove(tmpdir);

@@ -9,7 +9,6 @@
  * module, build-id and server, and progress ended.
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -20,18 +19,6 @@
 
 static char tmpdir[] = "/tmp/t_debuginfod.XXXXXX";
 static char fx[512];
-
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return symfix_run(cmd);
-}
 
 static int has_warning(const struct profev_debuginfo *di, const char *text)
 {
@@ -132,22 +119,22 @@ int main(void)
 	CHECK(has_warning(&di, hex));
 
 	/* a remembered miss (an empty file) is no file */
-	CHECK_EQ(run("mkdir -p '%s' && : > '%s'", entry, cpath), 0);
+	CHECK_EQ(symfix_runf("mkdir -p '%s' && : > '%s'", entry, cpath), 0);
 	unsigned nw = di.nwarnings;
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 0);
 	CHECK_EQ(di.nwarnings, nw + 1);
 	/* a wrong build in the cache: refused */
-	CHECK_EQ(run("rm -f '%s' && objcopy --only-keep-debug '%s/prog.other' '%s'", cpath, fx, cpath), 0);
+	CHECK_EQ(symfix_runf("rm -f '%s' && objcopy --only-keep-debug '%s/prog.other' '%s'", cpath, fx, cpath), 0);
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 0);
 	CHECK(has_warning(&di, "does not match the recorded"));
 	CHECK(!di.has_dwarf && strcmp(di.path, mod) == 0);
 	/* not ELF */
-	CHECK_EQ(run("echo junk > '%s'", cpath), 0);
+	CHECK_EQ(symfix_runf("echo junk > '%s'", cpath), 0);
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 0);
 	CHECK(has_warning(&di, "not an ELF file"));
 
 	/* the right file: found offline, the module kept for its symbols */
-	CHECK_EQ(run("rm -f '%s' && objcopy --only-keep-debug '%s' '%s'", cpath, prog, cpath), 0);
+	CHECK_EQ(symfix_runf("rm -f '%s' && objcopy --only-keep-debug '%s' '%s'", cpath, prog, cpath), 0);
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 1);
 	CHECK_STR(di.path, cpath);
 	CHECK_STR(di.symbols_path, mod);
@@ -174,7 +161,7 @@ int main(void)
 	profev_debuginfo_release(&di);
 
 	/* a server nobody listens on: the module, build-id and server named */
-	CHECK_EQ(run("rm -rf '%s'", cache), 0);
+	CHECK_EQ(symfix_runf("rm -rf '%s'", cache), 0);
 	int sk = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t sl = sizeof(sa);
