@@ -10,21 +10,7 @@
 # llvm-symbolizer does. A .dwo with compressed sections reads the same.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
-SYMCMP="$PROFEV_BUILD/tools/symcmp"
-# a sanitizer build links its runtime into prog, whose C++ names LLVM's
-# demangler spells otherwise ("thread-local wrapper routine"): prog is then
-# compared through its trace only
-san=
-nm "$PROFEV_BUILD/libprofev.a" 2>/dev/null | grep -q "__asan_\|__ubsan_" && san=1
-
-# symcmp_ok WHAT ARGS...: agrees with llvm-symbolizer, with inline chains
-symcmp_ok() {
-	what=$1; shift
-	"$SYMCMP" "$@" >cmp.txt 2>cmperr.txt || { cat cmp.txt cmperr.txt >&2; fail "$what: differs from llvm-symbolizer"; }
-	lacks cmperr.txt "warning"
-	inl=$(sed -n 's/.* \([0-9]*\) inlined,.*/\1/p' cmp.txt)
-	[ "${inl:-0}" -gt 0 ] || { cat cmp.txt >&2; fail "$what: no inline chain, the split units were not read"; }
-}
+. "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 
 ran=0
 for kind in gcc4 gcc5 clang4 clang5; do

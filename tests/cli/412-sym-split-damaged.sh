@@ -9,7 +9,7 @@
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
 command -v llvm-dwp >/dev/null || { echo "SKIP: llvm-dwp not installed"; exit 77; }
-SYMCMP="$PROFEV_BUILD/tools/symcmp"
+. "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 PATCH="$PROFEV_BUILD/tools/elfpatch"
 
 # refused WHAT WARNING: libfix.so answers as llvm-symbolizer on the intact

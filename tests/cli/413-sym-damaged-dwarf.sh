@@ -8,7 +8,7 @@
 # crash, never a wrong line.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
-SYMCMP="$PROFEV_BUILD/tools/symcmp"
+. "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 PATCH="$PROFEV_BUILD/tools/elfpatch"
 CXX=${CXX:-c++}
 

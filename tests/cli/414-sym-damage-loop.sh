@@ -10,7 +10,7 @@
 command -v llvm-dwp >/dev/null || { echo "SKIP: llvm-dwp not installed"; exit 77; }
 command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
 command -v g++ >/dev/null || { echo "SKIP: g++ not installed"; exit 77; }
-SYMCMP="$PROFEV_BUILD/tools/symcmp"
+. "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 PATCH="$PROFEV_BUILD/tools/elfpatch"
 ROUNDS=${ROUNDS:-12}
 sh "$PROFEV_ROOT/tests/sym/split.sh" fx gcc5 >build.log 2>&1 || { cat build.log; fail "fixtures"; }
