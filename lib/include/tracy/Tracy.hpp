@@ -658,23 +658,6 @@ public:
 
 #define TracyAppInfo(txt, size) ::tracy::Profiler::MessageAppInfo(txt, size)
 
-/* Messages keep their call site's location, and a color as the message's
- * argument "color"; not their callstack depth (profev's messages have none). */
-#define PROFEV_TRACY__MESSAGE(txt, size) do { \
-	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
-	if (profev__on(&profev_cat_tracy)) \
-		profev_tracy__message_at(&profev__tsite, txt, size); } while (0)
-#define PROFEV_TRACY__MESSAGE_C(txt, size, color) do { \
-	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
-	if (profev__on(&profev_cat_tracy)) { \
-		PROFEV_NEXT_ARG_UINT("color", (uint32_t)(color)); \
-		profev_tracy__message_at(&profev__tsite, txt, size); } } while (0)
-#define PROFEV_TRACY__MESSAGE_L(txt) do { \
-	const char *profev__txt = (txt); \
-	PROFEV_TRACY__MESSAGE(profev__txt, strlen(profev__txt)); } while (0)
-#define PROFEV_TRACY__MESSAGE_LC(txt, color) do { \
-	const char *profev__txt = (txt); \
-	PROFEV_TRACY__MESSAGE_C(profev__txt, strlen(profev__txt), color); } while (0)
 #define TracyMessage(txt, size) PROFEV_TRACY__MESSAGE(txt, size)
 #define TracyMessageL(txt) PROFEV_TRACY__MESSAGE_L(txt)
 #define TracyMessageC(txt, size, color) PROFEV_TRACY__MESSAGE_C(txt, size, color)

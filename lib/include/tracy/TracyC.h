@@ -323,33 +323,16 @@ PROFEV__INLINE uint64_t profev_tracy__end_word(TracyCZoneCtx c)
 	___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, 1, name)
 #define TracyCSecureFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, 1, name)
 
-/* Messages keep their call site's location, and a color as the message's
- * argument "color"; not their callstack depth (profev's messages have none). */
-#define PROFEV_TRACY__CMESSAGE(txt, size) do { \
-	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
-	if (profev__on(&profev_cat_tracy)) \
-		profev_tracy__message_at(&profev__tsite, txt, size); } while (0)
-#define PROFEV_TRACY__CMESSAGE_C(txt, size, color) do { \
-	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
-	if (profev__on(&profev_cat_tracy)) { \
-		PROFEV_NEXT_ARG_UINT("color", (uint32_t)(color)); \
-		profev_tracy__message_at(&profev__tsite, txt, size); } } while (0)
-#define PROFEV_TRACY__CMESSAGE_L(txt) do { \
-	const char *profev__txt = (txt); \
-	PROFEV_TRACY__CMESSAGE(profev__txt, profev__txt ? strlen(profev__txt) : 0); } while (0)
-#define PROFEV_TRACY__CMESSAGE_LC(txt, color) do { \
-	const char *profev__txt = (txt); \
-	PROFEV_TRACY__CMESSAGE_C(profev__txt, profev__txt ? strlen(profev__txt) : 0, color); } while (0)
-#define TracyCMessage(txt, size) PROFEV_TRACY__CMESSAGE(txt, size);
-#define TracyCMessageL(txt) PROFEV_TRACY__CMESSAGE_L(txt);
-#define TracyCMessageC(txt, size, color) PROFEV_TRACY__CMESSAGE_C(txt, size, color);
-#define TracyCMessageLC(txt, color) PROFEV_TRACY__CMESSAGE_LC(txt, color);
-#define TracyCMessageS(txt, size, depth) do { PROFEV_TRACY__CMESSAGE(txt, size); (void)(depth); } while (0);
-#define TracyCMessageLS(txt, depth) do { PROFEV_TRACY__CMESSAGE_L(txt); (void)(depth); } while (0);
+#define TracyCMessage(txt, size) PROFEV_TRACY__MESSAGE(txt, size);
+#define TracyCMessageL(txt) PROFEV_TRACY__MESSAGE_L(txt);
+#define TracyCMessageC(txt, size, color) PROFEV_TRACY__MESSAGE_C(txt, size, color);
+#define TracyCMessageLC(txt, color) PROFEV_TRACY__MESSAGE_LC(txt, color);
+#define TracyCMessageS(txt, size, depth) do { PROFEV_TRACY__MESSAGE(txt, size); (void)(depth); } while (0);
+#define TracyCMessageLS(txt, depth) do { PROFEV_TRACY__MESSAGE_L(txt); (void)(depth); } while (0);
 #define TracyCMessageCS(txt, size, color, depth) \
-	do { PROFEV_TRACY__CMESSAGE_C(txt, size, color); (void)(depth); } while (0);
+	do { PROFEV_TRACY__MESSAGE_C(txt, size, color); (void)(depth); } while (0);
 #define TracyCMessageLCS(txt, color, depth) \
-	do { PROFEV_TRACY__CMESSAGE_LC(txt, color); (void)(depth); } while (0);
+	do { PROFEV_TRACY__MESSAGE_LC(txt, color); (void)(depth); } while (0);
 
 #define TracyCFrameMark PROFEV_FRAME_MARK();
 #define TracyCFrameMarkNamed(name) ___tracy_emit_frame_mark(name);

@@ -121,6 +121,25 @@ PROFEV__INLINE void profev_tracy__mem_named_s(const char *name, unsigned type, c
 #define PROFEV_TRACY__SITE_PLAIN(var, cat, name, type) \
 	static struct profev_site var = { 0, cat, name, type, 0, 0, 0 }
 
+/* Messages keep their call site's location, and a color as the message's
+ * argument "color"; not their callstack depth (profev's messages have none).
+ * A NULL text is an empty message. */
+#define PROFEV_TRACY__MESSAGE(txt, size) do { \
+	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
+	if (profev__on(&profev_cat_tracy)) \
+		profev_tracy__message_at(&profev__tsite, txt, size); } while (0)
+#define PROFEV_TRACY__MESSAGE_C(txt, size, color) do { \
+	PROFEV_TRACY__SITE(profev__tsite, &profev_cat_tracy, "", PROFEV__R_MESSAGE_AT); \
+	if (profev__on(&profev_cat_tracy)) { \
+		PROFEV_NEXT_ARG_UINT("color", (uint32_t)(color)); \
+		profev_tracy__message_at(&profev__tsite, txt, size); } } while (0)
+#define PROFEV_TRACY__MESSAGE_L(txt) do { \
+	const char *profev__txt = (txt); \
+	PROFEV_TRACY__MESSAGE(profev__txt, profev__txt ? strlen(profev__txt) : 0); } while (0)
+#define PROFEV_TRACY__MESSAGE_LC(txt, color) do { \
+	const char *profev__txt = (txt); \
+	PROFEV_TRACY__MESSAGE_C(profev__txt, profev__txt ? strlen(profev__txt) : 0, color); } while (0)
+
 #ifndef TRACY_CALLSTACK
 #define TRACY_CALLSTACK 0
 #endif
