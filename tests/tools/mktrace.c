@@ -55,12 +55,8 @@ static int write_unknown_chunk(struct profev_writer *w)
 	return profev_writer_copy_chunk(w, &c);
 }
 
-static int allkinds(int fd, int with_unknown)
+static int allkinds(struct profev_writer *w, int with_unknown)
 {
-	struct profev_error err;
-	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
-	if (!w)
-		return die("writer", &err);
 	static const char *const argv[] = { "./game", "--fast" };
 	struct profev_meta m = { .program = "./game", .argv = argv, .argc = 2, .pid = 4242,
 				 .host = "testhost", .wall_start_ns = 1750000000123456789ll,
@@ -121,21 +117,14 @@ static int allkinds(int fd, int with_unknown)
 	struct profev_meta end = { .exit_kind = PROFEV_EXIT_SIGNALED, .exit_code = 11, .end_ns = t + 3000,
 				   .lost_events = 17 };
 	rc |= profev_writer_meta(w, &end);
-	rc |= profev_writer_close(w);
-	if (rc)
-		die("allkinds", profev_writer_error(w));
-	profev_writer_free(w);
-	return rc ? 1 : 0;
+	return rc;
 }
 
 /* main: A(0..1000) { B(100..400) { C(150..200) } D(500..900) }, then a
  * zone E left open, as if the program crashed inside it. */
-static int nested(int fd)
+static int nested(struct profev_writer *w, int unused)
 {
-	struct profev_error err;
-	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
-	if (!w)
-		return die("writer", &err);
+	(void)unused;
 	int rc = profev_writer_thread(w, 7, 7, "main");
 	uint32_t cat = profev_writer_cstring(w, "test");
 	uint32_t id[5];
@@ -153,11 +142,7 @@ static int nested(int fd)
 	}
 	struct profev_event last = synth_event(PROFEV_EV_INSTANT, 1001200, 7, profev_writer_cstring(w, "last"), cat);
 	rc |= profev_writer_event(w, &last);
-	rc |= profev_writer_close(w);
-	if (rc)
-		die("nested", profev_writer_error(w));
-	profev_writer_free(w);
-	return rc ? 1 : 0;
+	return rc;
 }
 
 /*
@@ -169,12 +154,9 @@ static int nested(int fd)
  *   T(400..500) { U(400..450) }                      a shared begin only
  *   V(600..) { W(600..) }                            left open, as if crashed
  */
-static int ties(int fd)
+static int ties(struct profev_writer *w, int unused)
 {
-	struct profev_error err;
-	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
-	if (!w)
-		return die("writer", &err);
+	(void)unused;
 	int rc = profev_writer_thread(w, 7, 7, "main");
 	uint32_t cat = profev_writer_cstring(w, "test");
 	static const char names[] = "PCGDQRSTUVW";
@@ -198,11 +180,7 @@ static int ties(int fd)
 	}
 	struct profev_event last = synth_event(PROFEV_EV_INSTANT, 1000700, 7, profev_writer_cstring(w, "last"), cat);
 	rc |= profev_writer_event(w, &last);
-	rc |= profev_writer_close(w);
-	if (rc)
-		die("ties", profev_writer_error(w));
-	profev_writer_free(w);
-	return rc ? 1 : 0;
+	return rc;
 }
 
 /* One uncompressed chunk with a valid checksum around a crafted body. */
@@ -226,12 +204,9 @@ static void image_blocks(uint8_t *b, uint32_t bw, uint32_t bh, uint32_t f)
 		}
 }
 
-static int images(int fd)
+static int images(struct profev_writer *w, int unused)
 {
-	struct profev_error err;
-	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
-	if (!w)
-		return die("writer", &err);
+	(void)unused;
 	struct profev_meta meta = { .program = "./game", .pid = 7, .mono_start_ns = 1000000, .ticks_per_ns = 1,
 				    .clock = "monotonic", .recorder = "mktrace" };
 	int rc = profev_writer_meta(w, &meta);
@@ -259,11 +234,7 @@ static int images(int fd)
 		fm.frame = f + 1;
 		rc |= profev_writer_event(w, &fm);
 	}
-	rc |= profev_writer_close(w);
-	if (rc)
-		die("images", profev_writer_error(w));
-	profev_writer_free(w);
-	return rc ? 1 : 0;
+	return rc;
 }
 
 static int raw_chunk(int fd, unsigned kind, uint32_t count, const uint8_t *body, size_t len)
@@ -321,6 +292,23 @@ static int hostile(const char *kind, int fd)
 	return rc ? die("write", NULL) : 0;
 }
 
+/* A writer on fd, given to fill(w, variant), then closed: 0, or 1 after
+ * saying what failed. */
+static int write_kind(int fd, const char *kind, int (*fill)(struct profev_writer *w, int variant),
+		      int variant)
+{
+	struct profev_error err;
+	struct profev_writer *w = profev_writer_new(fd, NULL, &err);
+	if (!w)
+		return die("writer", &err);
+	int rc = fill(w, variant);
+	rc |= profev_writer_close(w);
+	if (rc)
+		die(kind, profev_writer_error(w));
+	profev_writer_free(w);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "hostile") == 0) {
@@ -340,26 +328,28 @@ int main(int argc, char **argv)
 	int fd = strcmp(argv[2], "-") == 0 ? 1 : open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return die(argv[2], NULL);
-	int rc;
+	static const struct {
+		const char *kind;
+		int (*fill)(struct profev_writer *w, int variant);
+		int variant;
+	} kinds[] = {
+		{ "allkinds", allkinds, 0 }, { "unknown", allkinds, 1 }, { "nested", nested, 0 },
+		{ "ties", ties, 0 },         { "images", images, 0 },
+	};
+	int rc = 2;
 	if (strcmp(argv[1], "game") == 0 || strcmp(argv[1], "game-args") == 0) {
 		uint64_t n = argc > 3 ? strtoull(argv[3], NULL, 10) : 100000;
 		uint32_t threads = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : 8;
 		struct profev_error err;
 		rc = synth_write_args(fd, n, threads, 1, argv[1][4] == '-', &err) ? die(argv[1], &err) : 0;
-	} else if (strcmp(argv[1], "allkinds") == 0) {
-		rc = allkinds(fd, 0);
-	} else if (strcmp(argv[1], "unknown") == 0) {
-		rc = allkinds(fd, 1);
-	} else if (strcmp(argv[1], "nested") == 0) {
-		rc = nested(fd);
-	} else if (strcmp(argv[1], "ties") == 0) {
-		rc = ties(fd);
-	} else if (strcmp(argv[1], "images") == 0) {
-		rc = images(fd);
-	} else {
-		fprintf(stderr, "mktrace: unknown kind '%s'\n", argv[1]);
-		rc = 2;
 	}
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strcmp(argv[1], kinds[i].kind) != 0)
+			continue;
+		rc = write_kind(fd, kinds[i].kind, kinds[i].fill, kinds[i].variant);
+	}
+	if (rc == 2)
+		fprintf(stderr, "mktrace: unknown kind '%s'\n", argv[1]);
 	if (fd != 1)
 		close(fd);
 	return rc;
