@@ -31,17 +31,7 @@ sleep 0.5
 # Stopped first, pfrec reads nothing more while the client announces its
 # full ring; then killed, it leaves the client nothing new to write, so no
 # write can fail with EPIPE: only the liveness check sees it is gone.
-kill -STOP $rec
-sleep 1
-kill -KILL $rec
-wait $rec 2>/dev/null
-# The program is an orphan now; it must finish on its own.
-i=0
-while alive "$prog"; do
-	i=$((i + 1))
-	[ $i -le 300 ] || { kill -KILL "$prog"; fail "the program hangs after pfrec was killed"; }
-	sleep 0.1
-done
+orphan_finishes $rec "$prog" "with its ring full"
 contains err.txt "done 400000000"
 # What was written reads back, cut.
 expect_exit 1 pfdump --stats killed.bin

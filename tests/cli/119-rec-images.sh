@@ -150,14 +150,5 @@ rec=$!
 wait_for pid.txt "" 10
 prog=$(cat pid.txt)
 sleep 0.5
-kill -STOP $rec
-sleep 1
-kill -KILL $rec
-wait $rec 2>/dev/null
-i=0
-while alive "$prog"; do
-	i=$((i + 1))
-	[ $i -le 300 ] || { kill -KILL "$prog"; fail "the program hangs waiting for an image slot after pfrec was killed"; }
-	sleep 0.1
-done
+orphan_finishes $rec "$prog" "waiting for an image slot"
 contains err.txt "done 100000"

@@ -84,3 +84,19 @@ wait_for() {
 alive() {
 	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"
 }
+
+# orphan_finishes REC PROG WHAT: stops pfrec (pid REC) so that it reads
+# nothing more, then kills it; the traced program PROG, an orphan now,
+# must end on its own within 30 s, or the test fails saying WHAT hangs.
+orphan_finishes() {
+	kill -STOP "$1"
+	sleep 1
+	kill -KILL "$1"
+	wait "$1" 2>/dev/null
+	i=0
+	while alive "$2"; do
+		i=$((i + 1))
+		[ $i -le 300 ] || { kill -KILL "$2"; fail "the program hangs $3 after pfrec was killed"; }
+		sleep 0.1
+	done
+}
