@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "profev.h"
+#include "callgrind.h"
 #include "profev_record.h"
 
 PROFEV_CATEGORY(hot, "measured zones");
@@ -311,32 +312,6 @@ static int record(char **argv, const char *categories, uint32_t buffer, const ch
 		close(o.child_stdout);
 	close(fd);
 	return rc;
-}
-
-static unsigned long long callgrind_ir(const char *file, const char *fn)
-{
-	/* The function's own cost plus what it calls (the slow path), from
-	 * callgrind_annotate's inclusive listing. */
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes --threshold=100 %s 2>/dev/null", file);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	char line[1024];
-	unsigned long long ir = 0;
-	while (fgets(line, sizeof line, p)) {
-		if (!strstr(line, fn))
-			continue;
-		char *s = line, *d = line;
-		for (; *s && *s != ' ' && *s != '('; s++)
-			if (*s != ',')
-				*d++ = *s;
-		*d = 0;
-		ir = strtoull(line, NULL, 10);
-		break;
-	}
-	pclose(p);
-	return ir;
 }
 
 static double cpu_seconds(int who)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "profev.h"
+#include "callgrind.h"
 #include "profev_record.h"
 #include "tracy/Tracy.hpp"
 
@@ -123,31 +124,6 @@ static int record(char **argv, const char *out, int quiet)
 		close(o.child_stdout);
 	close(fd);
 	return rc < 0 || res.status != 0 ? -1 : 0;
-}
-
-/* A function's inclusive instruction count, from callgrind_annotate. */
-static unsigned long long callgrind_ir(const char *file, const char *fn)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "callgrind_annotate --inclusive=yes %s 2>/dev/null", file);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	char line[1024];
-	unsigned long long ir = 0;
-	while (fgets(line, sizeof line, p)) {
-		if (!strstr(line, fn))
-			continue;
-		char *s = line, *d = line;
-		for (; *s && *s != ' ' && *s != '('; s++)
-			if (*s != ',')
-				*d++ = *s;
-		*d = 0;
-		ir = strtoull(line, NULL, 10);
-		break;
-	}
-	pclose(p);
-	return ir;
 }
 
 int main(int argc, char **argv)
