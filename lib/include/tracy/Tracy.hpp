@@ -20,23 +20,8 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "TracyColor.hpp"
+#include "profev_tracy_location.h"
 #include "profev_tracy_system.h"
-
-#ifndef TracyFunction
-#define TracyFunction __FUNCTION__
-#endif
-#ifndef TracyFile
-#define TracyFile __FILE__
-#endif
-#ifndef TracyLine
-#define TracyLine __LINE__
-#endif
-#ifndef TracyConcat
-#define TracyConcat(x, y) TracyConcatIndirect(x, y)
-#endif
-#ifndef TracyConcatIndirect
-#define TracyConcatIndirect(x, y) x##y
-#endif
 
 #ifndef TRACY_ENABLE
 

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "profev_tracy_location.h"
 #ifdef TRACY_ENABLE
 #include <string.h>
 #include "profev_tracy.h"
@@ -33,16 +34,6 @@ enum TracyPlotFormatEnum {
 	TracyPlotFormatPercentage,
 	TracyPlotFormatWatt
 };
-
-#ifndef TracyFunction
-#define TracyFunction __func__
-#endif
-#ifndef TracyFile
-#define TracyFile __FILE__
-#endif
-#ifndef TracyLine
-#define TracyLine __LINE__
-#endif
 
 #ifndef TRACY_ENABLE
 

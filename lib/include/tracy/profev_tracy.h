@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <profev.h>
+#include "profev_tracy_location.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -142,19 +143,6 @@ PROFEV__INLINE void profev_tracy__mem_named_s(const char *name, unsigned type, c
 
 #ifndef TRACY_CALLSTACK
 #define TRACY_CALLSTACK 0
-#endif
-
-#ifndef TracyConcat
-#define TracyConcat(x, y) TracyConcatIndirect(x, y)
-#endif
-#ifndef TracyConcatIndirect
-#define TracyConcatIndirect(x, y) x##y
-#endif
-#ifndef TracyFile
-#define TracyFile __FILE__
-#endif
-#ifndef TracyLine
-#define TracyLine __LINE__
 #endif
 
 #endif
