@@ -117,28 +117,13 @@ static uint64_t hash(const char *s)
 	return h | 1;
 }
 
-static int func_grow(struct sample_stats *ss)
-{
-	uint32_t mask = ss->fslots ? ss->fmask * 2 + 1 : 255;
-	uint32_t *n = calloc((size_t)mask + 1, sizeof *n);
-	if (!n)
-		return -1;
-	for (uint32_t i = 0; i < ss->nf; i++) {
-		uint32_t k = (uint32_t)ss->f[i].hash & mask;
-		while (n[k])
-			k = (k + 1) & mask;
-		n[k] = i + 1;
-	}
-	free(ss->fslots);
-	ss->fslots = n;
-	ss->fmask = mask;
-	return 0;
-}
-
 /* The index of the function named s, added if new; UINT32_MAX on no memory. */
 static uint32_t func_id(struct sample_stats *ss, const char *s)
 {
-	if ((!ss->fslots || ss->nf * 2 >= ss->fmask) && func_grow(ss))
+	if (!ss->fslots)
+		ss->fmask = 127; /* grown to 256 slots first */
+	if ((!ss->fslots || ss->nf * 2 >= ss->fmask) &&
+	    slots_grow(&ss->fslots, &ss->fmask, ss->f, sizeof *ss->f, ss->nf))
 		return UINT32_MAX;
 	uint64_t h = hash(s);
 	uint32_t k = (uint32_t)h & ss->fmask;
