@@ -62,9 +62,16 @@ enum dxt1_path dxt1_isa(void)
 	int p = __atomic_load_n(&path, __ATOMIC_RELAXED);
 	if (p < 0) {
 #if defined(__x86_64__) || defined(__i386__)
+		/* CPUID, and XGETBV for the register state the OS saves: libgcc
+		 * (and compiler-rt) report AVX and AVX-512 features only where
+		 * XCR0 enables the YMM (and opmask and ZMM) state. */
 		__builtin_cpu_init();
-		p = __builtin_cpu_supports("avx2") ? DXT1_AVX2
-		    : __builtin_cpu_supports("sse4.1") ? DXT1_SSE41 : DXT1_SCALAR;
+		p = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+				    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")
+			    ? DXT1_AVX512
+		    : __builtin_cpu_supports("avx2")   ? DXT1_AVX2
+		    : __builtin_cpu_supports("sse4.1") ? DXT1_SSE41
+						       : DXT1_SCALAR;
 #else
 		p = DXT1_SCALAR;
 #endif
@@ -75,7 +82,7 @@ enum dxt1_path dxt1_isa(void)
 
 const char *dxt1_isa_name(enum dxt1_path p)
 {
-	return p == DXT1_AVX2 ? "avx2" : p == DXT1_SSE41 ? "sse4.1" : "scalar";
+	return p == DXT1_AVX512 ? "avx512" : p == DXT1_AVX2 ? "avx2" : p == DXT1_SSE41 ? "sse4.1" : "scalar";
 }
 
 enum dxt1_path dxt1_encode_isa(enum dxt1_path p, const uint8_t *rgba, ptrdiff_t stride,
@@ -85,6 +92,10 @@ enum dxt1_path dxt1_encode_isa(enum dxt1_path p, const uint8_t *rgba, ptrdiff_t 
 	if (p > best)
 		p = best;
 #if defined(__x86_64__) || defined(__i386__)
+	if (p == DXT1_AVX512) {
+		dxt1_rows_avx512(rgba, stride, width, height, out);
+		return p;
+	}
 	if (p == DXT1_AVX2) {
 		dxt1_rows_avx2(rgba, stride, width, height, out);
 		return p;

@@ -77,6 +77,9 @@ static inline V quot(V d)
 struct setup {
 	V wa, wb;     /* weights, bytes R, G, B, 0 per dword */
 	V off, scale; /* 16-bit, block i in word i */
+#ifdef DXT1_VNNI
+	V offb;
+#endif
 	V ca, cb;     /* endpoints words color0 | color1 << 16 */
 };
 
@@ -90,10 +93,12 @@ struct half {
 static inline void box4(const uint8_t *p, ptrdiff_t stride, V *hi, V *lo)
 {
 	V mn[4], mx[4];
+	/* Row pointers once: every load is then a pointer plus a constant. */
+	const uint8_t *p1 = p + stride, *p2 = p + 2 * stride, *p3 = p1 + 2 * stride;
 #pragma GCC unroll 4
 	for (int j = 0; j < 4; j++) {
-		const uint8_t *q = p + j * 16 * NL;
-		V r0 = LOAD(q), r1 = LOAD(q + stride), r2 = LOAD(q + 2 * stride), r3 = LOAD(q + 3 * stride);
+		const int o = j * 16 * NL;
+		V r0 = LOAD(p + o), r1 = LOAD(p1 + o), r2 = LOAD(p2 + o), r3 = LOAD(p3 + o);
 		mn[j] = F(min_epu8)(F(min_epu8)(r0, r1), F(min_epu8)(r2, r3));
 		mx[j] = F(max_epu8)(F(max_epu8)(r0, r1), F(max_epu8)(r2, r3));
 	}
@@ -157,9 +162,17 @@ static inline void SETUP_B(const struct half *h, struct setup *st)
 	/* Weights as bytes R, G, B, 0: blocks 0-3 in wa's dwords, 4-7 in wb's. */
 	V x = F(packus_epi16)(wr, wb), y = F(packus_epi16)(wg, zero);
 	V xl = F(unpacklo_epi8)(x, y), xh = F(unpackhi_epi8)(x, y);
+#ifdef DXT1_VNNI
+	/* Negated weights and the offset as dwords: vpdpbusd gives off - dot. */
+	st->wa = F(sub_epi8)(zero, F(unpacklo_epi16)(xl, xh));
+	st->wb = F(sub_epi8)(zero, F(unpackhi_epi16)(xl, xh));
+	st->off = F(unpacklo_epi16)(off, zero);
+	st->offb = F(unpackhi_epi16)(off, zero);
+#else
 	st->wa = F(unpacklo_epi16)(xl, xh);
 	st->wb = F(unpackhi_epi16)(xl, xh);
 	st->off = off;
+#endif
 	st->scale = scale;
 }
 
@@ -167,6 +180,9 @@ static inline void SETUP_B(const struct half *h, struct setup *st)
 NOINLINE void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup *st, uint8_t *out)
 {
 	const V wa = st->wa, wb = st->wb, off = st->off, scale = st->scale;
+#ifdef DXT1_VNNI
+	const V offb = st->offb;
+#endif
 
 	/* Per pixel: its dot product, its place r on the ramp, its index; per
 	 * row the four 2-bit indices, per block its 4 rows: the indices times
@@ -174,17 +190,31 @@ NOINLINE void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup *st,
 	const V codes = F(setr_epi8)(LANES(CODES1));
 	const V pack = F(set1_epi32)(0x40100401), ones8 = F(set1_epi8)(1);
 	V idx[8];
+	const uint8_t *q0 = p, *q1 = p + stride, *q2 = p + 2 * stride, *q3 = q1 + 2 * stride;
 	/* (Written out for each j: the shuffles take immediates.) */
-#define ONE(j)                                                                                    \
-	do {                                                                                         \
-		const uint8_t *q = p + (j) * 16 * NL;                                                \
-		V w = WEIGHTS(j);                                                                    \
-		V p0 = F(maddubs_epi16)(LOAD(q), w), p1 = F(maddubs_epi16)(LOAD(q + stride), w);     \
-		V p2 = F(maddubs_epi16)(LOAD(q + 2 * stride), w);                                    \
-		V p3 = F(maddubs_epi16)(LOAD(q + 3 * stride), w);                                    \
+#ifdef DXT1_VNNI
+#define PROJECT(j)                                                                                \
+		V o = F(shuffle_epi32)((j) < 4 ? off : offb, ((j) & 3) * 0x55), s_ = BCAST(scale, j);  \
+		V p0 = F(dpbusd_epi32)(o, LOAD(q0 + (j) * 16 * NL), w);                     \
+		V p1 = F(dpbusd_epi32)(o, LOAD(q1 + (j) * 16 * NL), w);                               \
+		V p2 = F(dpbusd_epi32)(o, LOAD(q2 + (j) * 16 * NL), w);                               \
+		V p3 = F(dpbusd_epi32)(o, LOAD(q3 + (j) * 16 * NL), w);                                   \
+		V r0 = F(mulhi_epi16)(F(packs_epi32)(p0, p1), s_);                                    \
+		V r1 = F(mulhi_epi16)(F(packs_epi32)(p2, p3), s_);
+#else
+#define PROJECT(j)                                                                                \
+		V p0 = F(maddubs_epi16)(LOAD(q0 + (j) * 16 * NL), w);                                \
+		V p1 = F(maddubs_epi16)(LOAD(q1 + (j) * 16 * NL), w);                                \
+		V p2 = F(maddubs_epi16)(LOAD(q2 + (j) * 16 * NL), w);                                \
+		V p3 = F(maddubs_epi16)(LOAD(q3 + (j) * 16 * NL), w);                                    \
 		V o = BCAST(off, j), s_ = BCAST(scale, j);                                           \
 		V r0 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p0, p1)), s_);                  \
-		V r1 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p2, p3)), s_);                  \
+		V r1 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p2, p3)), s_);
+#endif
+#define ONE(j)                                                                                    \
+	do {                                                                                         \
+		V w = WEIGHTS(j);                                                                    \
+		PROJECT(j)                                                                           \
 		V k = F(shuffle_epi8)(codes, F(packs_epi16)(r0, r1));            \
 		idx[j] = F(maddubs_epi16)(k, pack);                                                  \
 	} while (0)

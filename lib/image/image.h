@@ -32,6 +32,7 @@
 #define dxt1_block_setup profev__dxt1_block_setup
 #define dxt1_rows_sse41 profev__dxt1_rows_sse41
 #define dxt1_rows_avx2 profev__dxt1_rows_avx2
+#define dxt1_rows_avx512 profev__dxt1_rows_avx512
 #define image_psnr profev__image_psnr
 #define dxt1_flatten profev__dxt1_flatten
 #define dxt1_rd profev__dxt1_rd
@@ -40,6 +41,7 @@ enum dxt1_path {
 	DXT1_SCALAR = 0,
 	DXT1_SSE41 = 1,
 	DXT1_AVX2 = 2,
+	DXT1_AVX512 = 3, /* AVX-512 F, BW, VL and VNNI */
 };
 
 /* Bytes of DXT1 for a width x height image (both multiples of 4). */
@@ -126,5 +128,7 @@ void dxt1_rows_sse41(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint
 		     uint8_t *out);
 void dxt1_rows_avx2(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		    uint8_t *out);
+void dxt1_rows_avx512(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+		      uint8_t *out);
 
 #endif
