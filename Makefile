@@ -54,7 +54,7 @@ CLIENT_CFLAGS := -fvisibility=hidden
 # built for their ISA; CPUID chooses among them at run time.
 X86         := $(filter x86_64 i386 i486 i586 i686,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine))))
 AVX512_CFLAGS := -mavx2 -mavx512f -mavx512bw -mavx512vl -mavx512vnni
-ISA_CFLAGS   = $(if $(X86),$(if $(findstring _avx512.c,$<),$(AVX512_CFLAGS),$(if $(findstring _avx2.c,$<),-mavx2,$(if $(findstring _sse41.c,$<),-msse4.1))))
+ISA_CFLAGS   = $(if $(X86),$(if $(findstring _avx512,$<),$(AVX512_CFLAGS),$(if $(findstring _avx2.c,$<),-mavx2,$(if $(findstring _sse41.c,$<),-msse4.1))))
 # Tracy's macros as a drop-in (<tracy/Tracy.hpp>, <tracy/TracyC.h>): a small
 # library on top of the client, its headers installed under include/profev-tracy.
 TRACY_SRC   := $(wildcard lib/tracy/*.c)

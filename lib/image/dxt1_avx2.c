@@ -27,7 +27,7 @@ static inline void store4(uint8_t *out, __m256i v)
 void dxt1_rows_avx2(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		    uint8_t *out)
 {
-	rows_simd(rgba, stride, width, height, out);
+	rows_simd(rgba, stride, width, height, out, width / 4);
 }
 #else
 /* Not x86: dxt1.c never calls this path. */

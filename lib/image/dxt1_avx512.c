@@ -1,28 +1,25 @@
 /* DXT1 encoder, AVX-512 path (this file is compiled with AVX-512 F, BW, VL
- * and VNNI): the AVX2 path's strips of 16 blocks in 256-bit vectors, with
- * VNNI's vpdpbusd for the projection (dxt1_kernel.h, DXT1_VNNI). On this
- * project's machine (AMD Zen 4) 512-bit vectors run as two halves, so
- * 256-bit vectors with the new instructions do as much per cycle. */
+ * and VNNI): strips of 32 blocks, four per 512-bit vector, one in each
+ * 128-bit lane (dxt1_kernel.h), VNNI's vpdpbusd for the projection; the
+ * columns right of the last whole strip go to the 256-bit form of the same
+ * (dxt1_avx512vl.c), whose strips are 16 blocks wide. */
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__AVX512BW__)
 #include <string.h>
 #include "image/dxt1_simd.h"
 
-/* The lanes hold blocks 0, 2 and 1, 3: one cross-lane permute puts them
- * in order. */
-static inline void store4(uint8_t *out, __m256i v)
-{
-	_mm256_storeu_si256((__m256i *)(void *)out, _mm256_permute4x64_epi64(v, _MM_SHUFFLE(3, 1, 2, 0)));
-}
-
 #define DXT1_VNNI 1
-#define VF __m256
-#define V __m256i
-#define F(op) _mm256_##op
-#define FS(op) _mm256_##op##_si256
-#define NL 2
-#define LANES(...) __VA_ARGS__, __VA_ARGS__
-#define LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-#define STORE4(out, v) store4(out, v)
+#define VF __m512
+#define V __m512i
+#define F(op) _mm512_##op
+#define FS(op) _mm512_##op##_si512
+#define NL 4
+#define CONST8(...) _mm512_broadcast_i32x4(_mm_setr_epi8(__VA_ARGS__))
+#define CMPEQ16(a, b) _mm512_movm_epi16(_mm512_cmpeq_epi16_mask(a, b))
+#define LOAD(p) _mm512_loadu_si512((const void *)(p))
+/* The lanes hold blocks 0, 4 and 1, 5 and 2, 6 and 3, 7: one permute of
+ * the qwords puts them in order. */
+#define STORE4(out, v) \
+	_mm512_storeu_si512((void *)(out), _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), (v)))
 #define SETUP_A setup_a_avx512
 #define SETUP_B setup_b_avx512
 #define PIXELS pixels_avx512
@@ -31,7 +28,12 @@ static inline void store4(uint8_t *out, __m256i v)
 void dxt1_rows_avx512(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		      uint8_t *out)
 {
-	rows_simd(rgba, stride, width, height, out);
+	uint32_t nb = width / 4, wide = nb / (8 * NL) * (8 * NL);
+	if (wide)
+		rows_simd(rgba, stride, 4 * wide, height, out, nb);
+	if (wide < nb)
+		dxt1_rows_avx512vl(rgba + 16 * (size_t)wide, stride, width - 4 * wide, height, out + 8 * (size_t)wide,
+				   nb);
 }
 #else
 /* Not x86: dxt1.c never calls this path. */

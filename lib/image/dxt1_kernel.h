@@ -1,11 +1,13 @@
 /*
- * The SIMD DXT1 kernel, written once for both vector widths. The file that
+ * The SIMD DXT1 kernel, written once for every vector width. The file that
  * includes it defines V and VF (the integer and the float vector type),
- * F(op) (_mm_op or _mm256_op), FS(op) (the si128/si256 forms), NL (128-bit
- * lanes per vector), LANES(...) (a constant list repeated once per lane),
- * LOAD(p), STORE4(out, v) (four blocks of 8 bytes from a vector whose lanes
- * hold blocks 0, 2 and 1, 3 when NL is 2), and the names SETUP_A, SETUP_B
- * and PIXELS of the stages.
+ * F(op) (_mm_op, _mm256_op or _mm512_op), FS(op) (the si128/si256/si512
+ * forms), NL (128-bit lanes per vector: 1, 2 or 4), LANES(...) (a constant
+ * list repeated once per lane) or CONST8(...) and CMPEQ16(a, b) where the
+ * _mm_ forms' shapes do not exist (512 bits), LOAD(p), STORE4(out, v) (2 *
+ * NL blocks of 8 bytes from a vector whose lane l holds blocks l and NL +
+ * l), the names SETUP_A, SETUP_B and PIXELS of the stages, and DXT1_VNNI
+ * where AVX-512 VNNI's vpdpbusd is to take the projection.
  *
  * A strip is 8 * NL neighbouring blocks (32 * NL pixels, 4 rows). Each
  * 128-bit lane takes 8 of them: vector j of a row holds blocks NL * j + l
@@ -17,6 +19,15 @@
  * its axis, a row of a block per lane. No step crosses a 128-bit lane but
  * the final store's, so both widths compute the same bytes.
  */
+
+/* A byte constant repeated in every lane, a comparison's result as a
+ * vector: AVX-512's 512-bit forms differ (dxt1_avx512.c defines them). */
+#ifndef CONST8
+#define CONST8(...) F(setr_epi8)(LANES(__VA_ARGS__))
+#endif
+#ifndef CMPEQ16
+#define CMPEQ16(a, b) F(cmpeq_epi16)(a, b)
+#endif
 
 /* Minimum (or maximum) over the 4 pixels of each of 4 blocks: m[j] holds
  * block j's per-column extremes, the result block j's in dword j. */
@@ -31,7 +42,7 @@
  * channel per vector, block i in lane i. */
 static inline void soa(V x0, V x1, V *r, V *g, V *b)
 {
-	const V zero = FS(setzero)(), s = F(setr_epi8)(LANES(SOA1));
+	const V zero = FS(setzero)(), s = CONST8(SOA1);
 	V a = F(shuffle_epi8)(x0, s), c = F(shuffle_epi8)(x1, s);
 	V u = F(unpacklo_epi32)(a, c), v = F(unpackhi_epi32)(a, c);
 	*r = F(unpacklo_epi8)(u, zero);
@@ -125,7 +136,7 @@ NOINLINE void SETUP_A(const uint8_t *p, ptrdiff_t stride, struct half *h, struct
 	V qhr = F(mulhrs_epi16)(hr, k5), qhg = F(mulhrs_epi16)(hg, k6), qhb = F(mulhrs_epi16)(hb, k5);
 	V qlr = F(mulhrs_epi16)(lr, k5), qlg = F(mulhrs_epi16)(lg, k6), qlb = F(mulhrs_epi16)(lb, k5);
 	V c0 = pack565(qhr, qhg, qhb), c1 = pack565(qlr, qlg, qlb);
-	V flat = F(cmpeq_epi16)(c0, c1);
+	V flat = CMPEQ16(c0, c1);
 	V ehr = expand(qhr, X5, 2), ehg = expand(qhg, X6, 4), ehb = expand(qhb, X5, 2);
 	V elr = expand(qlr, X5, 2), elg = expand(qlg, X6, 4), elb = expand(qlb, X5, 2);
 
@@ -134,8 +145,8 @@ NOINLINE void SETUP_A(const uint8_t *p, ptrdiff_t stride, struct half *h, struct
 	 * (a << 5) * (2^(7 - e) << 8) >> 16. A flat block gets 0. */
 	V ar = F(sub_epi16)(ehr, elr), ag = F(sub_epi16)(ehg, elg), ab = F(sub_epi16)(ehb, elb);
 	V m = FS(or)(FS(or)(ar, ag), ab);
-	V sc = F(min_epu8)(F(shuffle_epi8)(F(setr_epi8)(LANES(TOP_HI1)), F(srli_epi16)(m, 4)),
-			   F(shuffle_epi8)(F(setr_epi8)(LANES(TOP_LO1)), FS(and)(m, F(set1_epi16)(15))));
+	V sc = F(min_epu8)(F(shuffle_epi8)(CONST8(TOP_HI1), F(srli_epi16)(m, 4)),
+			   F(shuffle_epi8)(CONST8(TOP_LO1), FS(and)(m, F(set1_epi16)(15))));
 	sc = F(slli_epi16)(sc, 8);
 	V wr = F(mulhi_epu16)(F(slli_epi16)(ar, 5), sc);
 	V wg = F(mulhi_epu16)(F(slli_epi16)(ag, 5), sc);
@@ -185,38 +196,48 @@ NOINLINE void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup *st,
 #endif
 
 	/* Per pixel: its dot product, its place r on the ramp, its index; per
-	 * row the four 2-bit indices, per block its 4 rows: the indices times
-	 * 1, 4, 16, 64 summed in pairs (bytes), then the pairs. */
-	const V codes = F(setr_epi8)(LANES(CODES1));
-	const V pack = F(set1_epi32)(0x40100401), ones8 = F(set1_epi8)(1);
+	 * row the four 2-bit indices, per block its 4 rows. */
+	const V codes = CONST8(CODES1);
+	const V pack = F(set1_epi32)(0x40100401);
 	V idx[8];
 	const uint8_t *q0 = p, *q1 = p + stride, *q2 = p + 2 * stride, *q3 = q1 + 2 * stride;
 	/* (Written out for each j: the shuffles take immediates.) */
 #ifdef DXT1_VNNI
-#define PROJECT(j)                                                                                \
-		V o = F(shuffle_epi32)((j) < 4 ? off : offb, ((j) & 3) * 0x55), s_ = BCAST(scale, j);  \
-		V p0 = F(dpbusd_epi32)(o, LOAD(q0 + (j) * 16 * NL), w);                     \
-		V p1 = F(dpbusd_epi32)(o, LOAD(q1 + (j) * 16 * NL), w);                               \
-		V p2 = F(dpbusd_epi32)(o, LOAD(q2 + (j) * 16 * NL), w);                               \
-		V p3 = F(dpbusd_epi32)(o, LOAD(q3 + (j) * 16 * NL), w);                                   \
-		V r0 = F(mulhi_epi16)(F(packs_epi32)(p0, p1), s_);                                    \
-		V r1 = F(mulhi_epi16)(F(packs_epi32)(p2, p3), s_);
+	/* vpdpbusd: off - dot a dword a pixel, from the offset and the negated
+	 * weights; the indices times 1, 4, 16, 64 summed a dword a row; the
+	 * rows' dwords to words to bytes. */
+#define PROJECT(j)                                                                           \
+	V o = F(shuffle_epi32)((j) < 4 ? off : offb, ((j) & 3) * 0x55), s_ = BCAST(scale, j); \
+	V p0 = F(dpbusd_epi32)(o, LOAD(q0 + (j) * 16 * NL), w);                              \
+	V p1 = F(dpbusd_epi32)(o, LOAD(q1 + (j) * 16 * NL), w);                              \
+	V p2 = F(dpbusd_epi32)(o, LOAD(q2 + (j) * 16 * NL), w);                              \
+	V p3 = F(dpbusd_epi32)(o, LOAD(q3 + (j) * 16 * NL), w);                              \
+	V r0 = F(mulhi_epi16)(F(packs_epi32)(p0, p1), s_);                                   \
+	V r1 = F(mulhi_epi16)(F(packs_epi32)(p2, p3), s_);
+#define PACK(k) F(dpbusd_epi32)(FS(setzero)(), (k), pack)
+#define ROWS8(a, b, c, d) F(packus_epi16)(F(packus_epi32)(a, b), F(packus_epi32)(c, d))
 #else
-#define PROJECT(j)                                                                                \
-		V p0 = F(maddubs_epi16)(LOAD(q0 + (j) * 16 * NL), w);                                \
-		V p1 = F(maddubs_epi16)(LOAD(q1 + (j) * 16 * NL), w);                                \
-		V p2 = F(maddubs_epi16)(LOAD(q2 + (j) * 16 * NL), w);                                \
-		V p3 = F(maddubs_epi16)(LOAD(q3 + (j) * 16 * NL), w);                                    \
-		V o = BCAST(off, j), s_ = BCAST(scale, j);                                           \
-		V r0 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p0, p1)), s_);                  \
-		V r1 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p2, p3)), s_);
+	/* pmaddubsw: two words a pixel, summed in pairs; the indices times 1,
+	 * 4, 16, 64 summed in pairs (bytes); those words to bytes, summed in
+	 * pairs again, then to bytes. */
+	const V ones8 = F(set1_epi8)(1);
+#define PROJECT(j)                                                                           \
+	V p0 = F(maddubs_epi16)(LOAD(q0 + (j) * 16 * NL), w);                                \
+	V p1 = F(maddubs_epi16)(LOAD(q1 + (j) * 16 * NL), w);                                \
+	V p2 = F(maddubs_epi16)(LOAD(q2 + (j) * 16 * NL), w);                                \
+	V p3 = F(maddubs_epi16)(LOAD(q3 + (j) * 16 * NL), w);                                \
+	V o = BCAST(off, j), s_ = BCAST(scale, j);                                           \
+	V r0 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p0, p1)), s_);                   \
+	V r1 = F(mulhi_epi16)(F(sub_epi16)(o, F(hadd_epi16)(p2, p3)), s_);
+#define PACK(k) F(maddubs_epi16)((k), pack)
+#define ROWS4(a, b) F(maddubs_epi16)(F(packus_epi16)(a, b), ones8)
+#define ROWS8(a, b, c, d) F(packus_epi16)(ROWS4(a, b), ROWS4(c, d))
 #endif
-#define ONE(j)                                                                                    \
-	do {                                                                                         \
-		V w = WEIGHTS(j);                                                                    \
-		PROJECT(j)                                                                           \
-		V k = F(shuffle_epi8)(codes, F(packs_epi16)(r0, r1));            \
-		idx[j] = F(maddubs_epi16)(k, pack);                                                  \
+#define ONE(j)                                                                 \
+	do {                                                                   \
+		V w = WEIGHTS(j);                                              \
+		PROJECT(j)                                                     \
+		idx[j] = PACK(F(shuffle_epi8)(codes, F(packs_epi16)(r0, r1))); \
 	} while (0)
 	ONE(0);
 	ONE(1);
@@ -227,10 +248,12 @@ NOINLINE void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup *st,
 	ONE(6);
 	ONE(7);
 #undef ONE
-#define ROWS4(a, b) F(maddubs_epi16)(F(packus_epi16)(a, b), ones8)
-	V ia = F(packus_epi16)(ROWS4(idx[0], idx[1]), ROWS4(idx[2], idx[3]));
-	V ib = F(packus_epi16)(ROWS4(idx[4], idx[5]), ROWS4(idx[6], idx[7]));
+#undef PROJECT
+	V ia = ROWS8(idx[0], idx[1], idx[2], idx[3]);
+	V ib = ROWS8(idx[4], idx[5], idx[6], idx[7]);
+#undef PACK
 #undef ROWS4
+#undef ROWS8
 	V ca = st->ca, cb = st->cb;
 	STORE4(out, F(unpacklo_epi32)(ca, ia));
 	STORE4(out + 16 * NL, F(unpackhi_epi32)(ca, ia));
@@ -243,10 +266,11 @@ NOINLINE void PIXELS(const uint8_t *p, ptrdiff_t stride, const struct setup *st,
  * in one software pipeline: the first half of strip k + 2's set-up, the
  * second of k + 1's, then strip k's pixels, so the core has independent
  * work beside each chain. Then the rest of each row through a strip-wide
- * copy (the padding's blocks are not written out).
+ * copy (the padding's blocks are not written out). Block row y starts at
+ * out + 8 * pitch * y (pitch >= width / 4: dxt1_avx512.c writes columns).
  */
 static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
-		      uint8_t *out)
+		      uint8_t *out, uint32_t pitch)
 {
 	enum { UNIT = 8 * NL };
 	uint32_t nb = width / 4, rows = height / 4, full = nb / UNIT, rest = nb % UNIT;
@@ -267,7 +291,7 @@ static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uin
 			out += 8 * UNIT;
 			if (++done == full) {
 				done = 0;
-				out += 8 * rest;
+				out += 8 * (pitch - full * UNIT);
 			}
 		}
 		prev[0] = prev[1];
@@ -297,6 +321,6 @@ static void rows_simd(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uin
 		SETUP_A(px[0], 16 * UNIT, &hh, &s1);
 		SETUP_B(&hh, &s1);
 		PIXELS(px[0], 16 * UNIT, &s1, blocks);
-		memcpy(first + (size_t)by * nb * 8 + full * 8 * UNIT, blocks, 8 * rest);
+		memcpy(first + (size_t)by * pitch * 8 + full * 8 * UNIT, blocks, 8 * rest);
 	}
 }

@@ -20,7 +20,7 @@
 void dxt1_rows_sse41(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		     uint8_t *out)
 {
-	rows_simd(rgba, stride, width, height, out);
+	rows_simd(rgba, stride, width, height, out, width / 4);
 }
 #else
 /* Not x86: dxt1.c never calls this path. */

@@ -33,6 +33,7 @@
 #define dxt1_rows_sse41 profev__dxt1_rows_sse41
 #define dxt1_rows_avx2 profev__dxt1_rows_avx2
 #define dxt1_rows_avx512 profev__dxt1_rows_avx512
+#define dxt1_rows_avx512vl profev__dxt1_rows_avx512vl
 #define image_psnr profev__image_psnr
 #define dxt1_flatten profev__dxt1_flatten
 #define dxt1_rd profev__dxt1_rd
@@ -130,5 +131,8 @@ void dxt1_rows_avx2(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint3
 		    uint8_t *out);
 void dxt1_rows_avx512(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		      uint8_t *out);
+/* Its 256-bit part, for columns: block rows pitch blocks apart at out. */
+void dxt1_rows_avx512vl(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+			uint8_t *out, uint32_t pitch);
 
 #endif

@@ -1,11 +1,11 @@
 /*
  * Fuzz target for the DXT1 encoder (lib/image/dxt1*.c): a differential
  * test of its ISA paths. The input's first two bytes pick the size (4 to
- * 100 pixels wide, so AVX2's whole strips of 16 blocks and the rest of a
- * row both occur; 4 to 32 high), the rest are the pixels, repeated to
- * fill the picture. Every path this CPU has must give the plain C path's
- * bytes, top-down and bottom-up (a negative stride), and the blocks must
- * decode. A difference aborts.
+ * 200 pixels wide, so AVX2's whole strips of 16 blocks, AVX-512's of 32
+ * then 16, and the rest of a row all occur; 4 to 32 high), the rest are
+ * the pixels, repeated to fill the picture. Every path this CPU has must
+ * give the plain C path's bytes, top-down and bottom-up (a negative
+ * stride), and the blocks must decode. A difference aborts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 3)
 		return 0;
-	uint32_t w = 4 * (1 + data[0] % 25), h = 4 * (1 + data[1] % 8);
+	uint32_t w = 4 * (1 + data[0] % 50), h = 4 * (1 + data[1] % 8);
 	size_t n = (size_t)w * h * 4, nb = dxt1_size(w, h);
 	uint8_t *px = malloc(n), *back = malloc(n), *ref = malloc(nb), *got = malloc(nb);
 	if (!px || !back || !ref || !got)
