@@ -3,12 +3,13 @@
  * decoder and the picture measures the tests and benchmarks use. Not
  * installed; profev_trace.h declares what readers call.
  *
- * The encoder is one algorithm written three times: plain C, SSE4.1 and
- * AVX2 (files compiled with -msse4.1 and -mavx2, so everything else stays
- * baseline x86-64; the SIMD paths share dxt1_kernel.h). It is integer
- * arithmetic but for one division per block, which the SIMD paths do in
- * float with the integer quotient's exact result. CPUID picks the path at
- * the first call. Every path gives the same bytes for the same pixels;
+ * The encoder is one algorithm written four times: plain C, SSE4.1, AVX2
+ * and AVX-512 (F, BW, VL, VNNI; files compiled with -msse4.1, -mavx2 and
+ * the AVX-512 flags, so everything else stays baseline x86-64; the SIMD
+ * paths share dxt1_kernel.h). It is integer arithmetic but for one
+ * division per block, which the SIMD paths do in float with the integer
+ * quotient's exact result. CPUID and XGETBV pick the path at the first
+ * call. Every path gives the same bytes for the same pixels;
  * tests/unit/image/t_dxt1.c and the fuzz target tests/fuzz/fuzz_dxt1.c
  * check it. The code uses only libc, so pfrec and the client may both
  * link it.
