@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"      --samples        folded: the samples' callstacks, one per unit of weight\n"
 	"      --begin-end      chrome: B/E event pairs instead of X events\n"
 	"      --no-images      perfetto, chrome: leave the frame images out\n"
+	"      --compress       perfetto: deflated packets (compressed_packets), about\n"
+	"                       a fifth of the size, written several times slower\n"
 	"  -q, --quiet          no warnings and no progress line\n"
 	"  -h, --help           show this help\n"
 	"      --version        show the version\n";
@@ -184,7 +186,7 @@ static int same_file(const char *a, const char *b)
 static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui *ui,
 		 const char **output, const char *operand[3])
 {
-	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_BE, O_NOIMG, O_VERSION };
+	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_BE, O_NOIMG, O_COMPRESS, O_VERSION };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, O_FROM },
@@ -195,6 +197,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		{ "samples", no_argument, NULL, O_SAMPLES },
 		{ "begin-end", no_argument, NULL, O_BE },
 		{ "no-images", no_argument, NULL, O_NOIMG },
+		{ "compress", no_argument, NULL, O_COMPRESS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -232,6 +235,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		case O_SAMPLES: opts->flags |= PROFEV_CONV_SAMPLES; break;
 		case O_BE: opts->flags |= PROFEV_CONV_CHROME_BE; break;
 		case O_NOIMG: opts->flags |= PROFEV_CONV_NO_IMAGES; break;
+		case O_COMPRESS: opts->flags |= PROFEV_CONV_COMPRESS; break;
 		case ':':
 			return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -258,6 +262,8 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 	if ((opts->flags & PROFEV_CONV_NO_IMAGES) && opts->format != PROFEV_CONV_PERFETTO &&
 	    opts->format != PROFEV_CONV_CHROME)
 		return cmd_usage_error("--no-images applies to perfetto and chrome output only");
+	if ((opts->flags & PROFEV_CONV_COMPRESS) && opts->format != PROFEV_CONV_PERFETTO)
+		return cmd_usage_error("--compress applies to perfetto output only");
 	if ((opts->flags & PROFEV_CONV_MERGE_THREADS) && opts->format != PROFEV_CONV_FOLDED)
 		return cmd_usage_error("--merge-threads applies to folded output only");
 	if ((opts->flags & PROFEV_CONV_SAMPLES) && opts->format != PROFEV_CONV_FOLDED)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "conv/conv_internal.h"
+#include "conv/zpack.h"
 #include "trace/trace_internal.h"
 #include "common/utf8.h"
 
@@ -93,6 +94,7 @@ struct conv_lock {
 struct loop {
 	struct conv c;
 	const struct profev_conv_sink *sink;
+	struct conv_zpack *zpack;   /* PROFEV_CONV_COMPRESS: between c.out and sink */
 	uint64_t from, to;          /* absolute window */
 	int windowed;               /* from/to given: times need the base */
 	int based;                  /* base is known */
@@ -130,6 +132,13 @@ static int sink_write(void *ctx, const void *data, size_t len)
 {
 	const struct profev_conv_sink *s = ctx;
 	return s->write(s->ctx, data, len) < 0 ? PROFEV_E_IO : 0;
+}
+
+/* Output bytes so far: those the sink got when compressing (what is still
+ * buffered is not counted then), else those written. */
+static uint64_t bytes_out(const struct loop *l)
+{
+	return l->zpack ? conv_zpack_bytes(l->zpack) : outbuf_size(&l->c.out);
 }
 
 static void warn(struct loop *l, int kind, const char *fmt, ...)
@@ -422,6 +431,8 @@ static int part_close(struct loop *l)
 	int rc = c->ops->part_end(c);
 	if (!rc)
 		rc = outbuf_flush(&c->out);
+	if (!rc && l->zpack)
+		rc = conv_zpack_finish(l->zpack);
 	if (rc)
 		return rc == PROFEV_E_NOMEM ? rc : PROFEV_E_IO;
 	if (s->close && s->close(s->ctx, c->st.parts - 1) < 0)
@@ -1175,6 +1186,10 @@ static int check_opts(const struct profev_conv_opts *o, const struct profev_conv
 		err_set(err, PROFEV_E_ARG, "png output needs a directory");
 		return PROFEV_E_ARG;
 	}
+	if ((o->flags & PROFEV_CONV_COMPRESS) && o->format != PROFEV_CONV_PERFETTO) {
+		err_set(err, PROFEV_E_ARG, "only perfetto output can be compressed");
+		return PROFEV_E_ARG;
+	}
 	if (o->split_size && !targets[o->format]->split_ok) {
 		err_set(err, PROFEV_E_ARG, "%s output cannot be split", targets[o->format]->name);
 		return PROFEV_E_ARG;
@@ -1252,7 +1267,7 @@ static int run_events(struct loop *l, const struct profev_event *ev, size_t n)
 		rc = PROFEV_E_IO;
 	if (!rc && opts->progress && first / PROGRESS_EVERY != c->st.events_in / PROGRESS_EVERY) {
 		c->st.bytes_in = profev_reader_offset(c->r);
-		c->st.bytes_out = outbuf_size(&c->out);
+		c->st.bytes_out = bytes_out(l);
 		opts->progress(opts->cb_ctx, &c->st);
 	}
 	return rc;
@@ -1290,7 +1305,13 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		if (*opts->thread >= '0' && *opts->thread <= '9' && !*end && v && v <= UINT32_MAX)
 			l->filter_tid = v;
 	}
-	rc = outbuf_init(&c->out, OUT_BUFFER, sink_write, (void *)sink);
+	if (opts->flags & PROFEV_CONV_COMPRESS) {
+		rc = conv_zpack_new(&l->zpack, sink_write, (void *)sink);
+		if (!rc)
+			rc = outbuf_init(&c->out, OUT_BUFFER, conv_zpack_write, l->zpack);
+	} else {
+		rc = outbuf_init(&c->out, OUT_BUFFER, sink_write, (void *)sink);
+	}
 	if (!rc && c->ops->init)
 		rc = c->ops->init(c);
 
@@ -1324,7 +1345,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 	summarize(l);
 
 	c->st.bytes_in = profev_reader_offset(r);
-	c->st.bytes_out = outbuf_size(&c->out);
+	c->st.bytes_out = bytes_out(l);
 	if (stats)
 		*stats = c->st;
 	if (rc == PROFEV_E_IO)
@@ -1340,6 +1361,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 	if (c->ops->fini)
 		c->ops->fini(c);
 	outbuf_free(&c->out);
+	conv_zpack_free(l->zpack);
 	free_tracks(l);
 	free(l);
 	return rc;

@@ -57,6 +57,10 @@ enum profev_conv_flags {
 	PROFEV_CONV_SAMPLES = 1u << 3,       /**< folded: the samples' callstacks (pfrec
 	                                          --sample), one per unit of weight,
 	                                          instead of the zones' self time */
+	PROFEV_CONV_COMPRESS = 1u << 4,      /**< perfetto: packets deflated into
+	                                          compressed_packets, as Perfetto's
+	                                          service writes them: about a fifth of
+	                                          the bytes, several times the time */
 };
 
 /**

@@ -11,8 +11,11 @@
  * the converter's (reading included) and not the disk's; the child's peak
  * resident size is its whole footprint. A "read only" row gives the
  * reader's own ceiling event by event with names resolved (the baseline),
- * "read batch" with profev_reader_next_events() as the converters read. Wall and CPU times are both the best of the runs;
- * on a shared machine the CPU time is the steadier figure.
+ * "read batch" with profev_reader_next_events() as the converters read.
+ * "perfetto-z" is the Perfetto output with PROFEV_CONV_COMPRESS (pfconv
+ * --compress): deflated packets, fewer bytes for more time. Wall and CPU
+ * times are both the best of the runs; on a shared machine the CPU time is
+ * the steadier figure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,7 +52,7 @@ static double clock_s(clockid_t id)
 }
 
 /* In the child: convert (format 0: only read) and report. */
-static struct result convert(const char *path, int format)
+static struct result convert(const char *path, int format, unsigned flags)
 {
 	struct result res = { 0 };
 	FILE *f = fopen(path, "rb");
@@ -65,6 +68,7 @@ static struct result convert(const char *path, int format)
 		struct profev_conv_stats st;
 		struct profev_conv_sink sink = { NULL, count_bytes, NULL, &res.bytes };
 		profev_conv_opts_init(&o, format);
+		o.flags = flags;
 		res.rc = profev_conv_run(r, &o, &sink, &st, &err);
 		res.events = st.events_in;
 	} else if (format == 0) {
@@ -96,7 +100,8 @@ static struct result convert(const char *path, int format)
 }
 
 /* Run one conversion in a child kept on one CPU; peak RSS in KiB via wait4. */
-static int run_child(const char *path, int format, struct result *res, long *maxrss_kib)
+static int run_child(const char *path, int format, unsigned flags, struct result *res,
+		     long *maxrss_kib)
 {
 	int fds[2];
 	if (pipe(fds))
@@ -110,7 +115,7 @@ static int run_child(const char *path, int format, struct result *res, long *max
 		int cpu = sched_getcpu();
 		CPU_SET(cpu < 0 ? 0 : cpu, &set);
 		sched_setaffinity(0, sizeof(set), &set);
-		struct result r = convert(path, format);
+		struct result r = convert(path, format, flags);
 		ssize_t w = write(fds[1], &r, sizeof(r));
 		_exit(w == (ssize_t)sizeof(r) ? 0 : 1);
 	}
@@ -146,7 +151,7 @@ static int make_trace(const char *argv0, const char *path, const char *kind, uns
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-struct row { const char *name; int format; double goal; };
+struct row { const char *name; int format; unsigned flags; double goal; };
 
 static int table(const char *argv0, const char *kind, unsigned long long events, int runs,
 		 const struct row *rows, size_t nrows)
@@ -170,7 +175,7 @@ static int table(const char *argv0, const char *kind, unsigned long long events,
 		double best_cpu = 0;
 		long rss = 0, peak = 0;
 		for (int k = 0; k < runs; k++) {
-			if (run_child(path, rows[i].format, &r, &rss) || r.rc < 0) {
+			if (run_child(path, rows[i].format, rows[i].flags, &r, &rss) || r.rc < 0) {
 				fprintf(stderr, "bench_conv: %s failed\n", rows[i].name);
 				fails++;
 				break;
@@ -206,17 +211,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	static const struct row rows[] = {
-		{ "read only", 0, 0 },
-		{ "read batch", -1, 0 },
-		{ "perfetto", PROFEV_CONV_PERFETTO, 25 },
-		{ "chrome", PROFEV_CONV_CHROME, 12 },
-		{ "folded", PROFEV_CONV_FOLDED, 0 },
+		{ "read only", 0, 0, 0 },
+		{ "read batch", -1, 0, 0 },
+		{ "perfetto", PROFEV_CONV_PERFETTO, 0, 25 },
+		/* --compress: size for time, no goal */
+		{ "perfetto-z", PROFEV_CONV_PERFETTO, PROFEV_CONV_COMPRESS, 0 },
+		{ "chrome", PROFEV_CONV_CHROME, 0, 12 },
+		{ "folded", PROFEV_CONV_FOLDED, 0, 0 },
 	};
 	/* Two arguments after every zone begin: a third of the events. */
 	static const struct row arg_rows[] = {
-		{ "read batch", -1, 0 },
-		{ "perfetto", PROFEV_CONV_PERFETTO, 25 },
-		{ "chrome", PROFEV_CONV_CHROME, 12 },
+		{ "read batch", -1, 0, 0 },
+		{ "perfetto", PROFEV_CONV_PERFETTO, 0, 25 },
+		{ "perfetto-z", PROFEV_CONV_PERFETTO, PROFEV_CONV_COMPRESS, 0 },
+		{ "chrome", PROFEV_CONV_CHROME, 0, 12 },
 	};
 	int fails = table(argv[0], "game", events, runs, rows, sizeof rows / sizeof rows[0]);
 	printf("\n");
