@@ -4,25 +4,30 @@
 # gone, so the figure cannot be measured in the same run), and the time
 # Perfetto's trace_processor_shell takes to load it, the wait a user has
 # before the first query or the UI's first picture. A figure, not a goal.
+# The same for the output of --compress (compressed_packets).
 # usage: tests/bench/perfetto_load.sh BUILD EVENTS TRACE
 BUILD=$1
 EVENTS=$2
 TRACE=$3
 TMP=${TMPDIR:-/tmp}
 OUT=$TMP/profev-bench-perfetto-$$.pftrace
+OUTZ=$TMP/profev-bench-perfetto-$$.z.pftrace
 [ -s "$TRACE" ] || "$BUILD/tools/mktrace" game "$TRACE" "$EVENTS" 4 || exit 1
-trap 'rm -f "$OUT" "$OUT.sql" "$OUT.rows" "$OUT.time"' EXIT INT TERM
+trap 'rm -f "$OUT" "$OUTZ" "$OUT.sql" "$OUT.rows" "$OUT.time"' EXIT INT TERM
 "$BUILD/pfconv" -q to perfetto -o "$OUT" "$TRACE" || exit 1
+"$BUILD/pfconv" -q to perfetto --compress -o "$OUTZ" "$TRACE" || exit 1
 # The events pfconv counts: bench_conv's "events" column, from --stats.
 "$BUILD/pfdump" --stats "$TRACE" > "$OUT.stats" 2>/dev/null
 events=$(awk '/^events:/ { print $2; exit }' "$OUT.stats")
 rm -f "$OUT.stats"
 [ -n "$events" ] || events=$EVENTS
 bytes=$(wc -c < "$OUT")
-awk -v b="$bytes" -v e="$events" 'BEGIN {
+zbytes=$(wc -c < "$OUTZ")
+awk -v b="$bytes" -v z="$zbytes" -v e="$events" 'BEGIN {
 	printf "%-34s %12s %12s\n", "", "bytes/event", "output MiB"
 	printf "%-34s %12.1f %12s\n", "one sequence (before issue 10)", 22.2, "-"
-	printf "%-34s %12.1f %12.1f\n", "a sequence per thread (now)", b / e, b / 1048576 }'
+	printf "%-34s %12.1f %12.1f\n", "a sequence per thread (now)", b / e, b / 1048576
+	printf "%-34s %12.1f %12.1f\n", "the same, --compress", z / e, z / 1048576 }'
 
 TP=${TRACE_PROCESSOR:-}
 if [ -z "$TP" ]; then
@@ -36,23 +41,29 @@ if [ -z "$TP" ] || [ ! -x "$TP" ]; then
 	exit 0
 fi
 echo "select count(*) as slices from slice;" > "$OUT.sql"
-load=$(uptime | sed 's/.*load average: //')
-# CPU time and peak memory too where GNU time is there: on a shared
-# machine the wall time is mostly other programs' turn.
-if [ -x /usr/bin/time ]; then
-	/usr/bin/time -f "%e %U %S %M" -o "$OUT.time" "$TP" -q "$OUT.sql" "$OUT" > "$OUT.rows" 2>/dev/null ||
-		{ echo "trace_processor_shell failed on the output"; exit 1; }
-	set -- $(cat "$OUT.time")
-else
-	t0=$(date +%s.%N)
-	"$TP" -q "$OUT.sql" "$OUT" > "$OUT.rows" 2>/dev/null || { echo "trace_processor_shell failed on the output"; exit 1; }
-	t1=$(date +%s.%N)
-	set -- "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "" "" ""
-fi
-rows=$(sed -n 2p "$OUT.rows")
-rm -f "$OUT.rows" "$OUT.time"
-awk -v wall="$1" -v user="$2" -v sys="$3" -v rss="$4" -v e="$events" -v n="$rows" -v l="$load" 'BEGIN {
-	printf "trace_processor_shell, load and one query: %.1f s wall (%.2f M events/s)", wall, e / wall / 1e6
-	if (user != "")
-		printf ", %.1f s CPU (%.2f M events/s), peak %.0f MiB", user + sys, e / (user + sys) / 1e6, rss / 1024
-	printf "; %s slices; load average %s\n", n, l }'
+# load WHAT FILE: one line of trace_processor's load time and memory.
+load() {
+	load=$(uptime | sed 's/.*load average: //')
+	# CPU time and peak memory too where GNU time is there: on a shared
+	# machine the wall time is mostly other programs' turn.
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%e %U %S %M" -o "$OUT.time" "$TP" -q "$OUT.sql" "$2" > "$OUT.rows" 2>/dev/null ||
+			{ echo "trace_processor_shell failed on the $1 output"; return 1; }
+		set -- "$1" $(cat "$OUT.time")
+	else
+		t0=$(date +%s.%N)
+		"$TP" -q "$OUT.sql" "$2" > "$OUT.rows" 2>/dev/null ||
+			{ echo "trace_processor_shell failed on the $1 output"; return 1; }
+		t1=$(date +%s.%N)
+		set -- "$1" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "" "" ""
+	fi
+	rows=$(sed -n 2p "$OUT.rows")
+	rm -f "$OUT.rows" "$OUT.time"
+	awk -v what="$1" -v wall="$2" -v user="$3" -v sys="$4" -v rss="$5" -v e="$events" -v n="$rows" -v l="$load" 'BEGIN {
+		printf "trace_processor_shell, %s output, load and one query: %.1f s wall (%.2f M events/s)", what, wall, e / wall / 1e6
+		if (user != "")
+			printf ", %.1f s CPU (%.2f M events/s), peak %.0f MiB", user + sys, e / (user + sys) / 1e6, rss / 1024
+		printf "; %s slices; load average %s\n", n, l }'
+}
+load plain "$OUT" || exit 1
+load --compress "$OUTZ" || exit 1

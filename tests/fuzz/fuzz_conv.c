@@ -90,8 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch ((o >> 4) & 3) {
 	case 1: opts.split_size = 2048; break;
 	case 2: opts.split_size = 256; break;
-	case 3: opts.flags = FUZZ_FORMAT == PROFEV_CONV_CHROME ? PROFEV_CONV_CHROME_BE
-							     : PROFEV_CONV_MERGE_THREADS;
+	case 3: opts.flags = FUZZ_FORMAT == PROFEV_CONV_CHROME	  ? PROFEV_CONV_CHROME_BE
+			     : FUZZ_FORMAT == PROFEV_CONV_PERFETTO ? PROFEV_CONV_COMPRESS
+								   : PROFEV_CONV_MERGE_THREADS;
 		break;
 	}
 	opts.warn = quiet;
