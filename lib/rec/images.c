@@ -46,7 +46,7 @@ int rec_image(struct rec_images *im, struct profev_writer *w, uint32_t slot, uin
 		uint8_t *nb = realloc(im->blocks, need), *np = nb ? realloc(im->prev, need) : NULL;
 		if (!np) {
 			im->blocks = nb ? nb : im->blocks;
-			pfw_slot_freed(im->ctl, slot);
+			pfw_slot_freed(im->ctl, slot); /* or it stays busy for good */
 			im->lost++;
 			return 0;
 		}
@@ -54,37 +54,19 @@ int rec_image(struct rec_images *im, struct profev_writer *w, uint32_t slot, uin
 		im->prev = np;
 		im->blocks_cap = need;
 	}
-	/* The pixels are read from the slot once, into a buffer of pfrec's
-	 * own, and the slot is freed at once: the encoder and the lossy step
-	 * read that buffer, not the shared lines, so the slots pass through
-	 * this core's cache once per image instead of staying in it, and the
-	 * program's next copy into them is cheaper (README, "Frame images");
-	 * the program also waits less for a slot in lossless mode. */
-	size_t bytes = (size_t)width * height * 4;
-	if (bytes > im->pixels_cap) {
-		uint8_t *np = realloc(im->pixels, bytes);
-		if (!np) {
-			pfw_slot_freed(im->ctl, slot);
-			im->lost++;
-			return 0;
-		}
-		im->pixels = np;
-		im->pixels_cap = bytes;
-	}
-	memcpy(im->pixels, im->slots + (size_t)slot * im->slot_bytes, bytes);
-	pfw_slot_freed(im->ctl, slot);
-	const uint8_t *px = im->pixels;
+	const uint8_t *px = im->slots + (size_t)slot * im->slot_bytes;
 	ptrdiff_t stride = (ptrdiff_t)width * 4;
 	if (flip) {
 		px += (size_t)(height - 1) * (size_t)stride;
 		stride = -stride;
 	}
 	dxt1_encode(px, stride, width, height, im->blocks);
-	/* The lossy step may keep blocks of the previous image of this size,
-	 * which the writer codes this one against (image_codec.c keeps the
-	 * last of each size). */
+	/* The lossy step needs the pixels: the slot is freed after it. It may
+	 * keep blocks of the previous image of this size, which the writer
+	 * codes this one against (image_codec.c keeps the last of each size). */
 	int same_size = im->prev_w == width && im->prev_h == height;
 	dxt1_rd(px, stride, width, height, im->blocks, same_size ? im->prev : NULL, DXT1_RD_LAMBDA);
+	pfw_slot_freed(im->ctl, slot);
 	struct profev_image img = { ++im->next_id, width, height, PROFEV_IMG_DXT1, frame, ts,
 				    im->blocks, need };
 	if (profev_writer_image(w, &img) < 0)
@@ -104,6 +86,5 @@ void rec_images_free(struct rec_images *im)
 		munmap(im->ctl, im->map_len);
 	free(im->blocks);
 	free(im->prev);
-	free(im->pixels);
 	memset(im, 0, sizeof *im);
 }

@@ -15,8 +15,6 @@ struct rec_images {
 	uint8_t *blocks;            /* one image's DXT1 */
 	uint8_t *prev;              /* the previous image's, as stored (prev_w x prev_h) */
 	size_t blocks_cap;
-	uint8_t *pixels;            /* the image being encoded, copied out of its slot */
-	size_t pixels_cap;
 	uint32_t prev_w, prev_h;
 	uint32_t next_id;
 	uint64_t stored, lost, refused;

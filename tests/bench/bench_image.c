@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,37 +260,62 @@ static void sequences(void)
  * is hot in the game's cache, as after a readback), sends it and waits for
  * its next frame: FRAME_NS apart, so pfrec (about 1 ms of CPU per image)
  * keeps up and the figures are the call's, not lossless mode's waits for a
- * slot. Each call is timed; best and median are printed, and three
- * baselines measured in the same process right after:
+ * slot. Each call is timed; best and median are printed, and baselines
+ * measured in the same process right after:
  *   - hot: memcpy of the image into one buffer, again and again (lines the
  *     game's core owns);
- *   - hand-off: memcpy into one buffer that another thread reads after
- *     each copy, as pfrec reads a slot (and as Tracy's compression thread
- *     reads its copy): the copy takes the lines back from the reader's core;
+ *   - paced: memcpy into 4 buffers in turn, FRAME_NS apart like the calls:
+ *     what a copy costs after the thread slept (other programs ran on its
+ *     core meanwhile), pfrec or not;
+ *   - hand-off: memcpy into one buffer that a thread on the other core
+ *     reads after each copy, as pfrec reads a slot (and as Tracy's
+ *     compression thread reads its copy): the copy takes the lines back
+ *     from the reader's core;
  *   - hand-off in turn: the same with 4 buffers used in turn, as the
- *     client now takes its 4 slots.
+ *     client takes its 4 slots;
+ *   - the same where the reader then works on 1.5 MB of its own, so that
+ *     the buffers' lines have left its core's cache for the shared L3:
+ *     what a cross-core hand-off can cost at best here.
  * The load average is printed at both ends: the machine is shared.
  */
 #define FRAME_NS 4000000L
 #define HANDOFF_BUFS 4
+#define NBASE 5 /* baselines */
+
+#define EVICT_BYTES (3u << 19)
 
 static uint8_t handoff_buf[HANDOFF_BUFS][W * H * 4];
-static int handoff_turn, handoff_which;
+static uint8_t evict_buf[EVICT_BYTES];
+static int handoff_turn, handoff_which, handoff_evict;
 static volatile uint64_t handoff_sink;
+
+/* Until *p != v; yields now and then, since on a loaded machine the other
+ * thread may wait for this core. */
+static int spin_while(int *p, int v)
+{
+	int t;
+	for (unsigned k = 1; (t = __atomic_load_n(p, __ATOMIC_ACQUIRE)) == v; k++)
+		if (k % 4096 == 0)
+			sched_yield();
+	return t;
+}
 
 static void *handoff_reader(void *arg)
 {
 	(void)arg;
 	for (;;) {
-		int t;
-		while ((t = __atomic_load_n(&handoff_turn, __ATOMIC_ACQUIRE)) == 0)
-			;
-		if (t == 2)
+		if (spin_while(&handoff_turn, 0) == 2)
 			return NULL;
 		const uint8_t *b = handoff_buf[__atomic_load_n(&handoff_which, __ATOMIC_RELAXED)];
 		uint64_t s = 0;
 		for (size_t i = 0; i < sizeof handoff_buf[0]; i += 8)
 			s += *(const uint64_t *)(const void *)(b + i);
+		/* Then work on 1.5 MB of its own, more than its core's L2
+		 * (1 MB here): the buffer's lines leave that cache for the
+		 * shared L3, which is what the copy then finds. */
+		if (handoff_evict)
+			for (size_t i = 0; i < sizeof evict_buf; i += 64)
+				s += evict_buf[i];
 		handoff_sink = s;
 		__atomic_store_n(&handoff_turn, 0, __ATOMIC_RELEASE);
 	}
@@ -309,13 +335,69 @@ static void best_median(double *t, int n, double *best, double *median)
 	*median = n ? t[n / 2] : 0;
 }
 
-/* A copy into buffer (i % bufs) each time; another thread reads it after
- * each copy when handoff. */
-static void copies(const uint8_t *src, int n, int bufs, int handoff, double *t)
+/* The next frame's start, FRAME_NS after the last. */
+static void next_frame(struct timespec *next)
+{
+	next->tv_nsec += FRAME_NS;
+	if (next->tv_nsec >= 1000000000L) {
+		next->tv_nsec -= 1000000000L;
+		next->tv_sec++;
+	}
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL);
+}
+
+/* Pins the calling thread to cpu; -1 leaves it as it is. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (cpu >= 0)
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/* A CPU this thread may run on other than cpu, or -1. */
+static int other_cpu(int cpu)
+{
+	cpu_set_t set;
+	if (pthread_getaffinity_np(pthread_self(), sizeof set, &set))
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (c != cpu && CPU_ISSET(c, &set))
+			return c;
+	return -1;
+}
+
+static int reader_cpu;
+
+static void *pinned_reader(void *arg)
+{
+	pin(reader_cpu);
+	return handoff_reader(arg);
+}
+
+/*
+ * A copy into buffer (i % bufs) each time. handoff 1: another thread, on
+ * another core (both pinned, so that the scheduler cannot put them on one
+ * core), reads the buffer after each copy; 2: and then works on memory of
+ * its own. paced: FRAME_NS between copies, as the calls are.
+ */
+static void copies(const uint8_t *src, int n, int bufs, int handoff, int paced, double *t)
 {
 	pthread_t th;
-	if (handoff && pthread_create(&th, NULL, handoff_reader, NULL))
-		handoff = 0;
+	cpu_set_t saved;
+	int pinned = handoff && pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
+	handoff_evict = handoff > 1;
+	if (handoff) {
+		int me = sched_getcpu();
+		reader_cpu = other_cpu(me);
+		if (reader_cpu < 0 || pthread_create(&th, NULL, pinned_reader, NULL))
+			handoff = 0; /* one CPU: no hand-off to measure */
+		else
+			pin(me);
+	}
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (int i = 0; i < n; i++) {
 		uint8_t *dst = handoff_buf[i % bufs];
 		double t0 = now();
@@ -325,14 +407,17 @@ static void copies(const uint8_t *src, int n, int bufs, int handoff, double *t)
 		if (handoff) {
 			__atomic_store_n(&handoff_which, i % bufs, __ATOMIC_RELAXED);
 			__atomic_store_n(&handoff_turn, 1, __ATOMIC_RELEASE);
-			while (__atomic_load_n(&handoff_turn, __ATOMIC_ACQUIRE) != 0)
-				;
+			spin_while(&handoff_turn, 1);
 		}
+		if (paced)
+			next_frame(&next);
 	}
 	if (handoff) {
 		__atomic_store_n(&handoff_turn, 2, __ATOMIC_RELEASE);
 		pthread_join(th, NULL);
 	}
+	if (pinned)
+		pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
 }
 
 static void loadavg(double *l)
@@ -347,7 +432,7 @@ static void loadavg(double *l)
 static int client(int n)
 {
 	static uint8_t buf[W * H * 4];
-	double *t = calloc((size_t)n + 1, sizeof *t), load0, load1, r[8];
+	double *t = calloc((size_t)n + 1, sizeof *t), load0, load1, r[2 + 2 * NBASE];
 	if (!t)
 		return 1;
 	loadavg(&load0);
@@ -359,23 +444,20 @@ static int client(int n)
 		PROFEV_FRAME_IMAGE(buf, W, H, 0, 0);
 		t[i] = now() - t0;
 		PROFEV_FRAME_MARK();
-		next.tv_nsec += FRAME_NS;
-		if (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
-		}
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		next_frame(&next);
 	}
 	best_median(t, n, &r[0], &r[1]);
-	copies(buf, n, 1, 0, t);
-	best_median(t, n, &r[2], &r[3]);
-	copies(buf, n, 1, 1, t);
-	best_median(t, n, &r[4], &r[5]);
-	copies(buf, n, HANDOFF_BUFS, 1, t);
-	best_median(t, n, &r[6], &r[7]);
+	/* hot; paced as the calls; hand-off; in turn; in turn, let go */
+	static const int how[NBASE][4] = { { 1, 0, 0 }, { HANDOFF_BUFS, 0, 1 }, { 1, 1, 0 }, { HANDOFF_BUFS, 1, 0 },
+					   { HANDOFF_BUFS, 2, 0 } };
+	for (int k = 0; k < NBASE; k++) {
+		copies(buf, n, how[k][0], how[k][1], how[k][2], t);
+		best_median(t, n, &r[2 + 2 * k], &r[3 + 2 * k]);
+	}
 	loadavg(&load1);
-	fprintf(stderr, "%.9f %.9f %.9f %.9f %.9f %.9f %.9f %.9f %.2f %.2f\n", r[0], r[1], r[2], r[3], r[4], r[5],
-		r[6], r[7], load0, load1);
+	for (int k = 0; k < 2 + 2 * NBASE; k++)
+		fprintf(stderr, "%.9f ", r[k]);
+	fprintf(stderr, "%.2f %.2f\n", load0, load1);
 	free(t);
 	return 0;
 }
@@ -447,22 +529,25 @@ static void recorded(const char *self)
 		rec[k] = cpu_seconds(RUSAGE_SELF) - c0;
 		close(efd);
 	}
-	double f[10] = { 0 };
+	double f[4 + 2 * NBASE] = { 0 };
 	FILE *e = fopen(errs, "r");
-	if (!e || fscanf(e, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
-			 &f[6], &f[7], &f[8], &f[9]) != 10)
+	int got = 0;
+	while (e && got < 4 + 2 * NBASE && fscanf(e, "%lf", &f[got]) == 1)
+		got++;
+	if (got != 4 + 2 * NBASE)
 		fprintf(stderr, "bench_image: no figures from the client\n");
 	if (e)
 		fclose(e);
 	struct stat st;
 	stat(trace, &st);
 	printf("\nunder the recorder: %d game frames %dx%d, %.0f ms apart, lossless; load average %.2f, then %.2f\n", n,
-	       W, H, FRAME_NS / 1e6, f[8], f[9]);
+	       W, H, FRAME_NS / 1e6, f[2 + 2 * NBASE], f[3 + 2 * NBASE]);
 	printf("  %-46s %8s %8s %s\n", "the game thread's cost", "best", "median", "(the call: best, median)");
 	printf("  %-46s %5.2f us %5.2f us\n", "PROFEV_FRAME_IMAGE", f[0] * 1e6, f[1] * 1e6);
-	const char *base[] = { "memcpy, hot buffer (baseline)", "memcpy, buffer another thread reads",
-			       "memcpy, 4 buffers in turn another thread reads" };
-	for (int i = 0; i < 3; i++)
+	const char *base[NBASE] = { "memcpy, hot buffer (baseline)", "memcpy, 4 buffers in turn, paced as the calls",
+				    "memcpy, buffer another core reads", "memcpy, 4 buffers in turn another core reads",
+				    "the same, the reader's cache has let them go" };
+	for (int i = 0; i < NBASE; i++)
 		printf("  %-46s %5.2f us %5.2f us  call %.2fx, %.2fx\n", base[i], f[2 + 2 * i] * 1e6, f[3 + 2 * i] * 1e6,
 		       f[2 + 2 * i] > 0 ? f[0] / f[2 + 2 * i] : 0, f[3 + 2 * i] > 0 ? f[1] / f[3 + 2 * i] : 0);
 	printf("  %-44s %8.1f us (both its threads; run without images subtracted)\n", "pfrec CPU time per image",

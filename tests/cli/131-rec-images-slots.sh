@@ -1,8 +1,7 @@
-# Frame images through the slots in turn: a program sends images of two
-# sizes in bursts longer than the 4 slots, with pauses between, so that
-# pfrec sometimes keeps up and sometimes frees slots while others are
-# still busy (the client takes the slot after the one it took last, and
-# any free one when that is busy). Every image arrives with its own
+# Frame images through the slots: a program sends images of two sizes in
+# bursts longer than the 4 slots, with pauses between, so that pfrec
+# sometimes keeps up (the same slot again and again) and sometimes frees
+# slots while others are still busy. Every image arrives with its own
 # pixels, in the order sent, and the caller's buffer is free once the
 # call returns; with --drop what is not stored is counted, and what is
 # stored is still right and in order.
