@@ -43,6 +43,7 @@
 #define crash_install profev__crash_install
 #define flush_kick profev__flush_kick
 #define flush_pass profev__flush_pass
+#define flush_announce profev__flush_announce
 #define flush_start profev__flush_start
 #define flush_stop profev__flush_stop
 #define flush_forget profev__flush_forget
@@ -176,6 +177,7 @@ void ring_wait(struct ring *r);       /* owner sleeps until the consumer moved o
 void recording_stop(void);            /* pfrec is gone: record nothing more */
 int recorder_gone(void);              /* the pipe has no reader any more */
 int flush_pass(int from_signal);      /* send everything pending; 0 or -1 */
+void flush_announce(struct ring *r);  /* a new thread's shared ring, by the thread */
 int pipe_write_all(int fd, struct iovec *iov, int n);
 void crash_install(void);
 

@@ -3,8 +3,9 @@
  * and the crash handlers, which do the same one last time before the
  * program's own handler or the default action runs.
  *
- * Only the flush thread writes to the pipe while the program runs (it has
- * every signal blocked, so a dead pfrec gives it EPIPE, never SIGPIPE); a
+ * The flush thread writes to the pipe while the program runs (it has every
+ * signal blocked, so a dead pfrec gives it EPIPE, never SIGPIPE); a thread
+ * announcing its shared ring at its first event (flush_announce) and a
  * crash handler may too, holding the same pipe lock. The flush thread wakes
  * every age_us (2 ms), when a ring passes half full, when a thread exits
  * and when a producer waits for room. A SIGKILL loses nothing of a shared
@@ -218,6 +219,63 @@ int flush_pass(int from_signal)
 	} while (cursor);
 	pipe_unlock();
 	return rc;
+}
+
+/*
+ * A thread's first event: the thread announces its shared ring itself
+ * (with HELLO and the definitions queued so far, which its records use),
+ * so that a program killed before the flush thread's next pass (SIGKILL
+ * right after a burst, or a flush thread that load keeps off the CPU)
+ * loses none of the ring's records. This is the slow path of ring
+ * registration, once per thread; the macros' fast path never comes here.
+ * It may wait for the pipe like a producer waits for room, so not in drop
+ * mode, where producers never wait: there the flush thread announces it.
+ * SIGPIPE is blocked for the write, as in the flush thread, and one that
+ * the write raised is taken back.
+ */
+void flush_announce(struct ring *r)
+{
+	if (!ring_shared(r) || cl.drop || !ATOMIC_LOAD(&cl.active))
+		return;
+	sigset_t pipe_only, old;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	if (pthread_sigmask(SIG_BLOCK, &pipe_only, &old) != 0)
+		return;
+	sigset_t pending;
+	int had_pipe = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+	if (pipe_lock(0) == 0) {
+		int rc = send_hello();
+		if (rc == 0 && !ATOMIC_LOAD(&r->announced)) {
+			/* Under the pipe lock, as in flush_pass(): the flush
+			 * thread's collect() sees announced only after this. */
+			size_t dn = defs_take(&dbuf, &dcap, 0);
+			uint32_t len = (uint32_t)strnlen(r->name, sizeof r->name);
+			struct pfw_header th = { PFW_MAGIC, PFW_THREAD, 0, len, r->tid };
+			struct pfw_ring rm = { r->shm_off, r->size, 0, (uint64_t)(uintptr_t)r->base };
+			struct pfw_header rh = { PFW_MAGIC, PFW_RING, 0, sizeof rm, r->tid };
+			struct iovec v[5];
+			int n = 0;
+			if (dn)
+				v[n++] = (struct iovec){ dbuf, dn };
+			v[n++] = (struct iovec){ &th, sizeof th };
+			if (len)
+				v[n++] = (struct iovec){ r->name, len };
+			v[n++] = (struct iovec){ &rh, sizeof rh };
+			v[n++] = (struct iovec){ &rm, sizeof rm };
+			rc = pipe_write_all(cl.fd, v, n);
+			if (rc == 0)
+				ATOMIC_STORE(&r->announced, 1);
+		}
+		pipe_unlock();
+		if (rc < 0)
+			recording_stop(); /* pfrec is gone, as the flush thread would find */
+	}
+	if (!had_pipe && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+		sigtimedwait(&pipe_only, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static int send_sync(void)

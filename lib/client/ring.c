@@ -280,6 +280,7 @@ static struct ring *ring_register(void)
 	pthread_mutex_unlock(&reg_lock);
 	pthread_setspecific(exit_key, r);
 	alt_stack_add();
+	flush_announce(r);
 	profev__tls = &r->ctl->pub;
 	in_client--;
 	return r;
