@@ -74,8 +74,9 @@ struct conv_wait {
 	uint64_t begin, end;   /* the wait's and the acquisition's ts */
 	uint64_t lock;         /* the lock's address */
 	uint32_t name;         /* string id of the lock's name, 0 = none */
-	uint32_t holder;       /* tid that held the lock when the wait began, as
-	                          far as the events read so far tell; 0 = unknown */
+	uint32_t holder;       /* tid that held the lock when the wait began, 0 =
+	                          none or unknown (the read loop holds a wait back
+	                          until the events of its holder's hold are read) */
 };
 
 /* How a zone begins or ends in the output. */

@@ -79,16 +79,35 @@ struct pool {
 	uint64_t live;
 };
 
-/* A lock, for the holder of a wait: the thread holding it now, and the
- * last one that released it, as the events read so far tell. */
-#define LOCK_HOLDS 8
+/* A lock, for the holder of a wait: its latest holds as the events read
+ * so far tell, up to LOCK_HOLDS of them (a waiter's events may reach the
+ * file that many holds after its holder's). The history grows with the
+ * lock's use, so a trace of many locks each taken once keeps little. */
+#define LOCK_HOLDS 64
+struct lock_hold {
+	uint64_t from, to; /* to = UINT64_MAX: still held */
+	uint32_t tid;
+};
 struct conv_lock {
 	uint64_t addr;     /* 0 = empty slot */
-	struct {
-		uint64_t from, to; /* to = UINT64_MAX: still held */
-		uint32_t tid;
-	} hold[LOCK_HOLDS];    /* its latest holds, the newest at (n - 1) % LOCK_HOLDS */
-	unsigned n;
+	struct lock_hold *hold; /* the newest at (n - 1) & (cap - 1) */
+	uint32_t n, cap;   /* cap grows only before the history wraps */
+};
+
+/*
+ * A lock wait whose holder the events read so far do not settle: threads'
+ * events reach the file in batches, so the holder's acquisition or release
+ * may come after the waiter's acquisition. The candidate is the other
+ * thread's hold that began last at or before the wait: when its release is
+ * read, it either covers the wait's start (the holder, final: holds of one
+ * lock do not overlap) or ended before it (no holder, unless a later hold
+ * that began before the wait is still to come).
+ */
+#define HELD_WAITS 64
+struct held_wait {
+	struct conv_thread *t;
+	struct conv_wait w;  /* w.holder: the candidate's thread, 0 = none yet */
+	uint64_t from, to;   /* the candidate hold; to = UINT64_MAX: not released yet */
 };
 
 struct loop {
@@ -118,6 +137,8 @@ struct loop {
 	uint64_t bmask, nblocks;
 	struct conv_lock *locks;    /* lock states by address */
 	uint64_t lmask, nlocks;
+	struct held_wait *waits;    /* lock waits held back, oldest first */
+	uint32_t nwaits, capwaits;
 	struct pool *pools;         /* live bytes per pool, few: searched in order */
 	unsigned npools, pcap;
 	uint32_t nstacks;           /* callstacks the reader knew at last look */
@@ -305,7 +326,10 @@ static void free_tracks(struct loop *l)
 	free(l->threads);
 	free(l->slots);
 	free(l->blocks);
+	for (uint64_t i = 0; l->locks && i <= l->lmask; i++)
+		free(l->locks[i].hold);
 	free(l->locks);
+	free(l->waits);
 	free(l->pools);
 }
 
@@ -779,10 +803,73 @@ static struct conv_lock *lock_of(struct loop *l, uint64_t addr)
 	return k;
 }
 
+static int wait_emit(struct loop *l, struct conv_thread *t, const struct conv_wait *w)
+{
+	int rc = announce(l, t);
+	if (rc)
+		return rc;
+	l->c.st.events_out++;
+	l->part_events++;
+	return l->c.ops->lock_wait(&l->c, t, w);
+}
+
+/* Held wait i written out (with its candidate as the holder if that hold
+ * covers the wait's start) and taken off the list. */
+static int wait_release(struct loop *l, unsigned i)
+{
+	struct held_wait hw = l->waits[i];
+	memmove(l->waits + i, l->waits + i + 1, (l->nwaits - i - 1) * sizeof(*l->waits));
+	l->nwaits--;
+	if (hw.to <= hw.w.begin)
+		hw.w.holder = 0;
+	return wait_emit(l, hw.t, &hw.w);
+}
+
+/* Every held wait written out: at a split and at the end, where no later
+ * event can tell more. */
+static int waits_flush(struct loop *l)
+{
+	int rc = 0;
+	while (l->nwaits && !rc)
+		rc = wait_release(l, 0);
+	return rc;
+}
+
+/* Lock addr's hold by thread tid from ts (acquired) or to ts (released),
+ * for the held waits whose candidate it is or becomes. */
+static int waits_update(struct loop *l, uint64_t addr, uint32_t tid, uint64_t ts, int released)
+{
+	for (unsigned i = 0; i < l->nwaits;) {
+		struct held_wait *hw = &l->waits[i];
+		if (hw->w.lock != addr || hw->t->tid == tid) {
+			i++;
+			continue;
+		}
+		if (!released && ts <= hw->w.begin && (ts >= hw->from || !hw->w.holder)) {
+			hw->w.holder = tid;
+			hw->from = ts;
+			hw->to = UINT64_MAX;
+		} else if (released && hw->w.holder == tid && hw->to == UINT64_MAX && ts >= hw->from) {
+			hw->to = ts;
+			if (ts > hw->w.begin) {
+				int rc = wait_release(l, i);
+				if (rc)
+					return rc;
+				continue;
+			}
+		}
+		i++;
+	}
+	return 0;
+}
+
 /*
  * Lock events: a wait ends with the thread's acquisition, and the holder is
  * who held the lock when it began. Threads' events arrive in batches, so
- * the holder's acquisition may come later in the file: then it is unknown.
+ * the holder's acquisition or release may come later in the file: such a
+ * wait is held back (struct held_wait) until they do, at most HELD_WAITS
+ * of them (then the oldest goes out with what is known), and written out
+ * of time order, which every target allows.
  */
 static int on_lock(struct loop *l, struct conv_thread *t, const struct profev_event *ev, uint64_t ts)
 {
@@ -800,39 +887,53 @@ static int on_lock(struct loop *l, struct conv_thread *t, const struct profev_ev
 		return 0;
 	case PROFEV_EV_LOCK_ACQUIRED: {
 		int rc = 0;
-		if (t->wait_lock == ev->payload) {
-			struct conv_wait w = { t->wait_ts, ts, ev->payload, t->wait_name, 0 };
-			/* the latest hold by another thread that covers the wait's start */
-			for (unsigned i = 0; i < LOCK_HOLDS && i < k->n; i++) {
-				unsigned h = (k->n - 1 - i) % LOCK_HOLDS;
-				if (k->hold[h].tid != t->tid && k->hold[h].from <= w.begin &&
-				    k->hold[h].to > w.begin) {
-					w.holder = k->hold[h].tid;
-					break;
+		if (t->wait_lock == ev->payload && emitting(t) && c->ops->lock_wait) {
+			struct held_wait hw = { t, { t->wait_ts, ts, ev->payload, t->wait_name, 0 }, 0, 0 };
+			/* the hold by another thread that began last at or before
+			 * the wait's start */
+			for (uint32_t i = 0; i < k->cap && i < k->n; i++) {
+				uint32_t h = (k->n - 1 - i) & (k->cap - 1);
+				if (k->hold[h].tid != t->tid && k->hold[h].from <= hw.w.begin &&
+				    (!hw.w.holder || k->hold[h].from >= hw.from)) {
+					hw.w.holder = k->hold[h].tid;
+					hw.from = k->hold[h].from;
+					hw.to = k->hold[h].to;
 				}
 			}
-			if (emitting(t) && c->ops->lock_wait && !(rc = announce(l, t))) {
-				c->st.events_out++;
-				l->part_events++;
-				rc = c->ops->lock_wait(c, t, &w);
+			if (hw.w.holder && hw.to != UINT64_MAX && hw.to > hw.w.begin) {
+				rc = wait_emit(l, t, &hw.w);
+			} else {
+				if (l->nwaits == HELD_WAITS)
+					rc = wait_release(l, 0);
+				if (!rc && l->nwaits == l->capwaits &&
+				    array_grow((void **)&l->waits, &l->capwaits, sizeof(*l->waits), l->nwaits + 1))
+					rc = PROFEV_E_NOMEM;
+				if (!rc)
+					l->waits[l->nwaits++] = hw;
 			}
 		}
 		t->wait_lock = 0;
-		unsigned h = k->n++ % LOCK_HOLDS;
-		k->hold[h].from = ts;
-		k->hold[h].to = UINT64_MAX;
-		k->hold[h].tid = t->tid;
-		return rc;
+		if (k->n == k->cap && k->cap < LOCK_HOLDS) {
+			uint32_t cap = k->cap ? 2 * k->cap : 4;
+			struct lock_hold *nh = realloc(k->hold, cap * sizeof(*nh));
+			if (!nh)
+				return PROFEV_E_NOMEM;
+			k->hold = nh;
+			k->cap = cap;
+		}
+		uint32_t h = k->n++ & (k->cap - 1);
+		k->hold[h] = (struct lock_hold){ ts, UINT64_MAX, t->tid };
+		return rc ? rc : waits_update(l, ev->payload, t->tid, ts, 0);
 	}
 	case PROFEV_EV_LOCK_RELEASED:
-		for (unsigned i = 0; i < LOCK_HOLDS && i < k->n; i++) {
-			unsigned h = (k->n - 1 - i) % LOCK_HOLDS;
+		for (uint32_t i = 0; i < k->cap && i < k->n; i++) {
+			uint32_t h = (k->n - 1 - i) & (k->cap - 1);
 			if (k->hold[h].tid == t->tid && k->hold[h].to == UINT64_MAX) {
 				k->hold[h].to = ts;
 				break;
 			}
 		}
-		return 0;
+		return waits_update(l, ev->payload, t->tid, ts, 1);
 	}
 	return 0;
 }
@@ -1101,7 +1202,7 @@ static int maybe_split(struct loop *l)
 	uint64_t need = size + l->open_zones * CLOSE_COST + PART_TRAILER;
 	if (need < c->opts->split_size || !l->part_events)
 		return 0;
-	int rc = 0;
+	int rc = waits_flush(l);
 	for (unsigned i = 0; i < l->nthreads && !rc; i++) {
 		struct conv_thread *t = l->threads[i];
 		if (emitting(t))
@@ -1122,7 +1223,7 @@ static int maybe_split(struct loop *l)
 static int finish(struct loop *l)
 {
 	struct conv *c = &l->c;
-	int rc = 0;
+	int rc = waits_flush(l);
 	char tb[32], wb[40];
 	for (unsigned i = 0; i < l->nthreads && !rc; i++) {
 		struct conv_thread *t = l->threads[i];

@@ -662,6 +662,68 @@ static void test_perfetto(void)
 	tw_free(&t);
 }
 
+/*
+ * Lock waits and their holders, from a file whose threads' events come in
+ * batches, as pfrec writes them under load: the waiter's batch before its
+ * holder's, the holder's long before the waiter's (with many holds of
+ * another thread between), and a wait nobody held the lock for.
+ */
+static void lock_trace(struct tw *t)
+{
+	const uint64_t lock = 0x1000;
+	CHECK_EQ(profev_writer_thread(t->w, 200, 42, "holder"), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 201, 42, "waiter"), 0);
+	CHECK_EQ(profev_writer_thread(t->w, 202, 42, "other"), 0);
+	/* 1: the waiter's batch, then the holder's (held 50..290) */
+	ev(t, PROFEV_EV_LOCK_WAIT, 100, 201, "the lock", lock);
+	ev(t, PROFEV_EV_LOCK_ACQUIRED, 300, 201, "", lock);
+	ev(t, PROFEV_EV_LOCK_RELEASED, 310, 201, "", lock);
+	ev(t, PROFEV_EV_LOCK_ACQUIRED, 50, 200, "", lock);
+	ev(t, PROFEV_EV_LOCK_RELEASED, 290, 200, "", lock);
+	/* 2: the holder's hold (1050..1290), 20 later holds of another thread,
+	 * then the waiter's batch */
+	ev(t, PROFEV_EV_LOCK_ACQUIRED, 1050, 200, "", lock);
+	ev(t, PROFEV_EV_LOCK_RELEASED, 1290, 200, "", lock);
+	for (uint64_t i = 0; i < 20; i++) {
+		ev(t, PROFEV_EV_LOCK_ACQUIRED, 1400 + 20 * i, 202, "", lock);
+		ev(t, PROFEV_EV_LOCK_RELEASED, 1410 + 20 * i, 202, "", lock);
+	}
+	ev(t, PROFEV_EV_LOCK_WAIT, 1100, 201, "the lock", lock);
+	ev(t, PROFEV_EV_LOCK_ACQUIRED, 1300, 201, "", lock);
+	ev(t, PROFEV_EV_LOCK_RELEASED, 1310, 201, "", lock);
+	/* 3: free when the wait began */
+	ev(t, PROFEV_EV_LOCK_WAIT, 2000, 201, "the lock", lock);
+	ev(t, PROFEV_EV_LOCK_ACQUIRED, 2001, 201, "", lock);
+	ev(t, PROFEV_EV_LOCK_RELEASED, 2002, 201, "", lock);
+}
+
+static void test_lock_holders(void)
+{
+	struct tw t;
+	tw_new(&t, PROFEV_CONV_CHROME);
+	lock_trace(&t);
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	const char *j = t.m.part[0];
+	CHECK_EQ(count(j, "\"name\":\"wait: the lock\""), 3);
+	CHECK_EQ(count_events(j, "\"name\":\"wait: the lock\"", "\"tid\":201"), 3);
+	CHECK_EQ(count_events(j, "\"name\":\"wait: the lock\"", "\"holder_tid\":200,\"holder\":\"holder\""), 2);
+	CHECK_EQ(count(j, "\"holder_tid\""), 2);
+	CHECK_EQ(count_events(j, "\"dur\":0.2,", "\"holder_tid\":200"), 2); /* 100..300, 1100..1300 */
+	tw_free(&t);
+
+	/* Perfetto: the waits written out of time order keep its rules */
+	tw_new(&t, PROFEV_CONV_PERFETTO);
+	lock_trace(&t);
+	struct pf_seen s;
+	CHECK_EQ(tw_conv(&t, 0), 0);
+	pf_check(t.m.part[0], t.m.len[0], &s);
+	CHECK_EQ(s.errors, 0);
+	CHECK_EQ(s.begins, 3);
+	CHECK_EQ(s.ends, 3);
+	CHECK(memmem(t.m.part[0], t.m.len[0], "holder", 6) != NULL);
+	tw_free(&t);
+}
+
 /* A zone never closed and an end without a begin: both warned about, the
  * output stays balanced, the open zone ends at its thread's last event. */
 static void test_unbalanced(void)
@@ -1272,5 +1334,6 @@ int main(int argc, char **argv)
 	test_undefined_ids();
 	test_args();
 	test_memory();
+	test_lock_holders();
 	return CHECK_DONE();
 }
