@@ -2,21 +2,37 @@
 # finished properly.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
+# The program says when it has made 100 zones (a fixed sleep before the
+# signal gave a loaded machine's program too little time for them).
 build_prog forever <<'C'
 #include <profev.h>
+#include <stdio.h>
 #include <unistd.h>
 PROFEV_CATEGORY(app, "application");
-int main(void) {
-	for (;;) { PROFEV_ZONE(app, "tick"); usleep(1000); }
+int main(int argc, char **argv) {
+	(void)argc;
+	for (int i = 1;; i++) {
+		{ PROFEV_ZONE(app, "tick"); usleep(1000); }
+		if (i == 100) {
+			FILE *f = fopen(argv[1], "w");
+			if (f) { fputs("100 zones\n", f); fclose(f); }
+		}
+	}
 }
 C
 for s in TERM:15 INT:2; do
 	name=${s%:*}; num=${s#*:}
 	# A background job starts with SIGINT ignored, and the program would
 	# inherit that: give pfrec the default disposition back.
-	env --default-signal=INT pfrec -q -o "$name.bin" ./forever 2>err.txt &
+	rm -f "$name.ready"
+	env --default-signal=INT pfrec -q -o "$name.bin" ./forever "$name.ready" 2>err.txt &
 	pid=$!
-	sleep 0.5
+	i=0
+	until grep -qF "100 zones" "$name.ready" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le 600 ] || { pkill -KILL -P $pid; kill -KILL $pid; fail "SIG$name: no 100 zones in 60 s"; }
+		sleep 0.1
+	done
 	kill -"$name" $pid
 	# Never hang the test run: give up after 10 s.
 	( sleep 10; kill -KILL $pid 2>/dev/null; pkill -KILL -P $pid 2>/dev/null ) &
@@ -28,5 +44,5 @@ for s in TERM:15 INT:2; do
 	expect_exit 0 pfdump --stats "$name.bin"
 	contains out.txt "killed by signal $num"
 	n=$(count_type "$name.bin" zone_end)
-	[ "$n" -gt 50 ] || fail "SIG$name: only $n zones"
+	[ "$n" -ge 100 ] || fail "SIG$name: only $n zones, after the program said it made 100"
 done
