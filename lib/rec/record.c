@@ -114,6 +114,7 @@ struct profev_recorder {
 	struct tid_index thr_index;
 	uint32_t live_threads;
 	uint32_t threads_seen;
+	uint64_t exited_ns;         /* the latest event time of the threads that exited */
 	uint32_t max_name;          /* the highest writer string id seen */
 	uint64_t name_bytes;        /* bytes of the distinct strings */
 	uint32_t overflow_name;     /* past the name caps: every new name's id */
@@ -282,6 +283,8 @@ static void thread_exit(struct profev_recorder *r, uint32_t tid)
 		return;
 	if (r->cur == t)
 		r->cur = NULL;
+	if (t->last_ns > r->exited_ns)
+		r->exited_ns = t->last_ns;
 	thread_free(t);
 	r->thr[s - 1].t = NULL;
 	r->live_threads--;
@@ -1010,6 +1013,33 @@ static int ring_data(struct profev_recorder *r, const struct pfw_header *h, cons
 	return ring_consume(r, t, d.pos) < 0 ? -2 : 0;
 }
 
+/*
+ * Events the client dropped that no LOST record in a ring places: those of
+ * threads whose ring was still full when they ended or when the program
+ * exited (a pfrec that read nothing meanwhile). They are placed at the end,
+ * on the program's main thread, after every event read so far, so that the
+ * trace marks them as it marks the others.
+ */
+static int bye_lost(struct profev_recorder *r, uint64_t lost)
+{
+	if (!lost)
+		return 0;
+	r->lost += lost;
+	uint64_t ts = r->exited_ns;
+	for (uint32_t i = 0; i < r->nthr; i++)
+		if (r->thr[i].t && r->thr[i].t->last_ns > ts)
+			ts = r->thr[i].t->last_ns;
+	struct thr *t = thread_find(r, r->h.pid);
+	if (t && t->last_ns < ts)
+		t->last_ns = ts;
+	struct profev_event ev = { 0 };
+	ev.ts = ts;
+	ev.tid = r->h.pid;
+	ev.type = PROFEV_EV_LOST;
+	ev.payload = lost;
+	return put(r, &ev) < 0 ? -2 : 0;
+}
+
 /* A whole non-EVENTS message. */
 static int message(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b)
 {
@@ -1050,7 +1080,7 @@ static int message(struct profev_recorder *r, const struct pfw_header *h, const 
 		if (h->len >= sizeof(struct pfw_bye)) {
 			struct pfw_bye bye;
 			memcpy(&bye, b, sizeof bye);
-			r->lost += bye.lost;
+			return bye_lost(r, bye.lost);
 		}
 		return 0;
 	default:

@@ -246,7 +246,7 @@ static void test_every_record(void)
 	CHECK_EQ(o.res.status, 0);
 	CHECK_STR(o.warnings, "");
 	CHECK(o.complete);
-	CHECK_EQ(o.n, 12);
+	CHECK_EQ(o.n, 13);
 	static const struct {
 		int type;
 		uint64_t ts;
@@ -277,6 +277,12 @@ static void test_every_record(void)
 	CHECK(profev_event_double(&o.ev[2]) == 60.0);
 	CHECK_STR(o.texts[4], "hello there");
 	CHECK_EQ(o.ev[10].payload, 17);
+	/* BYE's 5: placed at the end, on the main thread (the HELLO's pid),
+	 * after the last event of the thread that exited */
+	CHECK_EQ(o.ev[12].type, PROFEV_EV_LOST);
+	CHECK_EQ_U64(o.ev[12].ts, 3000);
+	CHECK_EQ(o.ev[12].tid, 777);
+	CHECK_EQ(o.ev[12].payload, 5);
 	/* Frame numbers: one default mark at 2700. */
 	CHECK_EQ(o.ev[7].frame, 0);
 	CHECK_EQ(o.ev[11].frame, 1);
