@@ -5,16 +5,24 @@
  *   bench_sample PFREC WORK [N]     (tests/bench/sample.sh builds WORK)
  *
  * WORK (tests/bench/sample_work.c, -O2 -fomit-frame-pointer) does a fixed
- * amount of work about 20 frames deep and prints its own wall time for it
- * and its process's CPU time. Each way of recording runs it three times;
- * the table gives the least of each. The overhead is the program's CPU
- * time against the unsampled run's (the kernel's sampling and stack copies
- * are charged to the program; on a shared machine its wall time mostly
- * measures the neighbours), its wall time beside it; the recorder's own
- * CPU time (pfrec's or perf's, both its threads) per sample; bytes on disk
- * per sample. perf records the same event, cpu-clock in user space at the
- * same fixed period, with frame pointers (-g) and with --call-graph dwarf
- * (8 KiB copies, as pfrec's default). Last, dwarf_unwind() itself on a
+ * amount of work about 20 frames deep and prints its own wall time for it,
+ * its process's CPU time (user and kernel) and its context switches.
+ * The runs are interleaved: each round runs every way of recording once
+ * (the unsampled program too), starting one further along the list each
+ * round, so that a neighbour's busy spell weighs on all of them alike;
+ * PROFEV_BENCH_SAMPLE_REPS rounds (default 7). The table gives medians
+ * and the spread over the rounds. The overhead is the program's CPU time
+ * against the unsampled runs' median (the kernel's sampling and stack
+ * copies are charged to the program; on a shared machine its wall time
+ * mostly measures the neighbours); its kernel time per sample; the
+ * recorder's own CPU time (pfrec's or perf's, the whole process) per
+ * sample; bytes on disk per sample. perf records the same event,
+ * cpu-clock in user space at the same fixed period, with frame pointers
+ * (-g) and with --call-graph dwarf (8 KiB copies, as pfrec's default).
+ * Then each pfrec row against its perf row round by round: the ratio of
+ * the program's CPU times in the same round, whose median says whether
+ * pfrec costs the program more than perf. PROFEV_BENCH_SAMPLE_HZ=1000 or
+ * 10000 runs only that frequency's rows. Last, dwarf_unwind() itself on a
  * stack 20 frames deep, copied in this process as the kernel copies one.
  */
 #define _GNU_SOURCE
@@ -33,7 +41,8 @@
 #include "rec/dwarf_unwind.h"
 
 struct run {
-	double work, cpu, rec_cpu;   /* program wall, program CPU, recorder CPU */
+	double work, cpu, user, sys, rec_cpu; /* program wall, CPU, its parts; recorder CPU */
+	long csw, icsw;                       /* the program's context switches */
 	uint64_t samples, lost, bytes;
 	int ok;
 };
@@ -73,9 +82,11 @@ static int run_once(char *const *argv, struct run *r)
 	struct rusage ru;
 	if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
-	if (sscanf(buf, "work %lf cpu %lf", &r->work, &r->cpu) != 2)
+	if (sscanf(buf, "work %lf cpu %lf user %lf sys %lf csw %ld icsw %ld", &r->work, &r->cpu, &r->user,
+		   &r->sys, &r->csw, &r->icsw) != 6)
 		return -1;
 	r->rec_cpu = tv(ru.ru_utime) + tv(ru.ru_stime) - r->cpu;
+	r->ok = 1;
 	return 0;
 }
 
@@ -115,40 +126,41 @@ static void perf_counts(const char *path, struct run *r)
 		pclose(f);
 }
 
-static void measure(char *const *argv, const char *out, int is_perf, struct run *best)
+static void measure(char *const *argv, const char *out, int is_perf, struct run *r)
 {
-	memset(best, 0, sizeof *best);
-	for (int k = 0; k < 3; k++) {
-		struct run r = { 0 };
-		if (out)
-			unlink(out);
-		if (run_once(argv, &r) < 0)
-			continue;
-		if (out) {
-			struct stat st;
-			r.bytes = stat(out, &st) == 0 ? (uint64_t)st.st_size : 0;
-			if (is_perf)
-				perf_counts(out, &r);
-			else
-				pfrec_counts(out, &r);
-		}
-		if (!best->ok) {
-			*best = r;
-			best->ok = 1;
-			continue;
-		}
-		if (r.work < best->work)
-			best->work = r.work;
-		if (r.cpu < best->cpu)
-			best->cpu = r.cpu;
-		if (r.rec_cpu < best->rec_cpu)
-			best->rec_cpu = r.rec_cpu;
-		best->samples = r.samples;
-		best->lost = r.lost > best->lost ? r.lost : best->lost;
-		best->bytes = r.bytes;
-	}
+	memset(r, 0, sizeof *r);
 	if (out)
 		unlink(out);
+	if (run_once(argv, r) < 0) {
+		r->ok = 0;
+		return;
+	}
+	if (out) {
+		struct stat st;
+		r->bytes = stat(out, &st) == 0 ? (uint64_t)st.st_size : 0;
+		if (is_perf)
+			perf_counts(out, r);
+		else
+			pfrec_counts(out, r);
+		unlink(out);
+	}
+}
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place), their least and greatest. */
+static double median(double *v, int n, double *lo, double *hi)
+{
+	qsort(v, (size_t)n, sizeof *v, by_double);
+	if (lo)
+		*lo = v[0];
+	if (hi)
+		*hi = v[n - 1];
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- dwarf_unwind() alone --------------------------------------------- */
@@ -277,6 +289,8 @@ static void bench_unwind(void)
 	dwarf_unwinder_free(uw);
 }
 
+#define MAX_REPS 31
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -284,77 +298,149 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	char *pfrec = argv[1], *work = argv[2], *n = argc > 3 ? argv[3] : "200000";
+	const char *e = getenv("PROFEV_BENCH_SAMPLE_REPS");
+	int reps = e ? atoi(e) : 7;
+	if (reps < 1 || reps > MAX_REPS)
+		reps = 7;
+	const char *only = getenv("PROFEV_BENCH_SAMPLE_HZ");
 	char out[] = "/tmp/profev-bench-sample.XXXXXX";
 	int fd = mkstemp(out);
 	if (fd < 0)
 		return 1;
 	close(fd);
 	int have_perf = system("perf --version >/dev/null 2>&1") == 0;
-	struct {
+	/* pair: the row of perf's with the same unwinding, for pfrec's rows */
+	struct mode {
 		const char *name;
-		int perf;
+		unsigned hz;
+		int perf, pair;
 		char *argv[16];
+		struct run runs[MAX_REPS];
 	} modes[] = {
-		{ "unsampled", 0, { work, n, NULL } },
-		{ "pfrec --sample=1000 (DWARF, 8K stacks)", 0,
-		  { pfrec, "-q", "--sample=1000", "-o", out, "--", work, n, NULL } },
-		{ "pfrec --sample=1000 --sample-stack=0", 0,
-		  { pfrec, "-q", "--sample=1000", "--sample-stack=0", "-o", out, "--", work, n, NULL } },
-		{ "perf record -c 1ms -g", 1,
-		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "1000000", "-g", "-o", out, "--", work, n, NULL } },
-		{ "perf record -c 1ms --call-graph dwarf", 1,
+		{ "unsampled", 0, 0, -1, { work, n, NULL }, { { 0 } } },
+		{ "pfrec --sample=1000 (DWARF, 8K stacks)", 1000, 0, 4,
+		  { pfrec, "-q", "--sample=1000", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		{ "pfrec --sample=1000 --sample-stack=0", 1000, 0, 3,
+		  { pfrec, "-q", "--sample=1000", "--sample-stack=0", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		{ "perf record -c 1ms -g", 1000, 1, -1,
+		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "1000000", "-g", "-o", out, "--", work, n, NULL },
+		  { { 0 } } },
+		{ "perf record -c 1ms --call-graph dwarf", 1000, 1, -1,
 		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "1000000", "--call-graph", "dwarf", "-o", out,
-		    "--", work, n, NULL } },
-		{ "pfrec --sample=10000 (DWARF, 8K stacks)", 0,
-		  { pfrec, "-q", "--sample=10000", "-o", out, "--", work, n, NULL } },
-		{ "pfrec --sample=10000 --sample-stack=0", 0,
-		  { pfrec, "-q", "--sample=10000", "--sample-stack=0", "-o", out, "--", work, n, NULL } },
-		{ "perf record -c 100us -g", 1,
-		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "100000", "-g", "-o", out, "--", work, n, NULL } },
-		{ "perf record -c 100us --call-graph dwarf", 1,
+		    "--", work, n, NULL }, { { 0 } } },
+		{ "pfrec --sample=10000 (DWARF, 8K stacks)", 10000, 0, 8,
+		  { pfrec, "-q", "--sample=10000", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		{ "pfrec --sample=10000 --sample-stack=0", 10000, 0, 7,
+		  { pfrec, "-q", "--sample=10000", "--sample-stack=0", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		{ "perf record -c 100us -g", 10000, 1, -1,
+		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "100000", "-g", "-o", out, "--", work, n, NULL },
+		  { { 0 } } },
+		{ "perf record -c 100us --call-graph dwarf", 10000, 1, -1,
 		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "100000", "--call-graph", "dwarf", "-o", out,
-		    "--", work, n, NULL } },
+		    "--", work, n, NULL }, { { 0 } } },
 	};
-	struct run base;
-	measure(modes[0].argv, NULL, 0, &base);
-	if (!base.ok) {
+	int nmodes = (int)(sizeof modes / sizeof *modes);
+	int want[sizeof modes / sizeof *modes];
+	for (int i = 0; i < nmodes; i++)
+		want[i] = !modes[i].hz || ((!modes[i].perf || have_perf) &&
+					   (!only || (unsigned)atoi(only) == modes[i].hz));
+	double la0[3] = { -1, -1, -1 }, la1[3] = { -1, -1, -1 };
+	getloadavg(la0, 3);
+	for (int k = 0; k < reps; k++)
+		for (int j = 0; j < nmodes; j++) {
+			int i = (j + k) % nmodes;
+			if (want[i])
+				measure(modes[i].argv, modes[i].hz ? out : NULL, modes[i].perf, &modes[i].runs[k]);
+		}
+	getloadavg(la1, 3);
+	unlink(out);
+
+	double base_v[MAX_REPS], v[MAX_REPS];
+	int nb = 0;
+	for (int k = 0; k < reps; k++)
+		if (modes[0].runs[k].ok)
+			base_v[nb++] = modes[0].runs[k].cpu;
+	if (!nb) {
 		fprintf(stderr, "bench_sample: '%s' does not run\n", work);
 		return 1;
 	}
-	double la[3] = { 0 };
-	if (getloadavg(la, 3) < 0)
-		la[0] = -1;
-	printf("the program: %.3f s of CPU, %.3f s wall (unsampled, least of 3); load average %.2f\n\n",
-	       base.cpu, base.work, la[0]);
-	printf("%-42s %10s %10s %9s %9s %11s %12s\n", "recorder", "CPU ratio", "wall ratio", "samples",
-	       "lost", "rec us/smp", "bytes/sample");
+	double blo, bhi, base = median(base_v, nb, &blo, &bhi);
+	for (int k = nb = 0; k < reps; k++)
+		if (modes[0].runs[k].ok)
+			base_v[nb++] = modes[0].runs[k].work;
+	double base_wall = median(base_v, nb, NULL, NULL);
+	printf("the program unsampled: %.3f s of CPU (median of %d, %.3f-%.3f), %.3f s wall\n", base, nb, blo,
+	       bhi, base_wall);
+	printf("load average %.2f %.2f %.2f before, %.2f %.2f %.2f after (%ld CPUs)\n\n", la0[0], la0[1], la0[2],
+	       la1[0], la1[1], la1[2], sysconf(_SC_NPROCESSORS_ONLN));
+	printf("%-41s %18s %6s %6s %6s %6s %7s %5s %8s %9s\n", "recorder (medians of the rounds)", "CPU ratio [spread]",
+	       "user", "wall", "sys/s", "icsw", "samples", "lost", "rec/smp", "B/sample");
 	double pf_bytes[2] = { 0 }, perf_dwarf_bytes[2] = { 0 };
-	for (size_t i = 1; i < sizeof modes / sizeof *modes; i++) {
-		if (modes[i].perf && !have_perf) {
-			printf("%-42s SKIP: perf is not installed\n", modes[i].name);
+	for (int i = 1; i < nmodes; i++) {
+		if (!want[i]) {
+			if (modes[i].perf && !have_perf && (!only || (unsigned)atoi(only) == modes[i].hz))
+				printf("%-41s SKIP: perf is not installed\n", modes[i].name);
 			continue;
 		}
-		struct run r;
-		measure(modes[i].argv, out, modes[i].perf, &r);
-		if (!r.ok || !r.samples) {
-			printf("%-42s failed (perf_event_open refused?)\n", modes[i].name);
+		struct run *rs = modes[i].runs;
+		int m = 0;
+		for (int k = 0; k < reps; k++)
+			if (rs[k].ok && rs[k].samples)
+				v[m++] = rs[k].cpu / base;
+		if (!m) {
+			printf("%-41s failed (perf_event_open refused?)\n", modes[i].name);
 			continue;
 		}
-		double bps = (double)r.bytes / (double)r.samples;
-		printf("%-42s %9.3fx %9.3fx %9llu %9llu %11.2f %12.1f\n", modes[i].name, r.cpu / base.cpu,
-		       r.work / base.work, (unsigned long long)r.samples, (unsigned long long)r.lost,
-		       r.rec_cpu * 1e6 / (double)r.samples, bps);
-		int hz10 = strstr(modes[i].name, "10000") || strstr(modes[i].name, "100us");
-		if (strstr(modes[i].name, "pfrec") && strstr(modes[i].name, "DWARF"))
-			pf_bytes[hz10] = bps;
+		double lo, hi, ratio = median(v, m, &lo, &hi);
+		double med[8];
+		for (int f = 0; f < 8; f++) {
+			int c = 0;
+			for (int k = 0; k < reps; k++) {
+				const struct run *r = &rs[k];
+				if (!r->ok || !r->samples)
+					continue;
+				double x[8] = { r->user / base, r->work / base_wall, r->sys * 1e6 / (double)r->samples,
+						(double)r->icsw, (double)r->samples, (double)r->lost,
+						r->rec_cpu * 1e6 / (double)r->samples,
+						(double)r->bytes / (double)r->samples };
+				v[c++] = x[f];
+			}
+			med[f] = median(v, c, NULL, NULL);
+		}
+		char cr[40];
+		snprintf(cr, sizeof cr, "%.3fx [%.3f-%.3f]", ratio, lo, hi);
+		printf("%-41s %18s %5.3fx %5.2fx %4.1fus %6.0f %7.0f %5.0f %6.2fus %9.1f\n", modes[i].name, cr, med[0],
+		       med[1], med[2], med[3], med[4], med[5], med[6], med[7]);
+		int hz10 = modes[i].hz == 10000;
+		if (!modes[i].perf && strstr(modes[i].name, "DWARF"))
+			pf_bytes[hz10] = med[7];
 		if (strstr(modes[i].name, "dwarf"))
-			perf_dwarf_bytes[hz10] = bps;
+			perf_dwarf_bytes[hz10] = med[7];
+	}
+	printf("(CPU ratio: the program's CPU time against the unsampled median, its least and greatest over "
+	       "the rounds;\n user: its user time against the unsampled CPU; sys/s: its kernel time per sample; "
+	       "icsw: its involuntary\n context switches; rec/smp: the recorder's CPU time per sample)\n");
+	printf("\npfrec against perf, the program's CPU time in the same round (median [least-greatest], "
+	       "<= 1 meets the goal):\n");
+	for (int i = 1; i < nmodes; i++) {
+		int j = modes[i].pair;
+		if (j < 0 || !want[i] || !want[j])
+			continue;
+		int m = 0;
+		for (int k = 0; k < reps; k++)
+			if (modes[i].runs[k].ok && modes[j].runs[k].ok && modes[i].runs[k].samples &&
+			    modes[j].runs[k].samples)
+				v[m++] = modes[i].runs[k].cpu / modes[j].runs[k].cpu;
+		if (!m)
+			continue;
+		double lo, hi, r = median(v, m, &lo, &hi);
+		printf("  %-41s / %-38s %.3f [%.3f-%.3f] over %d rounds\n", modes[i].name, modes[j].name, r, lo, hi, m);
 	}
 	for (int k = 0; k < 2; k++)
 		if (pf_bytes[k] > 0 && perf_dwarf_bytes[k] > 0)
 			printf("bytes per sample at %s: pfrec's are 1/%.0f of perf.data's with DWARF stacks (goal <= 1/8)\n",
 			       k ? "10 kHz" : "1 kHz", perf_dwarf_bytes[k] / pf_bytes[k]);
-	unlink(out);
-	bench_unwind();
+	if (!getenv("PROFEV_BENCH_SAMPLE_HZ"))
+		bench_unwind();
 	return 0;
 }

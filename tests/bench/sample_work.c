@@ -1,8 +1,10 @@
 /* The program that bench_sample profiles (built by tests/bench/sample.sh
  * with -O2 -fomit-frame-pointer): a fixed amount of work at a stack depth
  * of about 20 (recursion, then memcpy and qsort in libc), timed by itself.
- * Prints "work SECONDS cpu SECONDS" (its wall time for the work, its
- * process's CPU time) on stdout. */
+ * Prints "work SECONDS cpu SECONDS user SECONDS sys SECONDS csw N icsw N"
+ * on stdout: its wall time for the work, its process's CPU time and the
+ * user and kernel parts of it, its voluntary and involuntary context
+ * switches. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +65,9 @@ int main(int argc, char **argv)
 	double t1 = now();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("work %.6f cpu %.6f\n", t1 - t0,
-	       ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6);
+	double user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+	double sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+	printf("work %.6f cpu %.6f user %.6f sys %.6f csw %ld icsw %ld\n", t1 - t0, user + sys, user, sys,
+	       ru.ru_nvcsw, ru.ru_nivcsw);
 	return 0;
 }
