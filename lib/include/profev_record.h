@@ -60,6 +60,10 @@ struct profev_record_opts {
 	                                  and unwound with the modules' .eh_frame
 	                                  (up to 65000, a multiple of 8); 0 =
 	                                  frame pointers only */
+	int sample_fp_chain;      /**< with stack copies, also take the
+	                               kernel's frame-pointer chain: it goes on
+	                               where a deep stack's copy ends, and walks
+	                               code without unwind tables */
 };
 
 /** How the recording ended. */

@@ -363,10 +363,11 @@ static unsigned frames_of(const struct proc *pr, const uint64_t *pcs, unsigned n
  * Which walk a sample keeps. The DWARF walk of the stack copy is right
  * where frame pointers are missing (rbp then holds anything, and the
  * kernel's chain is cut or wrong), so it wins when it reaches the
- * outermost frame. When the copy ends first (a deep stack), the kernel's
- * chain goes on from the last frame both found, if they meet; when the
- * DWARF walk stops for want of a rule (code without tables), the longer
- * of the two is kept.
+ * outermost frame. With the kernel's chain as well (fp_chain): when the
+ * copy ends first (a deep stack), the chain goes on from the last frame
+ * both found, if they meet; when the DWARF walk stops for want of a rule
+ * (code without tables), the longer of the two is kept. Without it the
+ * chain is the sample's ip alone and the DWARF walk is kept.
  */
 static unsigned choose(struct perf_sampler *s, uint64_t *d, unsigned nd, int complete,
 		       const uint64_t *kc, unsigned nk)
@@ -375,11 +376,18 @@ static unsigned choose(struct perf_sampler *s, uint64_t *d, unsigned nd, int com
 		s->n.dwarf++;
 		return nd;
 	}
-	for (unsigned j = 1; nd > 1 && j < nk; j++) {
-		if (kc[j] != d[nd - 1])
-			continue;
+	/* Where the chain holds the walk's last frame: at the same depth
+	 * where both agree frame for frame, a frame or two before where code
+	 * without frame pointers made the chain skip one. A recursion repeats
+	 * the pc: of its places, the one nearest that depth. */
+	unsigned at = 0, want = nd - 1;
+	for (unsigned j = 1; nd > 1 && j < nk; j++)
+		if (kc[j] == d[nd - 1] &&
+		    (!at || (j > want ? j - want : want - j) < (at > want ? at - want : want - at)))
+			at = j;
+	if (at) {
 		unsigned k = nd;
-		for (unsigned i = j + 1; i < nk && k < MAX_FRAMES; i++)
+		for (unsigned i = at + 1; i < nk && k < MAX_FRAMES; i++)
 			d[k++] = kc[i];
 		s->n.spliced++;
 		return k;
@@ -761,6 +769,12 @@ static void attr_init(struct perf_event_attr *a, const struct perf_sampler *s, i
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a->sample_regs_user = REGS_MASK;
 			a->sample_stack_user = s->o.stack_bytes;
+			/* The kernel's walk of rbp costs the program about a
+			 * microsecond per sample (more where rbp is not a frame
+			 * pointer and the walk faults), for frames the copy
+			 * mostly holds: taken only when asked for, as perf
+			 * record --call-graph dwarf does not take it. */
+			a->exclude_callchain_user = s->o.fp_chain ? 0 : 1;
 		}
 	} else {
 		a->config = PERF_COUNT_SW_DUMMY;

@@ -16,6 +16,8 @@ struct perf_sample_opts {
 	uint32_t stack_bytes;     /* user stack copied per sample for DWARF
 				     unwinding, a multiple of 8; 0 = frame
 				     pointers only */
+	int fp_chain;             /* with stack copies, the kernel's
+				     frame-pointer chain too */
 };
 
 /* What the sampler hands back to the recorder, which owns the writer and

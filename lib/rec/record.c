@@ -1323,7 +1323,7 @@ static void sampler_thread(void *ctx, uint32_t tid, uint32_t pid, const char *co
 static void sampler_start(struct profev_recorder *r)
 {
 	struct perf_sample_opts so = { r->o.sample_hz, r->o.sched, r->o.sample_ring_bytes,
-				       r->o.sample_stack_bytes };
+				       r->o.sample_stack_bytes, r->o.sample_fp_chain };
 	struct perf_sample_host host = { r->w, sampler_emit, sampler_thread, r };
 	char why[200];
 	r->sampler = perf_sampler_open(r->pid, &so, &host, why, sizeof why);
