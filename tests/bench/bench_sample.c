@@ -2,7 +2,7 @@
  * bench_sample - pfrec --sample against perf record on the same program,
  * in the same run, and the cost of pfrec's DWARF unwinding.
  *
- *   bench_sample PFREC WORK [N]     (tests/bench/sample.sh builds WORK)
+ *   bench_sample PFREC WORK [N [GAPS]]   (tests/bench/sample.sh builds both)
  *
  * WORK (tests/bench/sample_work.c, -O2 -fomit-frame-pointer) does a fixed
  * amount of work about 20 frames deep and prints its own wall time for it,
@@ -21,7 +21,11 @@
  * (-g) and with --call-graph dwarf (8 KiB copies, as pfrec's default).
  * Then each pfrec row against its perf row round by round: the ratio of
  * the program's CPU times in the same round, whose median says whether
- * pfrec costs the program more than perf. PROFEV_BENCH_SAMPLE_HZ=1000 or
+ * pfrec costs the program more than perf. GAPS (sample_gaps.c) measures
+ * the same more directly and steadily on a loaded machine: the program's
+ * own view of the time each sample took from it, as the gaps in a loop
+ * that reads the clock; it runs in each round after WORK under the same
+ * recorder. PROFEV_BENCH_SAMPLE_HZ=1000 or
  * 10000 runs only that frequency's rows. Last, dwarf_unwind() itself on a
  * stack 20 frames deep, copied in this process as the kernel copies one.
  */
@@ -45,6 +49,9 @@ struct run {
 	long csw, icsw;                       /* the program's context switches */
 	uint64_t samples, lost, bytes;
 	int ok;
+	double gap_med, gap_mean, gap_share;  /* GAPS: ns, ns, of its CPU time */
+	long gaps;
+	int gap_ok;
 };
 
 static double tv(struct timeval t)
@@ -82,6 +89,12 @@ static int run_once(char *const *argv, struct run *r)
 	struct rusage ru;
 	if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
+	long off;
+	if (sscanf(buf, "gaps %ld med %lf mean %lf share %lf off %ld", &r->gaps, &r->gap_med, &r->gap_mean,
+		   &r->gap_share, &off) == 5) {
+		r->gap_ok = 1;
+		return 0;
+	}
 	if (sscanf(buf, "work %lf cpu %lf user %lf sys %lf csw %ld icsw %ld", &r->work, &r->cpu, &r->user,
 		   &r->sys, &r->csw, &r->icsw) != 6)
 		return -1;
@@ -126,8 +139,40 @@ static void perf_counts(const char *path, struct run *r)
 		pclose(f);
 }
 
-static void measure(char *const *argv, const char *out, int is_perf, struct run *r)
+/* The recorder's argv (NULL for none) with the program and its argument. */
+static void join(char *const *pre, char *prog, char *arg, char **argv)
 {
+	int k = 0;
+	for (; pre && pre[k]; k++)
+		argv[k] = pre[k];
+	argv[k++] = prog;
+	argv[k++] = arg;
+	argv[k] = NULL;
+}
+
+/* GAPS under the recorder: its line into r's gap fields. */
+static void measure_gaps(char *const *pre, char *gaps, const char *out, struct run *r)
+{
+	char *argv[24], secs[] = "0.5";
+	join(pre, gaps, secs, argv);
+	struct run g = { 0 };
+	if (out)
+		unlink(out);
+	if (run_once(argv, &g) == 0 && g.gap_ok) {
+		r->gap_ok = 1;
+		r->gap_med = g.gap_med;
+		r->gap_mean = g.gap_mean;
+		r->gap_share = g.gap_share;
+		r->gaps = g.gaps;
+	}
+	if (out)
+		unlink(out);
+}
+
+static void measure(char *const *pre, char *work, char *n, const char *out, int is_perf, struct run *r)
+{
+	char *argv[24];
+	join(pre, work, n, argv);
 	memset(r, 0, sizeof *r);
 	if (out)
 		unlink(out);
@@ -294,10 +339,11 @@ static void bench_unwind(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: bench_sample PFREC WORK [N]\n");
+		fprintf(stderr, "usage: bench_sample PFREC WORK [N [GAPS]]\n");
 		return 2;
 	}
 	char *pfrec = argv[1], *work = argv[2], *n = argc > 3 ? argv[3] : "200000";
+	char *gaps = argc > 4 ? argv[4] : NULL;
 	const char *e = getenv("PROFEV_BENCH_SAMPLE_REPS");
 	int reps = e ? atoi(e) : 7;
 	if (reps < 1 || reps > MAX_REPS)
@@ -317,28 +363,29 @@ int main(int argc, char **argv)
 		char *argv[16];
 		struct run runs[MAX_REPS];
 	} modes[] = {
-		{ "unsampled", 0, 0, -1, { work, n, NULL }, { { 0 } } },
+		{ "unsampled", 0, 0, -1, { NULL }, { { 0 } } },
 		{ "pfrec --sample=1000 (DWARF, 8K stacks)", 1000, 0, 4,
-		  { pfrec, "-q", "--sample=1000", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		  { pfrec, "-q", "--sample=1000", "-o", out, "--", NULL }, { { 0 } } },
 		{ "pfrec --sample=1000 --sample-stack=0", 1000, 0, 3,
-		  { pfrec, "-q", "--sample=1000", "--sample-stack=0", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		  { pfrec, "-q", "--sample=1000", "--sample-stack=0", "-o", out, "--", NULL }, { { 0 } } },
 		{ "perf record -c 1ms -g", 1000, 1, -1,
-		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "1000000", "-g", "-o", out, "--", work, n, NULL },
+		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "1000000", "-g", "-o", out, "--", NULL },
 		  { { 0 } } },
 		{ "perf record -c 1ms --call-graph dwarf", 1000, 1, -1,
 		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "1000000", "--call-graph", "dwarf", "-o", out,
-		    "--", work, n, NULL }, { { 0 } } },
+		    "--", NULL }, { { 0 } } },
 		{ "pfrec --sample=10000 (DWARF, 8K stacks)", 10000, 0, 8,
-		  { pfrec, "-q", "--sample=10000", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		  { pfrec, "-q", "--sample=10000", "-o", out, "--", NULL }, { { 0 } } },
 		{ "pfrec --sample=10000 --sample-stack=0", 10000, 0, 7,
-		  { pfrec, "-q", "--sample=10000", "--sample-stack=0", "-o", out, "--", work, n, NULL }, { { 0 } } },
+		  { pfrec, "-q", "--sample=10000", "--sample-stack=0", "-o", out, "--", NULL }, { { 0 } } },
 		{ "perf record -c 100us -g", 10000, 1, -1,
-		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "100000", "-g", "-o", out, "--", work, n, NULL },
+		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "100000", "-g", "-o", out, "--", NULL },
 		  { { 0 } } },
 		{ "perf record -c 100us --call-graph dwarf", 10000, 1, -1,
 		  { "perf", "record", "-q", "-e", "cpu-clock:u", "-c", "100000", "--call-graph", "dwarf", "-o", out,
-		    "--", work, n, NULL }, { { 0 } } },
+		    "--", NULL }, { { 0 } } },
 	};
+
 	int nmodes = (int)(sizeof modes / sizeof *modes);
 	int want[sizeof modes / sizeof *modes];
 	for (int i = 0; i < nmodes; i++)
@@ -349,8 +396,12 @@ int main(int argc, char **argv)
 	for (int k = 0; k < reps; k++)
 		for (int j = 0; j < nmodes; j++) {
 			int i = (j + k) % nmodes;
-			if (want[i])
-				measure(modes[i].argv, modes[i].hz ? out : NULL, modes[i].perf, &modes[i].runs[k]);
+			if (!want[i])
+				continue;
+			char *const *pre = modes[i].hz ? modes[i].argv : NULL;
+			measure(pre, work, n, modes[i].hz ? out : NULL, modes[i].perf, &modes[i].runs[k]);
+			if (gaps)
+				measure_gaps(pre, gaps, modes[i].hz ? out : NULL, &modes[i].runs[k]);
 		}
 	getloadavg(la1, 3);
 	unlink(out);
@@ -371,10 +422,25 @@ int main(int argc, char **argv)
 	double base_wall = median(base_v, nb, NULL, NULL);
 	printf("the program unsampled: %.3f s of CPU (median of %d, %.3f-%.3f), %.3f s wall\n", base, nb, blo,
 	       bhi, base_wall);
-	printf("load average %.2f %.2f %.2f before, %.2f %.2f %.2f after (%ld CPUs)\n\n", la0[0], la0[1], la0[2],
-	       la1[0], la1[1], la1[2], sysconf(_SC_NPROCESSORS_ONLN));
-	printf("%-41s %18s %6s %6s %6s %6s %7s %5s %8s %9s\n", "recorder (medians of the rounds)", "CPU ratio [spread]",
-	       "user", "wall", "sys/s", "icsw", "samples", "lost", "rec/smp", "B/sample");
+	double base_share = 0;
+	if (gaps) {
+		int c = 0;
+		for (int k = 0; k < reps; k++)
+			if (modes[0].runs[k].gap_ok)
+				v[c++] = modes[0].runs[k].gap_share;
+		base_share = c ? median(v, c, NULL, NULL) : 0;
+		for (int k = c = 0; k < reps; k++)
+			if (modes[0].runs[k].gap_ok)
+				v[c++] = (double)modes[0].runs[k].gaps;
+		if (c)
+			printf("the gap probe unsampled: %.0f interruptions of 0.5-200 us in 0.5 s of CPU, %.2f%% of it "
+			       "(medians)\n", median(v, c, NULL, NULL), base_share * 100);
+	}
+	printf("load average %.2f %.2f %.2f before, %.2f %.2f %.2f after (%ld CPUs), %d rounds\n\n", la0[0], la0[1],
+	       la0[2], la1[0], la1[1], la1[2], sysconf(_SC_NPROCESSORS_ONLN), reps);
+	printf("%-41s %18s %5s %5s %7s %5s %8s %9s %22s %6s\n", "recorder (medians of the rounds)",
+	       "CPU ratio [spread]", "wall", "icsw", "samples", "lost", "rec/smp", "B/sample",
+	       "program us/smp [spread]", "share");
 	double pf_bytes[2] = { 0 }, perf_dwarf_bytes[2] = { 0 };
 	for (int i = 1; i < nmodes; i++) {
 		if (!want[i]) {
@@ -392,49 +458,73 @@ int main(int argc, char **argv)
 			continue;
 		}
 		double lo, hi, ratio = median(v, m, &lo, &hi);
-		double med[8];
-		for (int f = 0; f < 8; f++) {
+		double med[7];
+		for (int f = 0; f < 7; f++) {
 			int c = 0;
 			for (int k = 0; k < reps; k++) {
 				const struct run *r = &rs[k];
 				if (!r->ok || !r->samples)
 					continue;
-				double x[8] = { r->user / base, r->work / base_wall, r->sys * 1e6 / (double)r->samples,
-						(double)r->icsw, (double)r->samples, (double)r->lost,
+				double x[7] = { r->work / base_wall, (double)r->icsw, (double)r->samples, (double)r->lost,
 						r->rec_cpu * 1e6 / (double)r->samples,
-						(double)r->bytes / (double)r->samples };
+						(double)r->bytes / (double)r->samples, 0 };
 				v[c++] = x[f];
 			}
 			med[f] = median(v, c, NULL, NULL);
 		}
-		char cr[40];
+		char cr[40], gr[40] = "-", gs[16] = "-";
 		snprintf(cr, sizeof cr, "%.3fx [%.3f-%.3f]", ratio, lo, hi);
-		printf("%-41s %18s %5.3fx %5.2fx %4.1fus %6.0f %7.0f %5.0f %6.2fus %9.1f\n", modes[i].name, cr, med[0],
-		       med[1], med[2], med[3], med[4], med[5], med[6], med[7]);
+		int c = 0;
+		for (int k = 0; k < reps; k++)
+			if (rs[k].gap_ok)
+				v[c++] = (rs[k].gap_share - base_share) / modes[i].hz * 1e6;
+		if (c) {
+			double glo, ghi, g = median(v, c, &glo, &ghi);
+			snprintf(gr, sizeof gr, "%.2f [%.2f-%.2f]", g, glo, ghi);
+			for (int k = c = 0; k < reps; k++)
+				if (rs[k].gap_ok)
+					v[c++] = rs[k].gap_share;
+			snprintf(gs, sizeof gs, "%.3f", median(v, c, NULL, NULL));
+		}
+		printf("%-41s %18s %4.2fx %5.0f %7.0f %5.0f %6.2fus %9.1f %22s %6s\n", modes[i].name, cr, med[0],
+		       med[1], med[2], med[3], med[4], med[5], gr, gs);
 		int hz10 = modes[i].hz == 10000;
 		if (!modes[i].perf && strstr(modes[i].name, "DWARF"))
-			pf_bytes[hz10] = med[7];
+			pf_bytes[hz10] = med[5];
 		if (strstr(modes[i].name, "dwarf"))
-			perf_dwarf_bytes[hz10] = med[7];
+			perf_dwarf_bytes[hz10] = med[5];
 	}
-	printf("(CPU ratio: the program's CPU time against the unsampled median, its least and greatest over "
-	       "the rounds;\n user: its user time against the unsampled CPU; sys/s: its kernel time per sample; "
-	       "icsw: its involuntary\n context switches; rec/smp: the recorder's CPU time per sample)\n");
-	printf("\npfrec against perf, the program's CPU time in the same round (median [least-greatest], "
-	       "<= 1 meets the goal):\n");
+	printf("(CPU ratio: the program's CPU time against the unsampled median, its least and greatest over the\n"
+	       " rounds; icsw: its involuntary context switches; rec/smp: the recorder's CPU time per sample;\n"
+	       " program us/smp: the program's time per sample by the gap probe, the share of its CPU time lost\n"
+	       " to interruptions (share) beyond the unsampled probe's, over the sampling rate)\n");
+	printf("\npfrec against perf in the same round (median [least-greatest], <= 1 meets the goal):\n");
+	printf("  %-41s   %-38s %22s %22s\n", "", "", "program CPU", "program us/sample");
 	for (int i = 1; i < nmodes; i++) {
 		int j = modes[i].pair;
 		if (j < 0 || !want[i] || !want[j])
 			continue;
+		char cpu_r[40] = "-", gap_r[40] = "-";
 		int m = 0;
 		for (int k = 0; k < reps; k++)
 			if (modes[i].runs[k].ok && modes[j].runs[k].ok && modes[i].runs[k].samples &&
 			    modes[j].runs[k].samples)
 				v[m++] = modes[i].runs[k].cpu / modes[j].runs[k].cpu;
-		if (!m)
-			continue;
-		double lo, hi, r = median(v, m, &lo, &hi);
-		printf("  %-41s / %-38s %.3f [%.3f-%.3f] over %d rounds\n", modes[i].name, modes[j].name, r, lo, hi, m);
+		if (m) {
+			double lo, hi, r = median(v, m, &lo, &hi);
+			snprintf(cpu_r, sizeof cpu_r, "%.3f [%.3f-%.3f]", r, lo, hi);
+		}
+		m = 0;
+		for (int k = 0; k < reps; k++)
+			if (modes[i].runs[k].gap_ok && modes[j].runs[k].gap_ok && modes[0].runs[k].gap_ok &&
+			    modes[j].runs[k].gap_share > modes[0].runs[k].gap_share)
+				v[m++] = (modes[i].runs[k].gap_share - modes[0].runs[k].gap_share) /
+					 (modes[j].runs[k].gap_share - modes[0].runs[k].gap_share);
+		if (m) {
+			double lo, hi, r = median(v, m, &lo, &hi);
+			snprintf(gap_r, sizeof gap_r, "%.3f [%.3f-%.3f]", r, lo, hi);
+		}
+		printf("  %-41s / %-38s %22s %22s\n", modes[i].name, modes[j].name, cpu_r, gap_r);
 	}
 	for (int k = 0; k < 2; k++)
 		if (pf_bytes[k] > 0 && perf_dwarf_bytes[k] > 0)
