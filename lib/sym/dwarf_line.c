@@ -121,11 +121,6 @@ static inline int64_t sleb(const uint8_t **pp, const uint8_t *end, int *cut)
 	return v;
 }
 
-static inline void state_reset(struct lnstate *st)
-{
-	*st = (struct lnstate){ 0, 1, 1, 0 };
-}
-
 /*
  * Run h's opcodes from *pp until one appends a row. @return 1 with the row
  * in *st, 2 when that row ends its sequence (the caller then resets *st),
@@ -203,58 +198,104 @@ static inline struct row row_of(const struct lnstate *st)
  * LINE_CHECKPOINT rows of each (from its first row, never its end row):
  * the rows themselves are not kept. 0, -1 out of memory, 1 damaged with
  * *why (the sequences are then meaningless).
+ *
+ * This pass reads every opcode of every unit, so it is next_row() fused
+ * with what is done per row, the registers in locals: a special opcode
+ * (most rows) costs two table lookups and three tests. The checks are
+ * those of every row: addresses that never decrease within a sequence
+ * (the lookups, from checkpoints, and LLVM's binary search rely on it)
+ * and a file index in the file table (kept as a flag set where the file
+ * changes).
  */
 static int run_program(struct lines *l, const struct lnprog *h, const char **why)
 {
-	const uint8_t *p = h->p;
-	size_t cap = 0, capseq = 0;
-	struct lnstate st;
-	state_reset(&st);
+	const uint8_t *p = h->p, *const end = h->end;
+	const unsigned opbase = h->opcode_base;
+	size_t cap = l->ncks, capseq = l->nseqs;
+	uint64_t addr = 0, file = 1, line = 1, col = 0;
 	uint64_t lo = 0, prev = 0;
-	uint64_t fbase = (uint64_t)l->file_base, nfiles = (uint64_t)l->nfiles;
+	const uint64_t fbase = (uint64_t)l->file_base, nfiles = (uint64_t)l->nfiles;
+	int file_bad = 1 - fbase >= nfiles;
 	uint32_t first = 0, countdown = 1;
-	int in_seq = 0, cut = 0, k;
-	while ((k = next_row(h, &p, &st, &cut)) > 0) {
-		/* DWARF requires addresses that never decrease within a
-		 * sequence: the lookups (from checkpoints, and LLVM's binary
-		 * search) rely on it */
-		if (in_seq && st.addr < prev) {
-			*why = "addresses decrease within a sequence";
-			return 1;
+	int in_seq = 0, cut = 0;
+	while (p < end) {
+		unsigned op = *p++;
+		if (op >= opbase) {
+			addr += h->addr_adv[op];
+			line += (uint64_t)(int64_t)h->line_adv[op];
+			goto row;
 		}
-		if (st.file - fbase >= nfiles) {
-			*why = "a row's file index is not in the file table";
-			return 1;
-		}
-		prev = st.addr;
-		if (k == 2) {
+		switch (op) {
+		case DW_LNS_copy: goto row;
+		case DW_LNS_set_column: col = uleb(&p, end, &cut); continue;
+		case DW_LNS_advance_line: line += (uint64_t)sleb(&p, end, &cut); continue;
+		case DW_LNS_advance_pc: addr += uleb(&p, end, &cut) * h->min_inst; continue;
+		case DW_LNS_set_file:
+			file = uleb(&p, end, &cut);
+			file_bad = file - fbase >= nfiles;
+			continue;
+		case DW_LNS_const_add_pc: addr += h->const_add; continue;
+		case DW_LNS_fixed_advance_pc:
+			if (end - p < 2) {
+				p = end;
+				cut = 1;
+				continue;
+			}
+			addr += (uint64_t)p[0] | (uint64_t)p[1] << 8;
+			p += 2;
+			continue;
+		case 0: {
+			int bad = 0;
+			uint64_t elen = uleb(&p, end, &bad);
+			if (bad || elen == 0 || elen > (uint64_t)(end - p)) {
+				*why = "an extended opcode runs past the end of the table";
+				return 1;
+			}
+			const uint8_t *next = p + elen;
+			unsigned sub = *p++;
+			if (sub == DW_LNE_set_address) {
+				struct cur a = { p, next, 0 };
+				addr = rd_u(&a, (unsigned)(elen - 1) <= 8 ? (unsigned)(elen - 1) : 8);
+			}
+			p = next;
+			if (sub != DW_LNE_end_sequence)
+				continue;
 			/* the end row */
-			if (in_seq && lo < st.addr) {
+			if (addr < prev || file_bad)
+				goto bad_row;
+			if (in_seq && lo < addr) {
 				if (grow((void **)&l->seqs, &capseq, l->nseqs + 1, sizeof(*l->seqs)))
 					return -1;
-				l->seqs[l->nseqs++] = (struct seq){ lo, st.addr, first, (uint32_t)l->ncks };
+				l->seqs[l->nseqs++] = (struct seq){ lo, addr, first, (uint32_t)l->ncks };
 			}
 			in_seq = 0;
 			countdown = 1;
-			state_reset(&st);
+			addr = 0, file = 1, line = 1, col = 0;
+			file_bad = 1 - fbase >= nfiles;
+			prev = 0;
 			continue;
 		}
+		default:
+			for (unsigned k = h->std_len[op]; k > 0; k--)
+				uleb(&p, end, &cut);
+			continue;
+		}
+	row:
+		if (addr < prev || file_bad)
+			goto bad_row;
+		prev = addr;
 		if (--countdown)
 			continue;
 		/* a checkpoint; a sequence's first row always is one */
 		countdown = LINE_CHECKPOINT;
 		if (!in_seq) {
 			in_seq = 1;
-			lo = st.addr;
+			lo = addr;
 			first = (uint32_t)l->ncks;
 		}
 		if (grow((void **)&l->cks, &cap, l->ncks + 1, sizeof(*l->cks)))
 			return -1;
-		l->cks[l->ncks++] = (struct ckpt){ st, (uint64_t)(p - h->p) };
-	}
-	if (k < 0) {
-		*why = "an extended opcode runs past the end of the table";
-		return 1;
+		l->cks[l->ncks++] = (struct ckpt){ { addr, file, line, col }, (uint64_t)(p - h->p) };
 	}
 	if (cut) {
 		*why = "an opcode runs past the end of the table";
@@ -267,6 +308,10 @@ static int run_program(struct lines *l, const struct lnprog *h, const char **why
 	if (l->nseqs > 1)
 		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
 	return 0;
+bad_row:
+	*why = addr < prev ? "addresses decrease within a sequence" :
+			     "a row's file index is not in the file table";
+	return 1;
 }
 
 /* A table that cannot be read leaves the unit without lines (return 1). */
