@@ -50,6 +50,39 @@ static unsigned step_op(unsigned attr)
 	}
 }
 
+/* ab's steps as a struct subplan, if each value is named once. -1: no memory. */
+static int compile_plan(struct abbrevs *a, struct abbrev *ab)
+{
+	struct subplan pl;
+	memset(&pl, 0, sizeof(pl));
+	for (uint32_t k = 0; k < ab->sn; k++) {
+		const struct step *st = &a->steps[ab->sfirst + k];
+		int f;
+		switch (st->op) {
+		case STEP_LOW: f = PLAN_LOW; pl.has |= DIE_HAS_LOW; break;
+		case STEP_HIGH: f = PLAN_HIGH; pl.has |= DIE_HAS_HIGH; break;
+		case STEP_RANGES: f = PLAN_RANGES; pl.has |= DIE_HAS_RANGES; break;
+		case STEP_CALL_FILE: f = PLAN_CALL_FILE; break;
+		case STEP_CALL_LINE: f = PLAN_CALL_LINE; break;
+		case STEP_CALL_COL: f = PLAN_CALL_COL; break;
+		case STEP_REF: f = PLAN_REF; break;
+		case STEP_NAME: pl.has |= st->which; continue;
+		default: continue;
+		}
+		if (pl.size[f])
+			return 0; /* named twice: the steps read it */
+		pl.at[f] = st->at;
+		pl.size[f] = st->size;
+		pl.form[f] = st->form;
+		pl.implicit[f] = st->implicit;
+	}
+	if (grow((void **)&a->plans, &a->capplans, a->nplans + 1, sizeof(*a->plans)))
+		return -1;
+	ab->plan = (int32_t)a->nplans;
+	a->plans[a->nplans++] = pl;
+	return 0;
+}
+
 /* ab's specs as steps (see struct step). -1: no memory. */
 static int compile_steps(struct abbrevs *a, struct abbrev *ab, const struct unitctx *u)
 {
@@ -57,6 +90,7 @@ static int compile_steps(struct abbrevs *a, struct abbrev *ab, const struct unit
 	uint32_t at = 0;
 	ab->sfirst = (uint32_t)a->nsteps;
 	ab->at_fixed = ab->fixed >= 0;
+	ab->plan = -1;
 	for (uint32_t k = 0; k < ab->n; k++) {
 		const struct spec *sp = &a->specs[ab->first + k];
 		unsigned op = sub ? step_op(sp->attr) : STEP_SKIP;
@@ -95,7 +129,7 @@ static int compile_steps(struct abbrevs *a, struct abbrev *ab, const struct unit
 						       op == STEP_SKIP ? (uint32_t)sz : 0, here, imp };
 	}
 	ab->sn = (uint32_t)(a->nsteps - ab->sfirst);
-	return 0;
+	return sub && ab->at_fixed ? compile_plan(a, ab) : 0;
 }
 
 static int parse_abbrevs(struct abbrevs *a, const struct sect *sec, uint64_t off,
@@ -104,6 +138,7 @@ static int parse_abbrevs(struct abbrevs *a, const struct sect *sec, uint64_t off
 	a->n = 0;
 	a->nspecs = 0;
 	a->nsteps = 0;
+	a->nplans = 0;
 	if (off >= sec->n)
 		return -1;
 	struct cur c = cur_at(sec, off, sec->n);
@@ -175,6 +210,7 @@ void abbrevs_release(struct abbrevs *a)
 	free(a->v);
 	free(a->specs);
 	free(a->steps);
+	free(a->plans);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -313,9 +349,70 @@ void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 	}
 }
 
+/* A value of a subroutine DIE read by its plan from the DIE at b. */
+static inline uint64_t plan_val(const struct subplan *pl, int f, const uint8_t *b)
+{
+	const uint8_t *p = b + pl->at[f];
+	switch (pl->size[f]) {
+	case 1: return p[0];
+	case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+	case 3: return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16;
+	case 4: {
+		uint32_t x;
+		memcpy(&x, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap32(x);
+#endif
+		return x;
+	}
+	case 8: {
+		uint64_t x;
+		memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap64(x);
+#endif
+		return x;
+	}
+	case -2: return (uint64_t)pl->implicit[f];
+	default: return 0;
+	}
+}
+
 void die_sub_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 		   const struct unitctx *u, uint64_t unit_off, struct die *d)
 {
+	if (a->plan >= 0 && (size_t)(c->end - c->p) >= (size_t)a->fixed) {
+		const struct subplan *pl = &ab->plans[a->plan];
+		const uint8_t *b = c->p;
+		c->p += a->fixed;
+		d->has = pl->has;
+		d->nrefs = 0;
+		d->call_file = pl->size[PLAN_CALL_FILE] ? plan_val(pl, PLAN_CALL_FILE, b) : 0;
+		d->call_line = pl->size[PLAN_CALL_LINE] ? plan_val(pl, PLAN_CALL_LINE, b) : 0;
+		d->call_col = pl->size[PLAN_CALL_COL] ? plan_val(pl, PLAN_CALL_COL, b) : 0;
+		if (pl->size[PLAN_LOW])
+			d->low = (struct val){ pl->form[PLAN_LOW], plan_val(pl, PLAN_LOW, b), NULL };
+		if (pl->size[PLAN_HIGH])
+			d->high = (struct val){ pl->form[PLAN_HIGH], plan_val(pl, PLAN_HIGH, b), NULL };
+		if (pl->size[PLAN_RANGES])
+			d->ranges = (struct val){ pl->form[PLAN_RANGES], plan_val(pl, PLAN_RANGES, b),
+						  NULL };
+		if (pl->size[PLAN_REF]) {
+			/* as die_attrs() */
+			unsigned form = pl->form[PLAN_REF];
+			uint64_t v = plan_val(pl, PLAN_REF, b);
+			d->nrefs = 1;
+			if (form == DW_FORM_ref_sig8) {
+				d->nrefs = 99;
+				return;
+			}
+			int sup = form == DW_FORM_GNU_ref_alt || form == DW_FORM_ref_sup4 ||
+				  form == DW_FORM_ref_sup8;
+			d->last_ref = form == DW_FORM_ref_addr || sup ? v : unit_off + v;
+			d->last_ref_sup = sup;
+		}
+		return;
+	}
 	d->has = 0;
 	d->nrefs = 0;
 	d->call_file = d->call_line = d->call_col = 0;

@@ -237,6 +237,8 @@ struct abbrev {
 	uint32_t sfirst, sn;    /* steps[sfirst .. sfirst + sn) */
 	uint8_t at_fixed;       /* fixed size, and every value a step reads
 	                           is a number at its step's at */
+	int32_t plan;           /* at_fixed subroutines with each value once:
+	                           index of their struct subplan, else -1 */
 };
 
 struct spec {
@@ -271,6 +273,22 @@ struct step {
 	int64_t implicit;       /* the value when implicit */
 };
 
+/*
+ * Where die_sub_attrs() finds each value of a subroutine DIE whose
+ * abbreviation is at_fixed and names each of them at most once (most
+ * subroutines): read at its offset from the DIE's first attribute, with
+ * no loop over the steps.
+ */
+enum { PLAN_LOW, PLAN_HIGH, PLAN_RANGES, PLAN_CALL_FILE, PLAN_CALL_LINE, PLAN_CALL_COL,
+       PLAN_REF, PLAN_N };
+struct subplan {
+	unsigned has;           /* the DIE_HAS_ bits every such DIE sets */
+	uint32_t at[PLAN_N];
+	int8_t size[PLAN_N];    /* 1, 2, 3, 4 or 8 bytes; -2 implicit; 0 absent */
+	uint16_t form[PLAN_N];
+	int64_t implicit[PLAN_N];
+};
+
 /* One abbreviation table, the one at .debug_abbrev offset off - 1. */
 struct abbrevs {
 	struct abbrev *v;       /* by code */
@@ -279,6 +297,8 @@ struct abbrevs {
 	size_t nspecs, capspecs;
 	struct step *steps;
 	size_t nsteps, capsteps;
+	struct subplan *plans;
+	size_t nplans, capplans;
 	uint64_t off;           /* offset + 1 of the table held, 0 = none */
 	unsigned shape;         /* version, offset and address size it is for */
 };
