@@ -109,11 +109,11 @@ static int32_t tfloor(struct profev_symbolizer *s, int32_t *root, uint64_t key)
 	return l;
 }
 
-static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, uint64_t hi,
-		      int32_t sub)
+/* map_insert() of a range whose ends are inverted (hi < lo), step by step
+ * as LLVM's updateAddressDieMap (map_insert() says why it can do less). */
+static int map_insert_inverted(struct profev_symbolizer *s, int32_t *root, uint64_t lo,
+			       uint64_t hi, int32_t sub)
 {
-	if (lo == hi)
-		return 0;
 	int32_t b = tfloor(s, root, lo);
 	if (b >= 0 && lo < s->tn[b].hi) {
 		uint64_t bhi = s->tn[b].hi;
@@ -125,6 +125,99 @@ static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, u
 			s->tn[b].hi = lo;
 	}
 	return tset(s, root, lo, hi, sub);
+}
+
+/* In the subtree at *slot, map[key] = (hi, sub), with room for the node
+ * already made. */
+static void tset_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, uint64_t hi,
+		    int32_t sub)
+{
+	struct tnode *T = s->tn;
+	int32_t t = splay(T, *slot, key);
+	if (t >= 0 && T[t].key == key) {
+		T[t].hi = hi;
+		T[t].sub = sub;
+		*slot = t;
+		return;
+	}
+	int32_t n = (int32_t)s->ntn++;
+	T[n] = (struct tnode){ key, hi, sub, -1, -1 };
+	if (t >= 0) {
+		if (key < T[t].key) {
+			T[n].l = T[t].l;
+			T[n].r = t;
+			T[t].l = -1;
+		} else {
+			T[n].r = T[t].r;
+			T[n].l = t;
+			T[t].r = -1;
+		}
+	}
+	*slot = n;
+}
+
+/*
+ * LLVM's updateAddressDieMap for one range [lo, hi): b, the entry with the
+ * greatest key <= lo, is split around the range if the range begins in it
+ * (map[hi] = b's end and DIE, b cut at lo), then map[lo] = (hi, DIE). One
+ * splay at lo serves all of it: b is the root or the greatest node of its
+ * left subtree, map[lo] becomes the root, and hi > lo goes into the root's
+ * right subtree. The map's content is that of the steps in LLVM's order,
+ * since they set different keys (b's key <= lo < hi).
+ */
+static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, uint64_t hi,
+		      int32_t sub)
+{
+	if (lo == hi)
+		return 0;
+	if (hi < lo)
+		return map_insert_inverted(s, root, lo, hi, sub);
+	/* room for both nodes: none moves while links into s->tn are held */
+	if (grow((void **)&s->tn, &s->captn, s->ntn + 2, sizeof(*s->tn)))
+		return -1;
+	struct tnode *T = s->tn;
+	int32_t t = splay(T, *root, lo), b = -1;
+	if (t >= 0) {
+		if (T[t].key <= lo)
+			b = t;
+		else
+			for (b = T[t].l; b >= 0 && T[b].r >= 0; b = T[b].r)
+				;
+	}
+	int split = 0;
+	uint64_t bhi = 0;
+	int32_t bsub = 0;
+	if (b >= 0 && lo < T[b].hi) {
+		bhi = T[b].hi;
+		bsub = T[b].sub;
+		split = hi < bhi;
+		if (lo > T[b].key)
+			T[b].hi = lo;
+	}
+	int32_t n;
+	if (t >= 0 && T[t].key == lo) {
+		n = t;
+		T[n].hi = hi;
+		T[n].sub = sub;
+	} else {
+		n = (int32_t)s->ntn++;
+		T[n] = (struct tnode){ lo, hi, sub, -1, -1 };
+		if (t >= 0) {
+			if (lo < T[t].key) {
+				T[n].l = T[t].l;
+				T[n].r = t;
+				T[t].l = -1;
+			} else {
+				T[n].r = T[t].r;
+				T[n].l = t;
+				T[t].r = -1;
+			}
+		}
+	}
+	*root = n;
+	if (split)
+		tset_in(s, &T[n].r, hi, bhi, bsub);
+	return 0;
 }
 
 static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
@@ -423,6 +516,8 @@ static int in_unit(const struct ranges *u, uint64_t lo, uint64_t hi)
 {
 	if (lo == 0 || lo >= hi || lo >= (uint64_t)1 << 63)
 		return 1;
+	if (u->n == 1)
+		return lo >= u->v[0].lo && hi <= u->v[0].hi;
 	size_t k = UPPER_BOUND(u->n, lo, u->v[i].lo);
 	return k > 0 && hi <= u->v[k - 1].hi;
 }
