@@ -245,6 +245,17 @@ static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
 	return 0;
 }
 
+int info_map_build(struct profev_symbolizer *s, struct cu *cu, const struct range *r,
+		   const int32_t *sub, size_t n)
+{
+	int32_t root = -1;
+	s->ntn = 0;
+	for (size_t i = 0; i < n; i++)
+		if (map_insert(s, &root, r[i].lo, r[i].hi, sub[i]))
+			return -1;
+	return map_flatten(s, cu, root);
+}
+
 int32_t info_find_sub(const struct cu *cu, uint64_t addr)
 {
 	size_t k = UPPER_BOUND(cu->nmap, addr, cu->map[i].lo);

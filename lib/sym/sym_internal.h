@@ -651,6 +651,10 @@ struct cu *info_find_cu(struct profev_symbolizer *s, uint64_t addr);
 /* 0, -1 out of memory, 1 damaged (warned: the unit is left unresolved) */
 int info_load_dies(struct profev_symbolizer *s, struct cu *cu);
 int32_t info_find_sub(const struct cu *cu, uint64_t addr);
+/* cu->map from ranges r[0..n) of subroutines sub[0..n), inserted in that
+ * order as info_load_dies() inserts a unit's (for the tests). -1: no memory */
+int info_map_build(struct profev_symbolizer *s, struct cu *cu, const struct range *r,
+		   const int32_t *sub, size_t n);
 const char *info_sub_name(struct profev_symbolizer *s, struct cu *cu, struct sub *sb);
 void info_release(struct profev_symbolizer *s);
 

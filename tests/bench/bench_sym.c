@@ -53,7 +53,8 @@ struct out {
 	size_t n, cap;
 };
 
-static void put(struct out *o, const char *s, size_t n)
+/* Room for n more bytes in o. */
+static char *room(struct out *o, size_t n)
 {
 	if (o->n + n > o->cap) {
 		o->cap = (o->cap + n) * 2;
@@ -63,18 +64,46 @@ static void put(struct out *o, const char *s, size_t n)
 			exit(2);
 		}
 	}
-	memcpy(o->p + o->n, s, n);
-	o->n += n;
+	return o->p + o->n;
 }
 
-static void put_u(struct out *o, unsigned v)
+/* v in decimal at w; past it. */
+static char *put_u(char *w, unsigned v)
 {
 	char b[16];
 	int i = sizeof(b);
 	do
 		b[--i] = (char)('0' + v % 10);
 	while (v /= 10);
-	put(o, b + i, sizeof(b) - (size_t)i);
+	memcpy(w, b + i, sizeof(b) - (size_t)i);
+	return w + sizeof(b) - (size_t)i;
+}
+
+/* All of fd (stdin) in a NUL-terminated buffer, its length in *n. */
+static char *read_all(int fd, size_t *n)
+{
+	size_t cap = 1 << 20;
+	char *b = malloc(cap + 1);
+	*n = 0;
+	for (;;) {
+		if (!b)
+			return NULL;
+		ssize_t k = read(fd, b + *n, cap - *n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		*n += (size_t)k;
+		if (*n == cap) {
+			char *c = realloc(b, (cap *= 2) + 1);
+			if (!c)
+				free(b);
+			b = c;
+		}
+	}
+	if (b)
+		b[*n] = '\0';
+	return b;
 }
 
 static const uint64_t *sort_a;
@@ -151,22 +180,25 @@ static uint64_t hex(const char *p)
  * --inlines --demangle does on stdout. */
 static int pfsym_main(const char *bin)
 {
-	size_t n = 0, cap = 1 << 16;
-	uint64_t *a = malloc(cap * sizeof(*a));
-	char line[256];
-	while (a && fgets(line, sizeof(line), stdin)) {
-		if (n == cap)
-			a = realloc(a, (cap *= 2) * sizeof(*a));
-		if (a)
-			a[n++] = hex(line);
+	size_t len = 0, n = 0;
+	char *in = read_all(0, &len);
+	size_t lines = 0;
+	for (size_t i = 0; in && i < len; i++)
+		lines += in[i] == '\n';
+	uint64_t *a = malloc((lines + 1) * sizeof(*a));
+	for (char *p = in, *e = in + len; in && a && p < e;) {
+		char *nl = memchr(p, '\n', (size_t)(e - p));
+		a[n++] = hex(p);
+		p = nl ? nl + 1 : e;
 	}
+	free(in);
 	struct profev_error err;
 	struct profev_symbolizer *s = profev_symbolizer_new(bin, NULL, &err);
 	if (!s) {
 		fprintf(stderr, "bench_sym: %s\n", err.message);
 		return 2;
 	}
-	size_t *order = malloc(n * sizeof(*order));
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
 	size_t *at = malloc((n + 1) * sizeof(*at));
 	if (!a || !order || !at) {
 		fprintf(stderr, "bench_sym: out of memory\n");
@@ -181,37 +213,51 @@ static int pfsym_main(const char *bin)
 		for (int j = 0; j < (k > 0 ? k : 1); j++) {
 			const char *fn = k > 0 && fr[j].function ? fr[j].function : "??";
 			const char *file = k > 0 && fr[j].file ? fr[j].file : "??";
-			put(&o, fn, strlen(fn));
-			put(&o, "\n", 1);
-			put(&o, file, strlen(file));
-			put(&o, ":", 1);
-			put_u(&o, k > 0 ? fr[j].line : 0);
-			put(&o, ":", 1);
-			put_u(&o, k > 0 ? fr[j].column : 0);
-			put(&o, "\n", 1);
+			size_t nfn = strlen(fn), nfile = strlen(file);
+			char *w = room(&o, nfn + nfile + 32), *w0 = w;
+			memcpy(w, fn, nfn);
+			w += nfn;
+			*w++ = '\n';
+			memcpy(w, file, nfile);
+			w += nfile;
+			*w++ = ':';
+			w = put_u(w, k > 0 ? fr[j].line : 0);
+			*w++ = ':';
+			w = put_u(w, k > 0 ? fr[j].column : 0);
+			*w++ = '\n';
+			o.n += (size_t)(w - w0);
 		}
-		put(&o, "\n", 1);
+		*room(&o, 1) = '\n';
+		o.n++;
 	}
 	at[n] = o.n;
 	/* the answers in the order asked: rank[i] is where address i came in
 	 * the lookups, its answer at[rank] .. at[rank + 1] */
 	size_t *rank = malloc((n ? n : 1) * sizeof(*rank));
-	if (!rank) {
+	char *text = malloc(o.n ? o.n : 1);
+	if (!rank || !text) {
 		fprintf(stderr, "bench_sym: out of memory\n");
 		return 2;
 	}
 	for (size_t r = 0; r < n; r++)
 		rank[order[r]] = r;
-	static char obuf[1 << 16];
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		size_t r = rank[i];
-		size_t len = at[r + 1] - at[r];
-		rc = fwrite(o.p + at[r], 1, len, stdout) == len ? 0 : 2;
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t r = rank[i], k = at[r + 1] - at[r];
+		memcpy(text + w, o.p + at[r], k);
+		w += k;
 	}
-	if (fflush(stdout) != 0)
-		rc = 2;
+	int rc = 0;
+	for (size_t done = 0; done < w && !rc;) {
+		ssize_t k = write(1, text + done, w - done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			rc = 2;
+		else
+			done += (size_t)k;
+	}
+	free(text);
 	free(rank);
 	free(o.p);
 	free(at);
