@@ -544,11 +544,29 @@ void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 	}
 }
 
-int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi)
+int ranges_push_slow(struct ranges *r, uint64_t lo, uint64_t hi)
 {
 	if (grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
 		return -1;
 	r->v[r->n++] = (struct range){ lo, hi };
+	return 0;
+}
+
+/* An unsigned LEB128 of one or two bytes at *pp (of e - *pp >= 2), else 0
+ * for the caller to read it the long way. */
+static inline int uleb12(const uint8_t **pp, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	if (p[0] < 0x80) {
+		*v = p[0];
+		*pp = p + 1;
+		return 1;
+	}
+	if (p[1] < 0x80) {
+		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		*pp = p + 2;
+		return 1;
+	}
 	return 0;
 }
 
@@ -560,7 +578,21 @@ static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64
 	uint64_t base = u->base;
 	if (off >= d->rnglists.n)
 		return 1;
-	struct cur c = cur_at(&d->rnglists, off, d->rnglists.n);
+	/* most lists are offset pairs of short LEB128s from the unit's base:
+	 * those read here on a bare pointer, the rest of a list below */
+	const uint8_t *p = d->rnglists.p + off, *e = d->rnglists.p + d->rnglists.n;
+	while (e - p >= 5) {
+		const uint8_t *q = p + 1;
+		uint64_t a, b;
+		if (*p == DW_RLE_end_of_list)
+			return 0;
+		if (*p != DW_RLE_offset_pair || !uleb12(&q, &a) || !uleb12(&q, &b))
+			break;
+		if (ranges_push(r, base + a, base + b))
+			return -1;
+		p = q;
+	}
+	struct cur c = cur_at(&d->rnglists, (uint64_t)(p - d->rnglists.p), d->rnglists.n);
 	while (!c.bad) {
 		unsigned kind = (unsigned)rd_u(&c, 1);
 		if (c.bad)

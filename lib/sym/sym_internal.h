@@ -385,7 +385,15 @@ struct ranges {
 	size_t n, cap;
 };
 
-int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi);
+int ranges_push_slow(struct ranges *r, uint64_t lo, uint64_t hi);
+/* [lo, hi) appended to r. -1: no memory */
+static inline int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi)
+{
+	if (r->n == r->cap)
+		return ranges_push_slow(r, lo, hi);
+	r->v[r->n++] = (struct range){ lo, hi };
+	return 0;
+}
 /* DWARFDie::getAddressRanges: low/high first, else DW_AT_ranges (relative
  * to u->base), into r, emptied first. @return 0, -1 when out of memory, 1
  * when the range list is damaged (outside its section, cut, an unknown
