@@ -331,8 +331,8 @@ const char *form_str(const struct dwsects *d, const struct unitctx *u, const str
 	return (const char *)sec->p + off;
 }
 
-void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
-	      const struct unitctx *u)
+void die_skip_steps(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+		    const struct unitctx *u)
 {
 	if (a->fixed >= 0) {
 		skip(c, (uint64_t)a->fixed);

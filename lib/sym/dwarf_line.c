@@ -218,6 +218,10 @@ static int run_program(struct lines *l, const struct lnprog *h, const char **why
 	int file_bad = 1 - fbase >= nfiles;
 	uint32_t first = 0, countdown = 1;
 	int in_seq = 0, cut = 0;
+	/* GCC's programs are mostly set_column, negate_stmt and a special
+	 * opcode for each row: those two tested first, negate_stmt when the
+	 * header gives it no operands (as the standard does) */
+	const int negate_bare = opbase > DW_LNS_negate_stmt && h->std_len[DW_LNS_negate_stmt] == 0;
 	while (p < end) {
 		unsigned op = *p++;
 		if (op >= opbase) {
@@ -225,6 +229,12 @@ static int run_program(struct lines *l, const struct lnprog *h, const char **why
 			line += (uint64_t)(int64_t)h->line_adv[op];
 			goto row;
 		}
+		if (op == DW_LNS_set_column && p < end && *p < 0x80) {
+			col = *p++;
+			continue;
+		}
+		if (op == DW_LNS_negate_stmt && negate_bare)
+			continue;
 		switch (op) {
 		case DW_LNS_copy: goto row;
 		case DW_LNS_set_column: col = uleb(&p, end, &cut); continue;

@@ -361,9 +361,17 @@ static inline int die_begin(struct cur *c, const struct abbrevs *ab, const struc
 	return 1;
 }
 
+void die_skip_steps(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+		    const struct unitctx *u);
 /* Past the attributes of a DIE whose values are not needed. */
-void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
-	      const struct unitctx *u);
+static inline void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
+			    const struct unitctx *u)
+{
+	if (a->fixed >= 0 && (size_t)(c->end - c->p) >= (size_t)a->fixed)
+		c->p += a->fixed;
+	else
+		die_skip_steps(c, ab, a, u);
+}
 
 /* The attributes of a DIE of the unit at unit_off into *d. */
 void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
