@@ -48,25 +48,6 @@ static double now(void)
 /* The pfsym process                                                 */
 /* ---------------------------------------------------------------- */
 
-struct out {
-	char *p;
-	size_t n, cap;
-};
-
-/* Room for n more bytes in o. */
-static char *room(struct out *o, size_t n)
-{
-	if (o->n + n > o->cap) {
-		o->cap = (o->cap + n) * 2;
-		o->p = realloc(o->p, o->cap);
-		if (!o->p) {
-			fprintf(stderr, "bench_sym: out of memory\n");
-			exit(2);
-		}
-	}
-	return o->p + o->n;
-}
-
 /* v in decimal at w; past it. */
 static char *put_u(char *w, unsigned v)
 {
@@ -176,6 +157,20 @@ static uint64_t hex(const char *p)
 	}
 }
 
+/* b[0..n) to stdout. @return 0, 2 if it cannot be written. */
+static int write_all(const char *b, size_t n)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t k = write(1, b + done, n - done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return 2;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
 /* Read addresses (hex, one a line) from stdin; answer as llvm-symbolizer
  * --inlines --demangle does on stdout. */
 static int pfsym_main(const char *bin)
@@ -205,61 +200,79 @@ static int pfsym_main(const char *bin)
 		return 2;
 	}
 	sort_order(a, n, order);
-	struct out o = { 0 };
+	/* the frames of every answer (the symbolizer's strings live as long as
+	 * it does), formatted in the order asked once all are known */
+	struct frame {
+		const char *fn, *file;
+		unsigned line, col;
+	} *fv = NULL;
+	size_t nf = 0, capf = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct profev_symframe *fr;
 		int k = profev_symbolizer_lookup(s, a[order[i]], &fr);
-		at[i] = o.n;
+		at[i] = nf;
 		for (int j = 0; j < (k > 0 ? k : 1); j++) {
-			const char *fn = k > 0 && fr[j].function ? fr[j].function : "??";
-			const char *file = k > 0 && fr[j].file ? fr[j].file : "??";
-			size_t nfn = strlen(fn), nfile = strlen(file);
-			char *w = room(&o, nfn + nfile + 32), *w0 = w;
-			memcpy(w, fn, nfn);
-			w += nfn;
-			*w++ = '\n';
-			memcpy(w, file, nfile);
-			w += nfile;
-			*w++ = ':';
-			w = put_u(w, k > 0 ? fr[j].line : 0);
-			*w++ = ':';
-			w = put_u(w, k > 0 ? fr[j].column : 0);
-			*w++ = '\n';
-			o.n += (size_t)(w - w0);
+			if (nf == capf) {
+				capf = capf ? capf * 2 : n + 16;
+				fv = realloc(fv, capf * sizeof(*fv));
+				if (!fv) {
+					fprintf(stderr, "bench_sym: out of memory\n");
+					return 2;
+				}
+			}
+			fv[nf++] = (struct frame){ k > 0 && fr[j].function ? fr[j].function : "??",
+						   k > 0 && fr[j].file ? fr[j].file : "??",
+						   k > 0 ? fr[j].line : 0, k > 0 ? fr[j].column : 0 };
 		}
-		*room(&o, 1) = '\n';
-		o.n++;
 	}
-	at[n] = o.n;
+	at[n] = nf;
 	/* the answers in the order asked: rank[i] is where address i came in
-	 * the lookups, its answer at[rank] .. at[rank + 1] */
+	 * the lookups, its frames fv[at[rank] .. at[rank + 1]) */
 	size_t *rank = malloc((n ? n : 1) * sizeof(*rank));
-	char *text = malloc(o.n ? o.n : 1);
-	if (!rank || !text) {
+	if (!rank) {
 		fprintf(stderr, "bench_sym: out of memory\n");
 		return 2;
 	}
 	for (size_t r = 0; r < n; r++)
 		rank[order[r]] = r;
+	static char text[1 << 20];
 	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t r = rank[i], k = at[r + 1] - at[r];
-		memcpy(text + w, o.p + at[r], k);
-		w += k;
-	}
 	int rc = 0;
-	for (size_t done = 0; done < w && !rc;) {
-		ssize_t k = write(1, text + done, w - done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			rc = 2;
-		else
-			done += (size_t)k;
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t r = rank[i];
+		for (size_t j = at[r]; j < at[r + 1] && !rc; j++) {
+			size_t nfn = strlen(fv[j].fn), nfile = strlen(fv[j].file);
+			if (w + nfn + nfile + 32 > sizeof(text)) {
+				rc = write_all(text, w);
+				w = 0;
+			}
+			if (nfn + nfile + 32 > sizeof(text)) {
+				rc = 2; /* names of a megabyte: not from this benchmark */
+				break;
+			}
+			char *p = text + w;
+			memcpy(p, fv[j].fn, nfn);
+			p += nfn;
+			*p++ = '\n';
+			memcpy(p, fv[j].file, nfile);
+			p += nfile;
+			*p++ = ':';
+			p = put_u(p, fv[j].line);
+			*p++ = ':';
+			p = put_u(p, fv[j].col);
+			*p++ = '\n';
+			w = (size_t)(p - text);
+		}
+		if (w + 1 > sizeof(text)) {
+			rc = rc ? rc : write_all(text, w);
+			w = 0;
+		}
+		text[w++] = '\n';
 	}
-	free(text);
+	if (!rc)
+		rc = write_all(text, w);
+	free(fv);
 	free(rank);
-	free(o.p);
 	free(at);
 	free(order);
 	free(a);
