@@ -44,6 +44,7 @@
 /* The user registers a sample copies for DWARF unwinding, in the kernel's
  * order (asm/perf_regs.h): bp, sp, ip. The rules followed need no other. */
 #define MAX_STACK_BYTES 65000u   /* a record's size is 16 bits */
+#define MIN_RING_BYTES (64u << 10) /* and room for 4 stack copies at least */
 #define REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
 
 /* A mapped module of one process, by absolute address range. */
@@ -96,6 +97,7 @@ struct perf_sampler {
 	size_t page;
 	struct ring *rings;
 	int nrings;
+	uint32_t asked_ring_bytes;    /* o.ring_bytes before the locked-memory limit cut it */
 	unsigned char rec[1u << 16];  /* a record that wraps the ring's end */
 	struct dwarf_unwinder *uw;    /* NULL without stack copies */
 	const struct proc *walking;   /* the process of the sample unwound */
@@ -797,6 +799,25 @@ static void attr_init(struct perf_event_attr *a, const struct perf_sampler *s, i
 	a->wakeup_watermark = (uint32_t)(s->o.ring_bytes / 4);
 }
 
+/* Every ring's mapping and event closed; none left open. */
+static void rings_close(struct perf_sampler *s)
+{
+	for (int i = 0; i < s->nrings; i++) {
+		if (s->rings[i].map)
+			munmap(s->rings[i].map, s->page + s->rings[i].data_size);
+		close(s->rings[i].fd);
+	}
+	memset(s->rings, 0, (size_t)s->nrings * sizeof *s->rings);
+	s->nrings = 0;
+}
+
+uint32_t perf_sampler_ring_bytes(const struct perf_sampler *s, uint32_t *asked)
+{
+	if (asked)
+		*asked = s->asked_ring_bytes;
+	return s->o.ring_bytes;
+}
+
 static const char *refusal(int e)
 {
 	static char buf[160];
@@ -844,7 +865,12 @@ struct perf_sampler *perf_sampler_open(pid_t pid, const struct perf_sample_opts 
 	}
 	if (s->o.ring_bytes < 2 * s->page || (s->o.ring_bytes & (s->o.ring_bytes - 1)))
 		s->o.ring_bytes = 1u << 20;
+	s->asked_ring_bytes = s->o.ring_bytes;
+	uint32_t min_ring = MIN_RING_BYTES;
+	while (min_ring < 4 * (s->o.stack_bytes + 512) || min_ring < 2 * s->page)
+		min_ring *= 2;
 	int build_id = 1, first_errno = 0;
+again:
 	for (long cpu = 0; cpu < ncpu; cpu++) {
 		struct perf_event_attr a;
 		attr_init(&a, s, build_id);
@@ -872,6 +898,22 @@ struct perf_sampler *perf_sampler_open(pid_t pid, const struct perf_sample_opts 
 		}
 		r->map = m;
 	}
+	/* Past the locked-memory allowance (perf_event_mlock_kb per user, then
+	 * RLIMIT_MEMLOCK), which a ring per CPU of a large machine soon is:
+	 * smaller rings, as perf record takes, rather than no samples. */
+	if ((first_errno == EPERM || first_errno == ENOMEM) && s->nrings &&
+	    !s->rings[s->nrings - 1].map && s->o.ring_bytes / 2 >= min_ring) {
+		rings_close(s);
+		s->o.ring_bytes /= 2;
+		first_errno = 0;
+		goto again;
+	}
+	if (first_errno == EPERM && s->nrings && !s->rings[s->nrings - 1].map) {
+		snprintf(why, whylen, "%s: rings of %u KiB per CPU are past the locked-memory limit "
+			 "(perf_event_mlock_kb, ulimit -l)", strerror(first_errno), s->o.ring_bytes >> 10);
+		perf_sampler_free(s);
+		return NULL;
+	}
 	if (first_errno || !s->nrings) {
 		snprintf(why, whylen, "%s", first_errno ? refusal(first_errno) : "no CPU to sample");
 		perf_sampler_free(s);
@@ -897,11 +939,7 @@ void perf_sampler_free(struct perf_sampler *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < s->nrings; i++) {
-		if (s->rings[i].map)
-			munmap(s->rings[i].map, s->page + s->rings[i].data_size);
-		close(s->rings[i].fd);
-	}
+	rings_close(s);
 	free(s->rings);
 	for (uint32_t i = 0; i < s->nprocs; i++)
 		free(s->procs[i].mods);

@@ -40,6 +40,10 @@ struct perf_sampler;
 struct perf_sampler *perf_sampler_open(pid_t pid, const struct perf_sample_opts *o,
 				       const struct perf_sample_host *host, char *why, size_t whylen);
 
+/* The kernel ring per CPU in bytes; *asked (if not NULL) gets what the
+ * options asked for, more when the locked-memory limit made it smaller. */
+uint32_t perf_sampler_ring_bytes(const struct perf_sampler *s, uint32_t *asked);
+
 /* Fill up to max pollfds with the rings' descriptors. @return how many. */
 int perf_sampler_pollfds(const struct perf_sampler *s, struct pollfd *p, int max);
 

@@ -1327,10 +1327,17 @@ static void sampler_start(struct profev_recorder *r)
 	struct perf_sample_host host = { r->w, sampler_emit, sampler_thread, r };
 	char why[200];
 	r->sampler = perf_sampler_open(r->pid, &so, &host, why, sizeof why);
-	if (!r->sampler)
+	if (!r->sampler) {
 		warn(r, "perf_event_open refused: %s; recording without %s", why,
 		     r->o.sample_hz && r->o.sched ? "samples and context switches"
 		     : r->o.sample_hz ? "samples" : "context switches");
+		return;
+	}
+	uint32_t asked, got = perf_sampler_ring_bytes(r->sampler, &asked);
+	if (got < asked)
+		warn(r, "sample rings of %u KiB per CPU are past the locked-memory limit "
+		     "(perf_event_mlock_kb, ulimit -l); took %u KiB, which may lose samples",
+		     asked >> 10, got >> 10);
 }
 
 static int start_meta(struct profev_recorder *r)
