@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "common/common.h"
 #include "conv/zpack.h"
 #include "profev_trace.h"
 
@@ -60,16 +61,6 @@ void conv_zpack_free(struct conv_zpack *zk)
 uint64_t conv_zpack_bytes(const struct conv_zpack *zk)
 {
 	return zk ? zk->bytes : 0;
-}
-
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
 }
 
 static size_t varint_len(uint64_t v)
