@@ -66,20 +66,20 @@ static int32_t splay(struct tnode *T, int32_t t, uint64_t key)
 	return t;
 }
 
-/* map[key] = (hi, sub); -1 when out of memory. */
-static int tset(struct profev_symbolizer *s, int32_t *root, uint64_t key, uint64_t hi, int32_t sub)
+/* In the subtree at *slot, map[key] = (hi, sub), with room for the node
+ * already made. */
+static void tset_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, uint64_t hi,
+		    int32_t sub)
 {
-	int32_t t = splay(s->tn, *root, key);
-	if (t >= 0 && s->tn[t].key == key) {
-		s->tn[t].hi = hi;
-		s->tn[t].sub = sub;
-		*root = t;
-		return 0;
-	}
-	if (grow((void **)&s->tn, &s->captn, s->ntn + 1, sizeof(*s->tn)))
-		return -1;
-	int32_t n = (int32_t)s->ntn++;
 	struct tnode *T = s->tn;
+	int32_t t = splay(T, *slot, key);
+	if (t >= 0 && T[t].key == key) {
+		T[t].hi = hi;
+		T[t].sub = sub;
+		*slot = t;
+		return;
+	}
+	int32_t n = (int32_t)s->ntn++;
 	T[n] = (struct tnode){ key, hi, sub, -1, -1 };
 	if (t >= 0) {
 		if (key < T[t].key) {
@@ -92,7 +92,15 @@ static int tset(struct profev_symbolizer *s, int32_t *root, uint64_t key, uint64
 			T[t].r = -1;
 		}
 	}
-	*root = n;
+	*slot = n;
+}
+
+/* map[key] = (hi, sub); -1 when out of memory. */
+static int tset(struct profev_symbolizer *s, int32_t *root, uint64_t key, uint64_t hi, int32_t sub)
+{
+	if (grow((void **)&s->tn, &s->captn, s->ntn + 1, sizeof(*s->tn)))
+		return -1;
+	tset_in(s, root, key, hi, sub);
 	return 0;
 }
 
@@ -127,34 +135,6 @@ static int map_insert_inverted(struct profev_symbolizer *s, int32_t *root, uint6
 	return tset(s, root, lo, hi, sub);
 }
 
-/* In the subtree at *slot, map[key] = (hi, sub), with room for the node
- * already made. */
-static void tset_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, uint64_t hi,
-		    int32_t sub)
-{
-	struct tnode *T = s->tn;
-	int32_t t = splay(T, *slot, key);
-	if (t >= 0 && T[t].key == key) {
-		T[t].hi = hi;
-		T[t].sub = sub;
-		*slot = t;
-		return;
-	}
-	int32_t n = (int32_t)s->ntn++;
-	T[n] = (struct tnode){ key, hi, sub, -1, -1 };
-	if (t >= 0) {
-		if (key < T[t].key) {
-			T[n].l = T[t].l;
-			T[n].r = t;
-			T[t].l = -1;
-		} else {
-			T[n].r = T[t].r;
-			T[n].l = t;
-			T[t].r = -1;
-		}
-	}
-	*slot = n;
-}
 
 /*
  * LLVM's updateAddressDieMap for one range [lo, hi): b, the entry with the
