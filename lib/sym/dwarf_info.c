@@ -66,18 +66,17 @@ static int32_t splay(struct tnode *T, int32_t t, uint64_t key)
 	return t;
 }
 
-/* In the subtree at *slot, map[key] = (hi, sub), with room for the node
- * already made. */
-static void tset_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, uint64_t hi,
-		    int32_t sub)
+/* map[key] = (hi, sub) in a subtree just splayed at key, whose root is t
+ * (-1: empty), with room for a node already made. @return the new root:
+ * t updated when it holds key, else a new node with t below it. */
+static int32_t tset_at_root(struct profev_symbolizer *s, int32_t t, uint64_t key, uint64_t hi,
+			    int32_t sub)
 {
 	struct tnode *T = s->tn;
-	int32_t t = splay(T, *slot, key);
 	if (t >= 0 && T[t].key == key) {
 		T[t].hi = hi;
 		T[t].sub = sub;
-		*slot = t;
-		return;
+		return t;
 	}
 	int32_t n = (int32_t)s->ntn++;
 	T[n] = (struct tnode){ key, hi, sub, -1, -1 };
@@ -92,7 +91,15 @@ static void tset_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, ui
 			T[t].r = -1;
 		}
 	}
-	*slot = n;
+	return n;
+}
+
+/* In the subtree at *slot, map[key] = (hi, sub), with room for the node
+ * already made. */
+static void tset_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, uint64_t hi,
+		    int32_t sub)
+{
+	*slot = tset_at_root(s, splay(s->tn, *slot, key), key, hi, sub);
 }
 
 /* map[key] = (hi, sub); -1 when out of memory. */
@@ -135,7 +142,6 @@ static int map_insert_inverted(struct profev_symbolizer *s, int32_t *root, uint6
 	return tset(s, root, lo, hi, sub);
 }
 
-
 /*
  * LLVM's updateAddressDieMap for one range [lo, hi): b, the entry with the
  * greatest key <= lo, is split around the range if the range begins in it
@@ -174,26 +180,7 @@ static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, u
 		if (lo > T[b].key)
 			T[b].hi = lo;
 	}
-	int32_t n;
-	if (t >= 0 && T[t].key == lo) {
-		n = t;
-		T[n].hi = hi;
-		T[n].sub = sub;
-	} else {
-		n = (int32_t)s->ntn++;
-		T[n] = (struct tnode){ lo, hi, sub, -1, -1 };
-		if (t >= 0) {
-			if (lo < T[t].key) {
-				T[n].l = T[t].l;
-				T[n].r = t;
-				T[t].l = -1;
-			} else {
-				T[n].r = T[t].r;
-				T[n].l = t;
-				T[t].r = -1;
-			}
-		}
-	}
+	int32_t n = tset_at_root(s, t, lo, hi, sub);
 	*root = n;
 	if (split)
 		tset_in(s, &T[n].r, hi, bhi, bsub);
