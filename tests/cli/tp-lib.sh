@@ -48,7 +48,7 @@ tp_import_ok() {
 	trace=$1; shift
 	allowed="''"
 	for s in "$@"; do allowed="$allowed,'$s'"; done
-	bad=$(tp_sql "$trace" "select name || '[' || idx || '] = ' || value from stats
+	bad=$(tp_sql "$trace" "select name || '[' || coalesce(idx, '') || '] = ' || value from stats
 		where severity in ('error', 'data_loss') and value > 0 and name not in ($allowed)")
 	[ -z "$bad" ] || fail "trace_processor: '$trace' imports with errors: $(echo "$bad" | tr '\n' ' ')"
 }
