@@ -198,20 +198,20 @@ struct pfr {
 };
 #define NOMOD UINT32_MAX
 
-/* A set of string ids (0 is none), as a hash table: one per sequence and
- * kind of interned string, so its size is what the sequence uses, not the
- * largest id. */
+/* A set of ids (0 is none), as a hash table: string ids, one set per
+ * sequence and kind of interned string, so its size is what the sequence
+ * uses, not the largest id; and the part's async track uuids. */
 struct pfset {
-	uint32_t *k;   /* 0 = empty slot */
+	uint64_t *k;   /* 0 = empty slot */
 	uint32_t mask, n;
 };
 
-static inline uint32_t pfset_slot(uint32_t id, uint32_t mask)
+static inline uint32_t pfset_slot(uint64_t id, uint32_t mask)
 {
-	return (id * 0x9e3779b1u) >> 8 & mask;
+	return (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & mask;
 }
 
-static int pfset_has(const struct pfset *s, uint32_t id)
+static int pfset_has(const struct pfset *s, uint64_t id)
 {
 	if (!s->n)
 		return 0;
@@ -222,10 +222,11 @@ static int pfset_has(const struct pfset *s, uint32_t id)
 }
 
 /* Add id (not 0): 1 if it is new, 0 if it was there, <0 on no memory. */
-static int pfset_add(struct pfset *s, uint32_t id)
+static int pfset_add(struct pfset *s, uint64_t id)
 {
 	if (!s->k || (s->n + 1) * 2 > s->mask) {
-		uint32_t *old = s->k, n = old ? s->mask + 1 : 0, mask = n ? 2 * n - 1 : 15;
+		uint64_t *old = s->k;
+		uint32_t n = old ? s->mask + 1 : 0, mask = n ? 2 * n - 1 : 15;
 		if (!(s->k = calloc((size_t)mask + 1, sizeof(*s->k)))) {
 			s->k = old;
 			return PROFEV_E_NOMEM;
@@ -252,7 +253,7 @@ static int pfset_add(struct pfset *s, uint32_t id)
 
 /* Remove id, moving back the entries of its run that may not stay behind
  * the hole (linear probing has no tombstones). */
-static void pfset_del(struct pfset *s, uint32_t id)
+static void pfset_del(struct pfset *s, uint64_t id)
 {
 	if (!s->n)
 		return;
@@ -313,8 +314,7 @@ struct pf {
 	uint32_t nseqs;
 	struct pfseq *cur;    /* the sequence being written on */
 	struct conv_thread *last_t; /* the track last written for */
-	uint64_t *asyncs;   /* async tracks described in this part, 0 = empty */
-	uint64_t amask, nasync;
+	struct pfset asyncs;  /* async track uuids described in this part */
 	/* The zone begin written last, while nothing follows it: the arguments
 	 * and flows that come next are written into it again. */
 	const struct conv_thread *open_t;
@@ -396,7 +396,7 @@ static void pf_fini(struct conv *c)
 			free(p->seqs[i]);
 		}
 	free(p->seqs);
-	free(p->asyncs);
+	free(p->asyncs.k);
 	free(p->zn);
 	free(p->fr);
 	free(p->newfr);
@@ -471,9 +471,7 @@ static int pf_part_begin(struct conv *c)
 	p->cur = &p->shared;
 	p->last_t = NULL;
 	p->open_t = NULL;
-	if (p->asyncs)
-		memset(p->asyncs, 0, (p->amask + 1) * sizeof(*p->asyncs));
-	p->nasync = 0;
+	pfset_clear(&p->asyncs);
 	p->allocs_track = 0;
 	p->shots_track = 0;
 	p->part++;
@@ -1724,36 +1722,6 @@ static uint64_t async_hash(uint32_t name, uint64_t id)
 	return h ^ (h >> 29);
 }
 
-/* Adds uuid to the part's async tracks: 1 if new, 0 if there, <0 on no memory. */
-static int async_track_add(struct pf *p, uint64_t uuid)
-{
-	if (!p->asyncs || (p->nasync + 1) * 2 > p->amask) {
-		uint64_t *old = p->asyncs, n = old ? p->amask + 1 : 0, mask = n ? 2 * n - 1 : 63;
-		if (!(p->asyncs = calloc(mask + 1, sizeof(*p->asyncs)))) {
-			p->asyncs = old;
-			return PROFEV_E_NOMEM;
-		}
-		p->amask = mask;
-		for (uint64_t i = 0; i < n; i++) {
-			if (!old[i])
-				continue;
-			uint64_t k = old[i] >> 20 & mask;
-			while (p->asyncs[k])
-				k = (k + 1) & mask;
-			p->asyncs[k] = old[i];
-		}
-		free(old);
-	}
-	uint64_t k = uuid >> 20 & p->amask;
-	while (p->asyncs[k] && p->asyncs[k] != uuid)
-		k = (k + 1) & p->amask;
-	if (p->asyncs[k])
-		return 0;
-	p->asyncs[k] = uuid;
-	p->nasync++;
-	return 1;
-}
-
 /*
  * An async span: a slice on a track of its own for its name and id, under
  * the process, named by the span. Its begin and end may come from two
@@ -1767,7 +1735,7 @@ static int pf_async(struct conv *c, struct conv_thread *t, const struct profev_e
 	uint32_t shared = l && l->name ? l->name : ev->name;
 	uint32_t cat = l ? l->category : 0;
 	uint64_t uuid = UUID_ASYNC(async_hash(shared, ev->payload));
-	int fresh = async_track_add(p, uuid), rc;
+	int fresh = pfset_add(&p->asyncs, uuid), rc;
 	if (fresh < 0)
 		return fresh;
 	if ((rc = seq_use(c, t)))

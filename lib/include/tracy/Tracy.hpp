@@ -393,15 +393,10 @@ public:
 	}
 	void TextFmt(const char *fmt, ...)
 	{
-		if (!m_end)
-			return;
-		char buf[PROFEV_ARG_STR_MAX + 1];
 		va_list ap;
 		va_start(ap, fmt);
-		int n = vsnprintf(buf, sizeof buf, fmt, ap);
+		Formatted(&ScopedZone::Text, fmt, ap);
 		va_end(ap);
-		if (n >= 0)
-			PROFEV_ZONE_TEXT(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 	}
 	void Name(const char *txt, size_t size)
 	{
@@ -410,15 +405,10 @@ public:
 	}
 	void NameFmt(const char *fmt, ...)
 	{
-		if (!m_end)
-			return;
-		char buf[PROFEV_ARG_STR_MAX + 1];
 		va_list ap;
 		va_start(ap, fmt);
-		int n = vsnprintf(buf, sizeof buf, fmt, ap);
+		Formatted(&ScopedZone::Name, fmt, ap);
 		va_end(ap);
-		if (n >= 0)
-			PROFEV_ZONE_NAME(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 	}
 	void Color(uint32_t color)
 	{
@@ -433,6 +423,18 @@ public:
 	bool IsActive() const { return m_end != 0; }
 
 private:
+	/* fmt formatted as vsnprintf does, cut to an argument's longest string,
+	 * and given to put (Text or Name). */
+	void Formatted(void (ScopedZone::*put)(const char *, size_t), const char *fmt, va_list ap)
+	{
+		if (!m_end)
+			return;
+		char buf[PROFEV_ARG_STR_MAX + 1];
+		int n = vsnprintf(buf, sizeof buf, fmt, ap);
+		if (n >= 0)
+			(this->*put)(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+	}
+
 	uint64_t m_end;
 };
 
