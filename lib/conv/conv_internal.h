@@ -161,6 +161,10 @@ struct conv_ops {
 	/* A context switch of t (SWITCH_OUT or SWITCH_IN), as sample().
 	 * NULL: switches are skipped. */
 	int (*sched)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	/* ev->payload samples and switches that the kernel dropped from a ring
+	 * (SAMPLE_LOST, on the program's main thread t), as sample(). NULL:
+	 * losses are left out. */
+	int (*sample_lost)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
 	/* After the last event, before the last part_end. May be NULL. */
 	int (*finish)(struct conv *c);
 	/* An ARG, FLOW_OUT or FLOW_IN event of t's top zone z, which the read

@@ -1861,6 +1861,7 @@ enum {
 	PS_TID = 3,
 	PS_CALLSTACK_IID = 4,
 	PS_CPU_MODE = 5,
+	PS_KERNEL_RECORDS_LOST = 17,
 	MODE_USER = 2,
 	FB_CPU = 1,
 	FB_EVENT = 2,
@@ -1909,6 +1910,29 @@ static int pf_sample(struct conv *c, struct conv_thread *t, const struct profev_
 	if (has)
 		pb_uint(o, PS_CALLSTACK_IID, ev->stack);
 	pb_uint(o, PS_CPU_MODE, MODE_USER);
+	pb_end(o, ps);
+	pb_end(o, pk);
+	return 0;
+}
+
+/*
+ * Records the kernel dropped from a ring, as traced_perf reports them: a
+ * PerfSample with kernel_records_lost and pid 0, which trace_processor
+ * counts in its perf_cpu_lost_records stat (the UI's data-loss notice).
+ * pfrec's loss events carry no CPU, so they are counted under CPU 0.
+ */
+static int pf_sample_lost(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	(void)t;
+	struct outbuf *o = &c->out;
+	int rc = outbuf_reserve(o, PACKET_MAX);
+	if (rc)
+		return rc;
+	use_shared(c->fmt);
+	size_t pk = packet_begin(c, ev->ts, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t ps = pb_begin(o, TP_PERF_SAMPLE);
+	pb_uint(o, PS_CPU, 0);
+	pb_uint(o, PS_KERNEL_RECORDS_LOST, ev->payload);
 	pb_end(o, ps);
 	pb_end(o, pk);
 	return 0;
@@ -1973,4 +1997,5 @@ const struct conv_ops conv_perfetto_ops = {
 	.image = pf_image,
 	.sample = pf_sample,
 	.sched = pf_sched,
+	.sample_lost = pf_sample_lost,
 };

@@ -1010,8 +1010,11 @@ static __attribute__((noinline)) int on_rich(struct loop *l, const struct profev
 static __attribute__((noinline)) int on_kernel_event(struct loop *l, const struct profev_event *ev)
 {
 	struct conv *c = &l->c;
-	int (*pass)(struct conv *, struct conv_thread *, const struct profev_event *) =
-		ev->type == PROFEV_EV_SAMPLE ? c->ops->sample : c->ops->sched;
+	int (*pass)(struct conv *, struct conv_thread *, const struct profev_event *) = c->ops->sched;
+	if (ev->type == PROFEV_EV_SAMPLE)
+		pass = c->ops->sample;
+	else if (ev->type == PROFEV_EV_SAMPLE_LOST)
+		pass = c->ops->sample_lost;
 	if (!pass || ev->ts < l->from || ev->ts > l->to)
 		return 0;
 	struct conv_thread *t = thread_of(l, ev);
@@ -1109,6 +1112,7 @@ static inline HOT int on_event(struct loop *l, const struct profev_event *ev)
 	case PROFEV_EV_SAMPLE:
 	case PROFEV_EV_SWITCH_OUT:
 	case PROFEV_EV_SWITCH_IN:
+	case PROFEV_EV_SAMPLE_LOST:
 		return on_kernel_event(l, ev);
 	case PROFEV_EV_FRAME_IMAGE:
 		if (!c->ops->image || (c->opts->flags & PROFEV_CONV_NO_IMAGES))

@@ -12,6 +12,8 @@
  *                                        by formula (not by the encoder, so the
  *                                        same on every build): moving, standing
  *                                        still, flat areas, another size between
+ *   mktrace lost-samples OUT             samples and switches of one thread, with
+ *                                        17 records the kernel dropped between
  *   mktrace hostile KIND OUT             a few hundred bytes that once broke a reader:
  *                                        argv-cut, strings-count, stacks-count,
  *                                        symbols-empty (see hostile() below)
@@ -183,6 +185,33 @@ static int ties(struct profev_writer *w, int unused)
 	return rc;
 }
 
+/* pfrec --sample --sched as it records a ring that overflowed: a thread
+ * sampled and switched on CPU 1, and 17 records the kernel dropped. */
+static int lost_samples(struct profev_writer *w, int unused)
+{
+	(void)unused;
+	struct profev_meta meta = { .program = "./prog", .pid = 7, .mono_start_ns = 1000000, .ticks_per_ns = 1,
+				    .clock = "monotonic", .recorder = "mktrace" };
+	int rc = profev_writer_meta(w, &meta);
+	rc |= profev_writer_thread(w, 7, 7, "main");
+	struct profev_module m = { "/bin/prog", NULL, 0, 0x400000, 0x1000 };
+	rc |= profev_writer_module(w, &m);
+	struct profev_frame f[2] = { { 0, 0, 0x10 }, { 0, PROFEV_FRAMEF_RETURN, 0x50 } };
+	uint32_t stack = profev_writer_stack(w, f, 2);
+	static const struct { uint8_t type; uint64_t ts, payload; } seq[] = {
+		{ PROFEV_EV_SWITCH_IN, 1000000, 1 },  { PROFEV_EV_SAMPLE, 1001000, 1 },
+		{ PROFEV_EV_SAMPLE_LOST, 1002000, 17 }, { PROFEV_EV_SAMPLE, 1003000, 1 },
+		{ PROFEV_EV_SWITCH_OUT, 1004000, 1 },
+	};
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		struct profev_event e = synth_event(seq[i].type, seq[i].ts, 7, 0, seq[i].payload);
+		if (seq[i].type == PROFEV_EV_SAMPLE)
+			e.stack = stack;
+		rc |= profev_writer_event(w, &e);
+	}
+	return rc;
+}
+
 /* One uncompressed chunk with a valid checksum around a crafted body. */
 /* Block (bx, by) of frame f: a gradient that moves a block every other
  * frame, flat on the left, noisy indices on the right; frames 4..6 stand
@@ -321,7 +350,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties|images OUT [EVENTS] [THREADS]\n"
+		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties|images|lost-samples OUT [EVENTS] [THREADS]\n"
 				"       mktrace hostile KIND OUT\n");
 		return 2;
 	}
@@ -335,6 +364,7 @@ int main(int argc, char **argv)
 	} kinds[] = {
 		{ "allkinds", allkinds, 0 }, { "unknown", allkinds, 1 }, { "nested", nested, 0 },
 		{ "ties", ties, 0 },         { "images", images, 0 },
+		{ "lost-samples", lost_samples, 0 },
 	};
 	int rc = 2;
 	if (strcmp(argv[1], "game") == 0 || strcmp(argv[1], "game-args") == 0) {
