@@ -18,6 +18,7 @@ set -- $(grep '^LOCKS' did.txt)
 acq=$2 contended=$3 hold_ns=$(($5 * 1000))
 outer_line=$(sed -n 's/^ZONE main outer - main rich.c //p' did.txt)
 expect_exit 0 pfconv -q to perfetto rich.bin -o rich.pftrace
+fields_known rich.pftrace
 expect_exit 0 pfconv -q to chrome rich.bin -o rich.json
 
 for f in rich.pftrace rich.json; do

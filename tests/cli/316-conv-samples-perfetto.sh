@@ -54,6 +54,7 @@ $CC -std=gnu99 -O1 -g -fno-omit-frame-pointer $SANFLAGS -I"$PROFEV_ROOT/lib/incl
 expect_exit 0 pfrec -q --sample --sched -o b.bin ./busy
 expect_exit 0 pfsym b.bin
 expect_exit 0 pfconv -q to perfetto -o b.pftrace b.bin
+fields_known b.pftrace
 # Records the kernel dropped (a ring pfrec could not drain in time, as on
 # a loaded machine) are data loss the trace records: trace_processor counts
 # them, and the CPUs' switch chains they break.

@@ -10,6 +10,7 @@ tp_need
 expect_exit 0 pfdump --stats lost.bin
 grep -q "17 lost" out.txt || { cat out.txt >&2; fail "pfdump --stats does not count the 17 lost samples"; }
 expect_exit 0 pfconv -q to perfetto -o lost.pftrace lost.bin
+fields_known lost.pftrace
 tp_import_ok lost.pftrace perf_cpu_lost_records
 lost=$(tp_value lost.pftrace "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
 [ "$lost" = 17 ] || fail "trace_processor counts $lost lost records, the trace 17"

@@ -41,6 +41,16 @@ tp_sql() {
 # tp_value TRACE SQL: the single value a query returns, quotes removed.
 tp_value() { tp_sql "$1" "$2" | head -n 1 | tr -d '"'; }
 
+# fields_known TRACE: protoc decodes TRACE against formats/perfetto with no
+# field left as a bare number: the documented subset holds all pfconv wrote.
+fields_known() {
+	protoc --decode=perfetto.protos.Trace -I "$PROFEV_ROOT/formats/perfetto" \
+		"$PROFEV_ROOT/formats/perfetto/trace.proto" <"$1" >"$1.txt" 2>protoc.err ||
+		fail "protoc cannot decode '$1': $(cat protoc.err)"
+	unknown=$(grep -E -m 3 '^ *[0-9]+(:| \{)' "$1.txt")
+	[ -z "$unknown" ] || fail "'$1' has fields formats/perfetto lacks: $(echo "$unknown" | sed 's/^ *//' | tr '\n' ' ')"
+}
+
 # tp_import_ok TRACE [STAT...]: trace_processor reported no import error and
 # no data loss, apart from the named stats (data loss that the trace itself
 # records, such as lost events under --drop).
