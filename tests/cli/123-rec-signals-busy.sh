@@ -7,9 +7,14 @@ build_burst
 for opt in "" --pipe; do
 	for s in TERM:15 INT:2; do
 		name=${s%:*}; num=${s#*:}
-		env --default-signal=INT pfrec -q $opt --buffer 16K -o "$name.bin" ./burst 4000000000 2>err.txt &
+		rm -f started.txt
+		env --default-signal=INT pfrec -q $opt --buffer 16K -o "$name.bin" ./burst 4000000000 started.txt \
+			2>err.txt &
 		pid=$!
-		sleep 1
+		# The program writes its pid once it runs (a loaded machine may take
+		# seconds to start it); then it fills its rings for a moment.
+		wait_for started.txt "" 60
+		sleep 0.3
 		kill -"$name" $pid
 		( sleep 20; kill -KILL $pid 2>/dev/null; pkill -KILL -P $pid 2>/dev/null ) &
 		guard=$!
