@@ -12,13 +12,11 @@
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
 . "$PROFEV_ROOT/tests/cli/tp-lib.sh"
 tp_need
-check() { TP="$TP" python3 "$PROFEV_ROOT/tests/cli/tp-check.py" "$@" > check.out 2> check.err ||
-	{ cat check.err >&2; fail "tp-check $*"; }; }
 # both TRACE: the Perfetto output checked, the Chrome JSON beside it
 both() {
 	expect_exit 0 pfconv -q to perfetto -o "$1.pftrace" "$1"
 	expect_exit 0 pfconv -q to chrome -o "$1.json" "$1"
-	check --chrome "$1.json" "$1" "$1.pftrace"
+	tpcheck --chrome "$1.json" "$1" "$1.pftrace"
 }
 
 cp "$GOLDEN/allkinds.bin" "$GOLDEN/nested.bin" .
@@ -79,11 +77,11 @@ both pattern.bin
 "$MKTRACE" game synth.bin 60000 4 || fail "mktrace"
 expect_exit 0 pfconv -q to perfetto --split-size 128K -o synth.pftrace synth.bin
 [ -f synth.002.pftrace ] || fail "the split wrote fewer than three parts"
-check synth.bin synth.[0-9][0-9][0-9].pftrace
+tpcheck synth.bin synth.[0-9][0-9][0-9].pftrace
 # A window: its zones cut at the edges, its instants and counters; and the
-# check can fail: the same output against a window 10 ns wider.
+# tpcheck can fail: the same output against a window 10 ns wider.
 expect_exit 0 pfconv -q to perfetto --from 2ms --to 6ms -o win.pftrace synth.bin
-check --window 2000000 6000000 synth.bin win.pftrace
+tpcheck --window 2000000 6000000 synth.bin win.pftrace
 ! TP="$TP" python3 "$PROFEV_ROOT/tests/cli/tp-check.py" --window 2000000 6000010 synth.bin win.pftrace \
 	2> check.err > /dev/null || fail "tp-check accepts a window that is not the output's"
 contains check.err "zone slices (tid, ts, dur, depth, name, category) differ"

@@ -54,8 +54,6 @@ decode back.pftrace
 [ "$(grep -c 'timestamp_clock_id: 6$' back.pftrace.txt)" -eq 3 ] || fail "not 3 times on the trace clock"
 
 tp_need
-tpcheck() { TP="$TP" python3 "$PROFEV_ROOT/tests/cli/tp-check.py" "$@" > check.out 2> check.err ||
-	{ cat check.err >&2; fail "tp-check $*"; }; }
 tpcheck back.bin back.pftrace
 contains check.out '"counters": 7'
 tpcheck many.bin many.pftrace

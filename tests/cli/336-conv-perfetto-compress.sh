@@ -78,8 +78,6 @@ expect_exit 2 pfconv to chrome --compress -o x.json game.bin
 contains err.txt "--compress applies to perfetto output only"
 
 tp_need
-tpcheck() { TP="$TP" python3 "$PROFEV_ROOT/tests/cli/tp-check.py" "$@" > check.out 2> check.err ||
-	{ cat check.err >&2; fail "tp-check $*"; }; }
 tpcheck game.bin game.pftrace
 contains check.out '"threads": 4'
 tpcheck allkinds.bin allkinds.pftrace

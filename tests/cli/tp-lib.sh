@@ -62,3 +62,11 @@ tp_import_ok() {
 		where severity in ('error', 'data_loss') and value > 0 and name not in ($allowed)")
 	[ -z "$bad" ] || fail "trace_processor: '$trace' imports with errors: $(echo "$bad" | tr '\n' ' ')"
 }
+
+# tpcheck [--chrome JSON] [--window FROM TO] TRACE OUTPUT...: trace_processor's
+# tables of OUTPUT (one conversion, or the parts of a split) are what pfdump
+# shows of TRACE (tests/cli/tp-check.py); its counts go to check.out.
+tpcheck() {
+	TP="$TP" python3 "$PROFEV_ROOT/tests/cli/tp-check.py" "$@" > check.out 2> check.err ||
+		{ cat check.err >&2; fail "tp-check $*"; }
+}
