@@ -9,8 +9,8 @@
 #           whose .dwo files are not kept: the skeleton and the search
 #   trace/  traces: a pfrec recording of client.c (every client record), the
 #           golden allkinds and nested traces, a small game, a recording with
-#           samples and context switches, and sym.bin whose modules are the
-#           elf/ files (for pfsym's rewrite)
+#           samples and context switches, mktrace's lost-samples, and
+#           sym.bin whose modules are the elf/ files (for pfsym's rewrite)
 #   conv/   one option byte (see fuzz_conv.c), then a trace
 #   wire/   what client.c writes to pfrec: through the pipe alone, and with
 #           its rings in the shared memory file (the u32 length and the
@@ -41,6 +41,7 @@ $CC -O1 -g -Ilib/include -o "$tmp/client" "$S/client.c" "$B/libprofev-client.a" 
 "$B/tools/mktrace" allkinds "$C/trace/allkinds.bin"
 "$B/tools/mktrace" nested "$C/trace/nested.bin"
 "$B/tools/mktrace" game "$C/trace/game.bin" 200 2
+"$B/tools/mktrace" lost-samples "$C/trace/lost-samples.bin"
 # samples and context switches (perf events; two frames of the example game)
 "$B/pfrec" -q --sample=20000 --sched -o "$C/trace/samples.bin" "$B/examples/game" 2 >/dev/null ||
 	echo "make-seeds: no samples seed: perf events are not available here" >&2
@@ -53,6 +54,9 @@ for t in client allkinds nested; do
 	for o in 000 003 005 021 046 074 142 271; do
 		{ printf "\\$o"; cat "$C/trace/$t.bin"; } > "$C/conv/$t-$o.bin"
 	done
+done
+for o in 000 021 074; do
+	{ printf "\\$o"; cat "$C/trace/lost-samples.bin"; } > "$C/conv/lost-samples-$o.bin"
 done
 if [ -f "$C/trace/samples.bin" ]; then
 	for o in 000 021 074; do
