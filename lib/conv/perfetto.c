@@ -735,6 +735,18 @@ static void annames_write(struct conv *c, const struct profev_event *a, uint32_t
 static size_t args_room(struct conv *c, const struct profev_event *a, uint32_t n);
 static void args_write(struct conv *c, const struct profev_event *a, uint32_t n);
 
+/* An entry of InternedData's field (event names, categories, annotation
+ * names): the trace's string iid, with the string as its name. */
+static void interned_string_write(struct conv *c, unsigned field, uint32_t iid)
+{
+	struct outbuf *o = &c->out;
+	const char *s = profev_reader_string(c->r, iid);
+	size_t e = pb_begin(o, field);
+	pb_uint(o, IE_IID, iid);
+	c->st.replaced_bytes += pb_string_utf8(o, IE_NAME, s, strlen(s));
+	pb_end(o, e);
+}
+
 /* Names, categories and (when stack_prepare() made one ready, on sequence
  * 1) a callstack new to the part, in the packet's one InternedData. */
 static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn, int newc)
@@ -746,19 +758,10 @@ static void write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn
 	size_t id = pb_begin(o, TP_INTERNED_DATA);
 	if (p->nan)
 		annames_write(c, p->an, p->nan);
-	if (newc) {
-		const char *s = profev_reader_string(c->r, cat);
-		size_t e = pb_begin(o, ID_EVENT_CATEGORIES);
-		pb_uint(o, IE_IID, cat);
-		c->st.replaced_bytes += pb_string_utf8(o, IE_NAME, s, strlen(s));
-		pb_end(o, e);
-	}
+	if (newc)
+		interned_string_write(c, ID_EVENT_CATEGORIES, cat);
 	if (newn) {
-		const char *s = profev_reader_string(c->r, name);
-		size_t e = pb_begin(o, ID_EVENT_NAMES);
-		pb_uint(o, IE_IID, name);
-		c->st.replaced_bytes += pb_string_utf8(o, IE_NAME, s, strlen(s));
-		pb_end(o, e);
+		interned_string_write(c, ID_EVENT_NAMES, name);
 		srcloc_write(c, name);
 	}
 	if (p->stack)
@@ -1590,11 +1593,7 @@ static void annames_write(struct conv *c, const struct profev_event *a, uint32_t
 		if (!is_arg(a[i].type) || !a[i].name || pfset_add(&p->cur->annames, a[i].name) != 1)
 			continue;
 		undo_push(p, &p->cur->annames, a[i].name);
-		const char *s = profev_reader_string(c->r, a[i].name);
-		size_t e = pb_begin(&c->out, ID_DEBUG_ANNOTATION_NAMES);
-		pb_uint(&c->out, IE_IID, a[i].name);
-		c->st.replaced_bytes += pb_string_utf8(&c->out, IE_NAME, s, strlen(s));
-		pb_end(&c->out, e);
+		interned_string_write(c, ID_DEBUG_ANNOTATION_NAMES, a[i].name);
 	}
 }
 
