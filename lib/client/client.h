@@ -51,6 +51,7 @@
 #define recording_stop profev__recording_stop
 #define recorder_gone profev__recorder_gone
 #define ring_detach profev__ring_detach
+#define shm_extend profev__shm_extend
 #define pipe_lock profev__pipe_lock
 #define pipe_unlock profev__pipe_unlock
 #define pipe_write_all profev__pipe_write_all
@@ -163,6 +164,10 @@ extern struct ring *all_rings;        /* every ring ever made, newest first */
 extern pthread_mutex_t reg_lock;      /* ring list and free list */
 void ring_recycle(struct ring *r);    /* flush thread: r was consumed to the end */
 void ring_detach(void);               /* forked child: this thread writes nowhere */
+/* len more bytes of the shared file, mapped: their address and, in *off,
+ * their offset in the file; NULL when there is no shared file or no room.
+ * Under reg_lock. */
+void *shm_extend(size_t len, uint64_t *off);
 void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
 		 const void *c, uint32_t clen);
 /* Take the queued definitions (STRING, CATEGORY messages); returns bytes. */

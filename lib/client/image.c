@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include "client.h"
@@ -25,14 +24,10 @@ static void images_place(void)
 		return;
 	in_client++;
 	pthread_mutex_lock(&reg_lock);
-	size_t len = PFW_RING_CTL + (size_t)PFW_IMAGE_SLOTS * PFW_IMAGE_SLOT_BYTES;
-	off_t off = (off_t)cl.shm_end;
-	void *p = MAP_FAILED;
-	if (ftruncate(cl.shm_fd, off + (off_t)len) == 0)
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, cl.shm_fd, off);
-	if (p != MAP_FAILED) {
-		cl.shm_end += len;
-		struct pfw_images m = { (uint64_t)off, PFW_IMAGE_SLOTS, PFW_IMAGE_SLOT_BYTES };
+	uint64_t off;
+	void *p = shm_extend(PFW_RING_CTL + (size_t)PFW_IMAGE_SLOTS * PFW_IMAGE_SLOT_BYTES, &off);
+	if (p) {
+		struct pfw_images m = { off, PFW_IMAGE_SLOTS, PFW_IMAGE_SLOT_BYTES };
 		/* Queued before the slots are used: pfrec maps them before it
 		 * meets a record naming one. */
 		defs_append(PFW_IMAGES, &m, sizeof m, NULL, 0, NULL, 0);

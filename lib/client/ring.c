@@ -213,23 +213,30 @@ static int ring_memory(struct ring *r)
 	memset(r, 0, sizeof *r);
 	r->ctl = &r->own_ctl;
 	r->ctl->owner = r;
-	if (cl.shm_fd >= 0) {
-		size_t len = PFW_RING_CTL + cl.ring_bytes;
-		off_t off = (off_t)cl.shm_end;
-		void *p = MAP_FAILED;
-		if (ftruncate(cl.shm_fd, off + (off_t)len) == 0)
-			p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, cl.shm_fd, off);
-		if (p != MAP_FAILED) {
-			cl.shm_end += len;
-			r->ctl = p;
-			r->ctl->owner = r;
-			r->shm_off = (uint64_t)off;
-			r->base = (unsigned char *)p + PFW_RING_CTL;
-			return 0;
-		}
+	void *p = shm_extend(PFW_RING_CTL + cl.ring_bytes, &r->shm_off);
+	if (p) {
+		r->ctl = p;
+		r->ctl->owner = r;
+		r->base = (unsigned char *)p + PFW_RING_CTL;
+		return 0;
 	}
 	r->base = aligned_alloc(64, cl.ring_bytes);
 	return r->base ? 0 : -1;
+}
+
+void *shm_extend(size_t len, uint64_t *off)
+{
+	if (cl.shm_fd < 0)
+		return NULL;
+	off_t end = (off_t)cl.shm_end;
+	if (ftruncate(cl.shm_fd, end + (off_t)len) != 0)
+		return NULL;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, cl.shm_fd, end);
+	if (p == MAP_FAILED)
+		return NULL;
+	cl.shm_end += len;
+	*off = (uint64_t)end;
+	return p;
 }
 
 /* In a forked child: the ring belongs to the parent's stream (and may be
