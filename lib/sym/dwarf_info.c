@@ -191,12 +191,11 @@ static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
 {
 	if (root < 0)
 		return 0;
-	cu->map = malloc(s->ntn * sizeof(*cu->map));
-	int32_t *stack = malloc((s->ntn + 1) * sizeof(*stack));
-	if (!cu->map || !stack) {
-		free(stack);
+	/* the DIE walk is over: its stack serves here */
+	if (grow((void **)&s->stack, &s->capstack, s->ntn + 1, sizeof(*s->stack)) ||
+	    !(cu->map = arena_room(&s->arena, 0, s->ntn * sizeof(*cu->map))))
 		return -1;
-	}
+	int32_t *stack = s->stack;
 	size_t sp = 0;
 	int32_t t = root;
 	while (t >= 0 || sp) {
@@ -208,7 +207,7 @@ static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
 		cu->map[cu->nmap++] = (struct dmap){ s->tn[t].key, s->tn[t].hi, s->tn[t].sub };
 		t = s->tn[t].r;
 	}
-	free(stack);
+	arena_take(&s->arena, cu->nmap * sizeof(*cu->map));
 	return 0;
 }
 
@@ -430,11 +429,17 @@ static struct cu *cu_of(struct profev_symbolizer *s, uint64_t off)
 /* Subroutines                                                       */
 /* ---------------------------------------------------------------- */
 
-static struct sub *add_sub(struct cu *cu, uint64_t off, int32_t parent, const struct abbrev *a,
-			   const struct die *die)
+static struct sub *add_sub(struct profev_symbolizer *s, struct cu *cu, uint64_t off,
+			   int32_t parent, const struct abbrev *a, const struct die *die)
 {
-	if (grow((void **)&cu->subs, &cu->capsubs, cu->nsubs + 1, sizeof(*cu->subs)))
-		return NULL;
+	if (cu->nsubs == cu->capsubs) {
+		struct sub *v = arena_room(&s->arena, cu->nsubs * sizeof(*v),
+					   2 * cu->capsubs * sizeof(*v));
+		if (!v)
+			return NULL;
+		cu->subs = v;
+		cu->capsubs *= 2;
+	}
 	struct sub *sb = &cu->subs[cu->nsubs++];
 	memset(sb, 0, sizeof(*sb));
 	sb->off = off;
@@ -541,10 +546,10 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 	uint64_t bad_off = 0;
 	if (!src->root_children)
 		c.p = c.end;
-	/* at most one subroutine per two bytes of the unit; reserved, then
-	 * trimmed (see dwarf_line.c's rows) */
+	/* about one subroutine per two bytes of the unit at most: room at the
+	 * arena's end, the rest given back once they are known */
 	cu->capsubs = (size_t)(c.end - c.p) / 2 + 1;
-	cu->subs = malloc(cu->capsubs * sizeof(*cu->subs));
+	cu->subs = arena_room(&s->arena, 0, cu->capsubs * sizeof(*cu->subs));
 	if (!cu->subs) {
 		free(ur.v);
 		return -1;
@@ -567,7 +572,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 		if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine) {
 			struct die die;
 			die_sub_attrs(&c, ab, a, &src->u, src->unit_off, &die);
-			if (!add_sub(cu, off, parent, a, &die)) {
+			if (!add_sub(s, cu, off, parent, a, &die)) {
 				rc = -1;
 				break;
 			}
@@ -609,19 +614,18 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 		sym_warn(t, "'%s': %s: unit at offset 0x%llx: at offset 0x%llx: %s", t->path,
 			 info_name(t), (unsigned long long)(src->unit_off + t->info_off),
 			 (unsigned long long)(bad_off + t->info_off), bad);
-		free(cu->subs);
 		cu->subs = NULL;
 		cu->nsubs = cu->capsubs = 0;
 		return 1;
 	}
-	struct sub *fit = realloc(cu->subs, (cu->nsubs ? cu->nsubs : 1) * sizeof(*cu->subs));
-	if (fit) {
-		cu->subs = fit;
-		cu->capsubs = cu->nsubs ? cu->nsubs : 1;
+	if (rc) {
+		cu->subs = NULL;
+		cu->nsubs = cu->capsubs = 0;
+		return rc;
 	}
-	if (rc == 0)
-		rc = map_flatten(s, cu, root);
-	return rc;
+	arena_take(&s->arena, cu->nsubs * sizeof(*cu->subs));
+	cu->capsubs = cu->nsubs;
+	return map_flatten(s, cu, root);
 }
 
 /* ---------------------------------------------------------------- */
@@ -744,11 +748,8 @@ const char *info_sub_name(struct profev_symbolizer *s, struct cu *cu, struct sub
 
 void info_release(struct profev_symbolizer *s)
 {
-	for (size_t i = 0; i < s->ncus; i++) {
+	for (size_t i = 0; i < s->ncus; i++)
 		lines_release(&s->cus[i].lines);
-		free(s->cus[i].subs);
-		free(s->cus[i].map);
-	}
 	free(s->cus);
 	free(s->curanges);
 	free(s->tn);

@@ -207,11 +207,15 @@ static inline struct row row_of(const struct lnstate *st)
  * and a file index in the file table (kept as a flag set where the file
  * changes).
  */
-static int run_program(struct lines *l, const struct lnprog *h, const char **why)
+static int run_program(struct lines *l, struct arena *arena, const struct lnprog *h,
+		       const char **why)
 {
 	const uint8_t *p = h->p, *const end = h->end;
 	const unsigned opbase = h->opcode_base;
-	size_t cap = l->ncks, capseq = l->nseqs;
+	/* a checkpoint comes about every 30 bytes of GCC's programs */
+	size_t cap = (size_t)(end - p) / 16 + 16, capseq = l->nseqs;
+	if (!(l->cks = arena_room(arena, 0, cap * sizeof(*l->cks))))
+		return -1;
 	uint64_t addr = 0, file = 1, line = 1, col = 0;
 	uint64_t lo = 0, prev = 0;
 	const uint64_t fbase = (uint64_t)l->file_base, nfiles = (uint64_t)l->nfiles;
@@ -303,8 +307,13 @@ static int run_program(struct lines *l, const struct lnprog *h, const char **why
 			lo = addr;
 			first = (uint32_t)l->ncks;
 		}
-		if (grow((void **)&l->cks, &cap, l->ncks + 1, sizeof(*l->cks)))
-			return -1;
+		if (l->ncks == cap) {
+			struct ckpt *c = arena_room(arena, cap * sizeof(*c), 2 * cap * sizeof(*c));
+			if (!c)
+				return -1;
+			l->cks = c;
+			cap *= 2;
+		}
 		l->cks[l->ncks++] = (struct ckpt){ { addr, file, line, col }, (uint64_t)(p - h->p) };
 	}
 	if (cut) {
@@ -317,6 +326,7 @@ static int run_program(struct lines *l, const struct lnprog *h, const char **why
 	}
 	if (l->nseqs > 1)
 		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
+	arena_take(arena, l->ncks * sizeof(*l->cks));
 	return 0;
 bad_row:
 	*why = addr < prev ? "addresses decrease within a sequence" :
@@ -325,8 +335,8 @@ bad_row:
 }
 
 /* A table that cannot be read leaves the unit without lines (return 1). */
-int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *cu_u, uint64_t off,
-	       const char **why)
+int lines_load(struct lines *l, struct arena *arena, const struct dwsects *d,
+	       const struct unitctx *cu_u, uint64_t off, const char **why)
 {
 	*why = NULL;
 	if (off >= d->line.n) {
@@ -406,7 +416,7 @@ int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *c
 	l->has_lines = 1;
 	h->p = prog;
 	h->end = table_end;
-	return run_program(l, h, why);
+	return run_program(l, arena, h, why);
 }
 
 /*
@@ -509,7 +519,6 @@ const char *lines_file_name(struct lines *l, struct arena *arena, const char *co
 void lines_release(struct lines *l)
 {
 	free(l->prog);
-	free(l->cks);
 	free(l->files);
 	free(l->file_done);
 	free(l->fnames);

@@ -31,16 +31,39 @@
 /* Memory                                                            */
 /* ---------------------------------------------------------------- */
 
-/* Bump allocator for strings that live as long as the symbolizer. */
+/*
+ * Bump allocator for what lives as long as the symbolizer: strings, and
+ * each unit's tables once loaded (subroutines, address map, line
+ * checkpoints). Blocks double from 64 KB up to ARENA_BLOCK_MAX; those of
+ * 2 MB and more are mapped 2 MB-aligned with MADV_HUGEPAGE, so the kernel
+ * fills the big tables a huge page per fault rather than 4 KB at a time
+ * (page faults were a fifth of pfsym's time).
+ */
+struct arena_block {
+	void *p;
+	size_t len;
+	int mapped;           /* mmap()ed, else malloc()ed */
+};
 struct arena {
 	char *cur;
 	size_t left;
-	void **blocks;
+	size_t next;          /* size of the next block */
+	struct arena_block *blocks;
 	size_t nblocks, capblocks;
 };
 
 char *arena_alloc(struct arena *a, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
+/*
+ * An array built in place at the arena's end: arena_room() gives room for
+ * n bytes, 16-aligned, and is called again with more when that fills (the
+ * first used bytes then move along if they must); arena_take() ends it,
+ * keeping its first n bytes. Between the two nothing else may allocate
+ * from the arena. @return the array, NULL when out of memory (the used
+ * bytes stay where they were).
+ */
+void *arena_room(struct arena *a, size_t used, size_t n);
+void arena_take(struct arena *a, size_t n);
 void arena_free(struct arena *a);
 
 /* The n bytes of a build-id as 2n lowercase hex digits and a NUL in out. */
@@ -619,10 +642,11 @@ struct elfsym *symtab_find(struct symtab *t, uint64_t addr);
 const char *symtab_file_symbol(const struct symtab *t, uint32_t idx);
 void symtab_release(struct symtab *t);
 
-/* dwarf_line.c: the unit's line program at off of .debug_line. 0, -1 when
- * out of memory, 1 when damaged (*why says how; the unit has no lines). */
-int lines_load(struct lines *l, const struct dwsects *d, const struct unitctx *u, uint64_t off,
-	       const char **why);
+/* dwarf_line.c: the unit's line program at off of .debug_line, its
+ * checkpoints in arena. 0, -1 when out of memory, 1 when damaged (*why
+ * says how; the unit has no lines). */
+int lines_load(struct lines *l, struct arena *arena, const struct dwsects *d,
+	       const struct unitctx *u, uint64_t off, const char **why);
 const struct row *lines_find_row(struct lines *l, uint64_t addr);
 /* DWARFDebugLine::Prologue::getFileNameByIndex, AbsoluteFilePath */
 const char *lines_file_name(struct lines *l, struct arena *arena, const char *comp_dir,

@@ -15,32 +15,81 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "sym/sym_internal.h"
 
+#define ARENA_BLOCK_MIN ((size_t)64 << 10)
+#define ARENA_BLOCK_MAX ((size_t)32 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* A block of at least n bytes, made current. -1: no memory. */
+static int arena_block(struct arena *a, size_t n)
+{
+	size_t sz = a->next < ARENA_BLOCK_MIN ? ARENA_BLOCK_MIN : a->next;
+	if (sz < n)
+		sz = n;
+	if (a->nblocks == a->capblocks &&
+	    grow((void **)&a->blocks, &a->capblocks, a->nblocks + 1, sizeof(*a->blocks)))
+		return -1;
+	struct arena_block b = { NULL, sz, 0 };
+	if (sz >= HUGE_PAGE) {
+		sz = (sz + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		char *m = mmap(NULL, sz + HUGE_PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED) {
+			/* the 2 MB-aligned part, the rest given back */
+			size_t head = (HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE;
+			if (head)
+				munmap(m, head);
+			munmap(m + head + sz, HUGE_PAGE - head);
+			b = (struct arena_block){ m + head, sz, 1 };
+#ifdef MADV_HUGEPAGE
+			madvise(b.p, sz, MADV_HUGEPAGE);
+#endif
+		}
+	}
+	if (!b.p && !(b.p = malloc(b.len)))
+		return -1;
+	a->blocks[a->nblocks++] = b;
+	a->cur = b.p;
+	a->left = b.len;
+	if (a->next < ARENA_BLOCK_MAX)
+		a->next = a->next ? a->next * 2 : ARENA_BLOCK_MIN * 2;
+	return 0;
+}
+
 char *arena_alloc(struct arena *a, size_t n)
 {
-	if (n > a->left) {
-		size_t sz = n > 65536 ? n : 65536;
-		if (a->nblocks == a->capblocks) {
-			size_t cap = a->capblocks ? a->capblocks * 2 : 16;
-			void **b = realloc(a->blocks, cap * sizeof(*b));
-			if (!b)
-				return NULL;
-			a->blocks = b;
-			a->capblocks = cap;
-		}
-		char *blk = malloc(sz);
-		if (!blk)
-			return NULL;
-		a->blocks[a->nblocks++] = blk;
-		a->cur = blk;
-		a->left = sz;
-	}
+	if (n > a->left && arena_block(a, n))
+		return NULL;
 	char *p = a->cur;
 	a->cur += n;
 	a->left -= n;
 	return p;
+}
+
+void *arena_room(struct arena *a, size_t used, size_t n)
+{
+	size_t pad = (16 - (uintptr_t)a->cur % 16) % 16;
+	if (used == 0 && pad <= a->left) {
+		a->cur += pad;
+		a->left -= pad;
+	}
+	if (n <= a->left)
+		return a->cur;
+	char *old = a->cur;
+	if (arena_block(a, n))
+		return NULL;
+	if (used)
+		memcpy(a->cur, old, used);
+	return a->cur;
+}
+
+void arena_take(struct arena *a, size_t n)
+{
+	a->cur += n;
+	a->left -= n;
 }
 
 char *arena_strdup(struct arena *a, const char *s)
@@ -54,8 +103,12 @@ char *arena_strdup(struct arena *a, const char *s)
 
 void arena_free(struct arena *a)
 {
-	for (size_t i = 0; i < a->nblocks; i++)
-		free(a->blocks[i]);
+	for (size_t i = 0; i < a->nblocks; i++) {
+		if (a->blocks[i].mapped)
+			munmap(a->blocks[i].p, a->blocks[i].len);
+		else
+			free(a->blocks[i].p);
+	}
 	free(a->blocks);
 	memset(a, 0, sizeof(*a));
 }
@@ -113,7 +166,7 @@ static int load_cu(struct profev_symbolizer *s, struct cu *cu)
 {
 	cu->loaded = -1;
 	const char *why = NULL;
-	int rc = cu->has_stmt ? lines_load(&cu->lines, &s->dw, &cu->u, cu->stmt_off, &why) : 0;
+	int rc = cu->has_stmt ? lines_load(&cu->lines, &s->arena, &s->dw, &cu->u, cu->stmt_off, &why) : 0;
 	if (rc > 0)
 		sym_warn(s, "'%s': %s: line table at offset 0x%llx (unit at offset 0x%llx): %s",
 			 s->path, s->dwo ? ".debug_line.dwo" : ".debug_line",

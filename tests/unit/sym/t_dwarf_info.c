@@ -84,7 +84,6 @@ static void compare(struct range *r, int32_t *sub, size_t n)
 		bad += cu.map[i].lo != m.v[i].lo || cu.map[i].hi != m.v[i].hi ||
 		       cu.map[i].sub != m.v[i].sub;
 	CHECK_EQ(bad, 0);
-	free(cu.map);
 	free(m.v);
 	profev_symbolizer_free(s);
 }

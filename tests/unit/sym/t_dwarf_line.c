@@ -36,6 +36,9 @@ static const uint8_t prog[] = {
  * directory table (5 bytes) and the file table (7 + 12 + 1) */
 #define HEADER_LEN 43
 
+/* where the tables' checkpoints go, and file names */
+static struct arena arena;
+
 static void load(struct lines *l, uint8_t *b, size_t n)
 {
 	b[0] = (uint8_t)(n - 4);
@@ -44,7 +47,7 @@ static void load(struct lines *l, uint8_t *b, size_t n)
 	struct unitctx u = { .version = 4, .offsize = 4, .addrsize = 8 };
 	memset(l, 0, sizeof(*l));
 	const char *why = "unset";
-	CHECK_EQ(lines_load(l, &d, &u, 0, &why), 0);
+	CHECK_EQ(lines_load(l, &arena, &d, &u, 0, &why), 0);
 	CHECK(why == NULL);
 }
 
@@ -63,7 +66,7 @@ static void refused(size_t at, uint8_t v, size_t n, const char *want)
 	struct lines l;
 	memset(&l, 0, sizeof(l));
 	const char *why = NULL;
-	CHECK_EQ(lines_load(&l, &d, &u, 0, &why), 1);
+	CHECK_EQ(lines_load(&l, &arena, &d, &u, 0, &why), 1);
 	CHECK(why && strstr(why, want));
 	if (why && !strstr(why, want))
 		fprintf(stderr, "byte %zu = %u, %zu bytes: '%s', expected '%s'\n", at, v, n, why, want);
@@ -95,7 +98,6 @@ int main(void)
 	CHECK(lines_find_row(&l, 0x900) == NULL);
 	CHECK(lines_find_row(&l, 0x10) == NULL);
 
-	struct arena arena = { 0 };
 	CHECK_STR(lines_file_name(&l, &arena, "/src", 1), "/src/inc/a.c");
 	CHECK_STR(lines_file_name(&l, &arena, "/src", 1), "/src/inc/a.c");
 	CHECK_STR(lines_file_name(&l, &arena, "/src", 2), "/abs/b.h");
@@ -112,7 +114,7 @@ int main(void)
 		b[6] = HEADER_LEN;
 		memset(&l, 0, sizeof(l));
 		const char *why = NULL;
-		CHECK_EQ(lines_load(&l, &d, &u, 0, &why), 1);
+		CHECK_EQ(lines_load(&l, &arena, &d, &u, 0, &why), 1);
 		CHECK(why != NULL);
 		lines_release(&l);
 	}
