@@ -314,7 +314,8 @@ static int run_program(struct lines *l, struct arena *arena, const struct lnprog
 			l->cks = c;
 			cap *= 2;
 		}
-		l->cks[l->ncks++] = (struct ckpt){ { addr, file, line, col }, (uint64_t)(p - h->p) };
+		l->cks[l->ncks++] = (struct ckpt){ addr, (uint32_t)line, (uint16_t)file, (uint16_t)col,
+						   (uint32_t)(p - h->p) };
 	}
 	if (cut) {
 		*why = "an opcode runs past the end of the table";
@@ -365,6 +366,10 @@ int lines_load(struct lines *l, struct arena *arena, const struct dwsects *d,
 		return 1;
 	}
 	const uint8_t *prog = c.p + hlen;
+	if (table_end - prog > (ptrdiff_t)UINT32_MAX) {
+		*why = "its program is 4 GB or more";
+		return 1;
+	}
 	struct lnprog *h = l->prog = calloc(1, sizeof(*h));
 	if (!h)
 		return -1;
@@ -437,9 +442,9 @@ const struct row *lines_find_row(struct lines *l, uint64_t addr)
 		return NULL;
 	/* the first checkpoint is the first row, at lo <= addr */
 	size_t k = sq->first;
-	k += UPPER_BOUND(sq->last - sq->first, addr, l->cks[sq->first + i].st.addr) - 1;
+	k += UPPER_BOUND(sq->last - sq->first, addr, l->cks[sq->first + i].addr) - 1;
 	const struct ckpt *ck = &l->cks[k];
-	struct lnstate st = ck->st;
+	struct lnstate st = { .addr = ck->addr, .file = ck->file, .line = ck->line, .col = ck->col };
 	const uint8_t *p = l->prog->p + ck->off;
 	int cut = 0;
 	l->found = row_of(&st);

@@ -457,8 +457,13 @@ struct lnstate {
  * registers after it and where the program goes on. */
 #define LINE_CHECKPOINT 16
 struct ckpt {
-	struct lnstate st;
-	uint64_t off;         /* of the next opcode, from the program's start */
+	uint64_t addr;
+	/* the registers as a row gives them: wider bits never reach a row,
+	 * since set_file and set_column set them and advance_line adds */
+	uint32_t line;
+	uint16_t file, col;
+	uint32_t off;         /* of the next opcode, from the program's start
+	                         (lines_load() refuses programs of 4 GB) */
 };
 
 /* A unit's line program, kept to run again from a checkpoint. */
