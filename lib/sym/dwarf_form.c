@@ -352,30 +352,10 @@ void die_skip_steps(struct cur *c, const struct abbrevs *ab, const struct abbrev
 /* A value of a subroutine DIE read by its plan from the DIE at b. */
 static inline uint64_t plan_val(const struct subplan *pl, int f, const uint8_t *b)
 {
-	const uint8_t *p = b + pl->at[f];
-	switch (pl->size[f]) {
-	case 1: return p[0];
-	case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
-	case 3: return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16;
-	case 4: {
-		uint32_t x;
-		memcpy(&x, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		x = __builtin_bswap32(x);
-#endif
-		return x;
-	}
-	case 8: {
-		uint64_t x;
-		memcpy(&x, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		x = __builtin_bswap64(x);
-#endif
-		return x;
-	}
-	case -2: return (uint64_t)pl->implicit[f];
-	default: return 0;
-	}
+	int size = pl->size[f];
+	if (size == -2)
+		return (uint64_t)pl->implicit[f];
+	return size > 0 && size <= 8 ? le_at(b + pl->at[f], (unsigned)size) : 0;
 }
 
 void die_sub_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,

@@ -125,6 +125,33 @@ static inline struct cur cur_at(const struct sect *s, uint64_t off, uint64_t end
 	return c;
 }
 
+/* The n-byte (n <= 8) little-endian value at p, unchecked. */
+static inline uint64_t le_at(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n == 1)
+		return p[0];
+	if (n == 2) {
+		uint16_t x;
+		memcpy(&x, p, 2);
+		return x;
+	}
+	if (n == 4) {
+		uint32_t x;
+		memcpy(&x, p, 4);
+		return x;
+	}
+	if (n == 8) {
+		memcpy(&v, p, 8);
+		return v;
+	}
+#endif
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
 static inline uint64_t rd_u(struct cur *c, unsigned n)
 {
 	if ((size_t)(c->end - c->p) < n) {
@@ -132,26 +159,7 @@ static inline uint64_t rd_u(struct cur *c, unsigned n)
 		c->p = c->end;
 		return 0;
 	}
-	uint64_t v = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (n == 1) {
-		v = c->p[0];
-	} else if (n == 2) {
-		uint16_t x;
-		memcpy(&x, c->p, 2);
-		v = x;
-	} else if (n == 4) {
-		uint32_t x;
-		memcpy(&x, c->p, 4);
-		v = x;
-	} else if (n == 8) {
-		memcpy(&v, c->p, 8);
-	} else
-#endif
-	{
-		for (unsigned i = 0; i < n; i++)
-			v |= (uint64_t)c->p[i] << (8 * i);
-	}
+	uint64_t v = le_at(c->p, n);
 	c->p += n;
 	return v;
 }
