@@ -4,7 +4,7 @@
 # format 4 is the smaller; a cut format-4 trace is an error that names
 # the file, not a crash.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
-mkdir -p t130 && cd t130 || exit 1
+mkdir -p t318 && cd t318 || exit 1
 expect_exit 0 pfconv to png -o v3 "$GOLDEN/images-v3.bin"
 "$MKTRACE" images v4.bin || fail "mktrace images"
 expect_exit 0 pfconv to png -o v4 v4.bin
