@@ -3,32 +3,17 @@
 # with frame-pointer callstacks that pfsym resolves, and context switches.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
-	{ echo "SKIP: perf_event_paranoid above 2"; exit 77; }
+need_perf_events
+cpu_burner
 cat >plain.c <<'C'
 #include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-volatile double sink;
-/* Each spins for a given CPU time, whatever else the machine runs; the
- * clock is read rarely, so that nearly all of it is spent in the loop. */
-#define SPIN(name, k) \
-	__attribute__((noinline)) void name(double s) \
-	{ \
-		for (double e = cpu() + s; cpu() < e;) \
-			for (int i = 0; i < 200000; i++) \
-				sink += k; \
-	}
-SPIN(hot_main, 1)
-SPIN(hot_worker, 2)
-SPIN(hot_child, 3)
+#include "cpu_burner.h"
+SPIN(hot_main, 200000, 1)
+SPIN(hot_worker, 200000, 2)
+SPIN(hot_child, 200000, 3)
 static void *worker(void *a) { (void)a; hot_worker(0.1); return NULL; }
 int main(void)
 {

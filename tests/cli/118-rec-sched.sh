@@ -3,27 +3,16 @@
 # samples taken inside a zone's span are in the function the zone wraps.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
-	{ echo "SKIP: perf_event_paranoid above 2"; exit 77; }
+need_perf_events
+cpu_burner
 build_prog napper <<'C'
 #include <profev.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 PROFEV_CATEGORY(app, "application");
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-volatile double sink;
-__attribute__((noinline)) void crunch(double s)
-{
-	for (double e = cpu() + s; cpu() < e;)
-		for (int i = 0; i < 200000; i++)
-			sink += i;
-}
+#include "cpu_burner.h"
+SPIN(crunch, 200000, i)
 static double mono(void)
 {
 	struct timespec t;

@@ -6,7 +6,7 @@
 # (tests/tracy/check.py). Without TRACY_ENABLE nothing of profev remains.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+command -v python3 >/dev/null || skip "python3 not found"
 SRC=$PROFEV_ROOT/tests/tracy
 INC="-I$PROFEV_ROOT/lib/include -I$PROFEV_ROOT/lib/include/tracy"
 LIBS="$PROFEV_BUILD/libprofev-tracy.a $CLIENT_A -pthread"

@@ -8,9 +8,9 @@
 # (--sample-stack=0) most stacks lose main: the DWARF walk is what works.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
-	{ echo "SKIP: perf_event_paranoid above 2"; exit 77; }
-[ "$(uname -m)" = x86_64 ] || { echo "SKIP: DWARF unwinding of samples is for x86-64"; exit 77; }
+need_perf_events
+cpu_burner
+[ "$(uname -m)" = x86_64 ] || skip "DWARF unwinding of samples is for x86-64"
 cat >hot.c <<'C'
 volatile double lsink;
 __attribute__((noinline)) void in_lib_spin(long n)
@@ -26,13 +26,7 @@ cat >prog.c <<'C'
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-volatile double sink;
+#include "cpu_burner.h"
 static char src[1 << 16], dst[1 << 16];
 static int arr[4096], work[4096];
 static int cmp(const void *a, const void *b)
@@ -42,12 +36,7 @@ static int cmp(const void *a, const void *b)
 }
 /* Each phase runs for a given CPU time of its thread, whatever else the
  * machine runs, and the program prints the time it really took. */
-__attribute__((noinline)) void own_spin(double s)
-{
-	for (double e = cpu() + s; cpu() < e;)
-		for (int i = 0; i < 100000; i++)
-			sink += i;
-}
+SPIN(own_spin, 100000, i)
 __attribute__((noinline)) void copy_phase(double s)
 {
 	for (double e = cpu() + s; cpu() < e;)

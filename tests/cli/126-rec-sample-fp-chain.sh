@@ -9,24 +9,12 @@
 # the chain at the first of them (which would give dozens more).
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
-	{ echo "SKIP: perf_event_paranoid above 2"; exit 77; }
-[ "$(uname -m)" = x86_64 ] || { echo "SKIP: DWARF unwinding of samples is for x86-64"; exit 77; }
+need_perf_events
+cpu_burner
+[ "$(uname -m)" = x86_64 ] || skip "DWARF unwinding of samples is for x86-64"
 cat >deep.c <<'C'
-#include <time.h>
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-volatile double sink;
-__attribute__((noinline)) void spin(double s)
-{
-	for (double e = cpu() + s; cpu() < e;)
-		for (int i = 0; i < 100000; i++)
-			sink += i;
-}
+#include "cpu_burner.h"
+SPIN(spin, 100000, i)
 /* 40 frames of more than 600 bytes: 24K of stack above spin's */
 __attribute__((noinline)) void deep(int n, double s)
 {

@@ -6,14 +6,13 @@
 # unprivileged user (root's CAP_IPC_LOCK lifts the limit): nobody, through
 # setpriv, when the test runs as root.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
-	{ echo "SKIP: perf_event_paranoid above 2"; exit 77; }
+need_perf_events
 mlock_kb=$(cat /proc/sys/kernel/perf_event_mlock_kb 2>/dev/null || echo 0)
 [ "$mlock_kb" -gt 0 ] && [ "$mlock_kb" -lt 1028 ] ||
-	{ echo "SKIP: perf_event_mlock_kb is $mlock_kb: a 1 MiB ring per CPU is within it"; exit 77; }
+	skip "perf_event_mlock_kb is $mlock_kb: a 1 MiB ring per CPU is within it"
 as_user=
 if [ "$(id -u)" = 0 ]; then
-	command -v setpriv >/dev/null || { echo "SKIP: running as root without setpriv to drop it"; exit 77; }
+	command -v setpriv >/dev/null || skip "running as root without setpriv to drop it"
 	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
 fi
 # the scratch directory is root's alone: a directory nobody may use, with

@@ -7,26 +7,15 @@
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
 . "$PROFEV_ROOT/tests/cli/tp-lib.sh"
 tp_need
-[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
-	skip "perf_event_paranoid above 2"
+need_perf_events
+cpu_burner
 build_prog busy <<'C'
 #include <profev.h>
 #include <pthread.h>
 #include <time.h>
 PROFEV_CATEGORY(app, "application");
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-volatile double sink;
-__attribute__((noinline)) void spin_main(double s)
-{
-	for (double e = cpu() + s; cpu() < e;)
-		for (int i = 0; i < 200000; i++)
-			sink += i;
-}
+#include "cpu_burner.h"
+SPIN(spin_main, 200000, i)
 static void *sleeper(void *a)
 {
 	(void)a;

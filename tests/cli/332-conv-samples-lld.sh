@@ -10,24 +10,12 @@ tp_need
 command -v clang > /dev/null || skip "no clang (Debian package clang)"
 command -v ld.lld > /dev/null || skip "no ld.lld (Debian package lld)"
 command -v readelf > /dev/null || skip "no readelf (Debian package binutils)"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
-	skip "perf_event_paranoid above 2"
+need_perf_events
+cpu_burner
 
 cat > spin.c <<'C'
-#include <time.h>
-static volatile unsigned long sink;
-static double cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-__attribute__((noinline)) void spin_here(double s)
-{
-	for (double e = cpu() + s; cpu() < e;)
-		for (int i = 0; i < 100000; i++)
-			sink += i;
-}
+#include "cpu_burner.h"
+SPIN(spin_here, 100000, i)
 int main(void) { spin_here(0.3); return 0; }
 C
 clang -g -O1 -fno-omit-frame-pointer -fuse-ld=lld -o spin spin.c || fail "cannot build spin with lld"

@@ -9,7 +9,7 @@
 # found at all is warned about and leaves the lines alone, as
 # llvm-symbolizer does. A .dwo with compressed sections reads the same.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
-command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
+command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
 . "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 
 ran=0
@@ -63,7 +63,7 @@ for kind in gcc4 gcc5 clang4 clang5; do
 	pfdump o.bin >b.txt && cmp a.txt b.txt || fail "$kind: a wrong .dwo first changed the answers"
 	cd ..
 done
-[ $ran -gt 0 ] || { echo "SKIP: neither g++ nor clang++"; exit 77; }
+[ $ran -gt 0 ] || skip "neither g++ nor clang++"
 
 # a .dwo whose sections are compressed (-gz=zlib, SHF_COMPRESSED)
 if command -v g++ >/dev/null; then

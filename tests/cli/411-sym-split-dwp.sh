@@ -7,8 +7,8 @@
 # (DIR/MODULE.dwp) and for a stripped module whose debug file is found by
 # build-id.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
-command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
-command -v llvm-dwp >/dev/null || { echo "SKIP: llvm-dwp not installed"; exit 77; }
+command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
+command -v llvm-dwp >/dev/null || skip "llvm-dwp not installed"
 . "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 
 # same_frames WHAT TRACE: pfdump shows what it showed with the .dwo files
@@ -72,4 +72,4 @@ for kind in gcc4 gcc5 clang4 clang5; do
 	cmp fa.txt fx.txt || fail "$kind: the stripped library's frames differ"
 	cd ..
 done
-[ $ran -gt 0 ] || { echo "SKIP: neither g++ nor clang++"; exit 77; }
+[ $ran -gt 0 ] || skip "neither g++ nor clang++"

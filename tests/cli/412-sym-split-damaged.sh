@@ -7,8 +7,8 @@
 # llvm-symbolizer's on the intact files (its --dwp= an intact package):
 # never a crash, never a wrong line. The trace still gets through pfsym.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
-command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
-command -v llvm-dwp >/dev/null || { echo "SKIP: llvm-dwp not installed"; exit 77; }
+command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
+command -v llvm-dwp >/dev/null || skip "llvm-dwp not installed"
 . "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 PATCH="$PROFEV_BUILD/tools/elfpatch"
 
@@ -103,4 +103,4 @@ for kind in gcc4 gcc5 clang5; do
 	contains cmperr.txt "$P': .debug_info.dwo: unit at offset 0x0: unknown DWARF version"
 	cd ..
 done
-[ $ran -gt 0 ] || { echo "SKIP: neither g++ nor clang++"; exit 77; }
+[ $ran -gt 0 ] || skip "neither g++ nor clang++"

@@ -7,7 +7,7 @@
 # every other answer is llvm-symbolizer's on the intact library: never a
 # crash, never a wrong line.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
-command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
+command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
 . "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 PATCH="$PROFEV_BUILD/tools/elfpatch"
 CXX=${CXX:-c++}

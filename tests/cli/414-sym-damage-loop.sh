@@ -7,9 +7,9 @@
 # the intact files, how many runs were refused with a warning, how many
 # gave the same answers, and how many other ones (printed, not failed).
 . "$PROFEV_ROOT/tests/cli/lib.sh"
-command -v llvm-dwp >/dev/null || { echo "SKIP: llvm-dwp not installed"; exit 77; }
-command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
-command -v g++ >/dev/null || { echo "SKIP: g++ not installed"; exit 77; }
+command -v llvm-dwp >/dev/null || skip "llvm-dwp not installed"
+command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
+command -v g++ >/dev/null || skip "g++ not installed"
 . "$PROFEV_ROOT/tests/cli/sym-lib.sh"
 PATCH="$PROFEV_BUILD/tools/elfpatch"
 ROUNDS=${ROUNDS:-12}

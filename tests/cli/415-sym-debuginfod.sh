@@ -8,7 +8,7 @@
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/debuginfod-lib.sh"
 dfd_need
-command -v llvm-symbolizer >/dev/null || { echo "SKIP: llvm-symbolizer not installed"; exit 77; }
+command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed"
 sh "$PROFEV_ROOT/tests/sym/build.sh" fx >build.log 2>&1 || { cat build.log; fail "fixtures"; }
 cd fx || fail "no fx"
 ./prog.stripped t.bin ./libfix.so frames.txt || fail "fixture program failed"

@@ -10,8 +10,8 @@
 #   free_port             a port nothing listens on (just bound and closed)
 
 dfd_need() {
-	command -v debuginfod >/dev/null 2>&1 || { echo "SKIP: debuginfod not installed (Debian package debuginfod)"; exit 77; }
-	command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not installed"; exit 77; }
+	command -v debuginfod >/dev/null 2>&1 || skip "debuginfod not installed (Debian package debuginfod)"
+	command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 	# nothing from the caller's environment: no servers, the test's own cache
 	unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE
 	export DEBUGINFOD_CACHE_PATH="$PWD/dfd-cache"

@@ -9,13 +9,13 @@ small_fs() {
 		ns=
 		if unshare -m true 2>/dev/null; then ns="unshare -m"
 		elif unshare -rm true 2>/dev/null; then ns="unshare -rm"
-		else echo "SKIP: no mount namespace for a small tmpfs"; exit 77
+		else skip "no mount namespace for a small tmpfs"
 		fi
 		PROFEV_IN_NS=1 exec $ns sh "$0" "$@"
 	fi
 	mkdir -p full
 	mount -t tmpfs -o size="$1"k tmpfs full 2>/dev/null ||
-		{ echo "SKIP: cannot mount a tmpfs"; exit 77; }
+		skip "cannot mount a tmpfs"
 }
 
 # ends_within SECONDS CMD...: runs the shell command string CMD, failing the

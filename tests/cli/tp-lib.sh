@@ -21,9 +21,6 @@ tp_find() {
 	return 1
 }
 
-# skip REASON: ends the test as skipped.
-skip() { echo "SKIP: $*"; exit 77; }
-
 tp_need() {
 	tp_find || skip "$tp_why"
 }
