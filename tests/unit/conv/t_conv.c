@@ -1,13 +1,14 @@
 /* Converters (lib/conv*.c): traces written with the writer API are
  * converted into memory, and the outputs are checked for meaning: folded
- * weights exactly, Chrome events by content, Perfetto with a small
- * protobuf reader that enforces the sequence rules trace_processor relies
- * on (descriptors before events, interned ids defined before use,
- * balanced slices per track). */
+ * weights exactly, Chrome events by content, Perfetto with
+ * tests/lib/perfetto_check.c, which enforces the sequence rules
+ * trace_processor relies on (descriptors before events, interned ids
+ * defined before use, balanced slices per track). */
 #define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
+#include "perfetto_check.h"
 #include "profev_conv.h"
 
 /* ---- the fixture: a trace written with the writer API, then converted
@@ -226,345 +227,6 @@ static unsigned count_events(const char *json, const char *a, const char *b)
 	return n;
 }
 
-/* ---- a protobuf reader for Perfetto's sequence rules ---- */
-
-struct pbr {
-	const uint8_t *p, *end;
-	int bad;
-};
-
-static uint64_t rd_varint(struct pbr *r)
-{
-	uint64_t v = 0;
-	for (int s = 0; s < 64; s += 7) {
-		if (r->p >= r->end) {
-			r->bad = 1;
-			return 0;
-		}
-		uint8_t b = *r->p++;
-		v |= (uint64_t)(b & 0x7f) << s;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = 1;
-	return 0;
-}
-
-/* Next field: its number, wire type and value (varint) or sub-reader. */
-static int rd_field(struct pbr *r, uint32_t *field, uint64_t *v, struct pbr *sub)
-{
-	if (r->p >= r->end || r->bad)
-		return 0;
-	uint64_t tag = rd_varint(r);
-	*field = (uint32_t)(tag >> 3);
-	switch (tag & 7) {
-	case 0: *v = rd_varint(r); break;
-	case 1:
-		if (r->end - r->p < 8)
-			return r->bad = 1, 0;
-		memcpy(v, r->p, 8);
-		r->p += 8;
-		break;
-	case 2: {
-		uint64_t n = rd_varint(r);
-		if ((uint64_t)(r->end - r->p) < n)
-			return r->bad = 1, 0;
-		sub->p = r->p;
-		sub->end = r->p + n;
-		sub->bad = 0;
-		r->p += n;
-		*v = n;
-		break;
-	}
-	default: return r->bad = 1, 0;
-	}
-	return !r->bad;
-}
-
-#define MAXIDS 4096
-#define MAXTRACKS 64
-#define MAXSEQS 16
-
-struct pf_seen {
-	unsigned packets, begins, ends, instants, counters, descriptors, unclosed, cut;
-	unsigned errors;
-	uint64_t tracks[MAXTRACKS];
-	int depth[MAXTRACKS];
-	unsigned ntracks;
-	/* Packet sequences by id: begun, default track; names and categories
-	 * are interned per sequence, the packet's is cur. */
-	unsigned char seq_begun[MAXSEQS];
-	unsigned nseqs, clock_back; /* sequences begun; packets on the trace clock */
-	uint64_t seq_track[MAXSEQS];
-	unsigned cur;
-	unsigned char name_def[MAXSEQS][MAXIDS], cat_def[MAXSEQS][MAXIDS];
-	char thread_names[256];
-	/* Callstack interning: InternedData fields 5, 6, 7, 16..19 by iid. */
-	unsigned char prof_def[20][MAXIDS];
-	uint64_t frame_pc[MAXIDS], frame_map[MAXIDS], frame_fn[MAXIDS];
-	uint64_t stack_frames[64][16]; /* callstack iid -> frame iids, outermost first */
-	unsigned stack_n[64];
-	unsigned allocs, memory, stack_refs;
-	uint64_t alloc_bytes;
-	char memlog[512];  /* "default=N," or "pool=N," (named pools) per memory counter */
-};
-
-static int track_index(struct pf_seen *s, uint64_t uuid)
-{
-	for (unsigned i = 0; i < s->ntracks; i++)
-		if (s->tracks[i] == uuid)
-			return (int)i;
-	return -1;
-}
-
-#define PF_FAIL(s, ...) do { (s)->errors++; fprintf(stderr, "perfetto: " __VA_ARGS__); \
-	fputc('\n', stderr); } while (0)
-
-static void interned(struct pf_seen *s, struct pbr *id)
-{
-	uint32_t f, f2;
-	uint64_t v, v2;
-	struct pbr e, x;
-	/* Everything a packet defines is defined for the whole packet: pass 0
-	 * defines, pass 1 checks what entries refer to. */
-	struct pbr all = *id;
-	for (int pass = 0; pass < 2; pass++)
-	for (*id = all; rd_field(id, &f, &v, &e);) {
-		if (f >= 20 || (f > 2 && f < 5) || (f > 7 && f < 16))
-			continue;
-		uint64_t iid = 0, refs[3][16];
-		unsigned nref[3] = { 0, 0, 0 };
-		uint64_t pc = 0, map = 0, fn = 0, frames[16];
-		unsigned nframes = 0;
-		while (rd_field(&e, &f2, &v2, &x)) {
-			if (f2 == 1)
-				iid = v2;
-			/* what the entry refers to: its table and the iid */
-			unsigned want = f == 19 && f2 == 2 ? 16 : f == 19 && f2 == 7 ? 17 : f == 6 && f2 == 2 ? 5 :
-					f == 6 && f2 == 3 ? 19 : f == 6 && f2 == 5 ? 18 : f == 7 && f2 == 2 ? 6 : 0;
-			if (want && v2 && (v2 >= MAXIDS || !s->prof_def[want][v2])) {
-				/* defined later in the same packet is fine: check again below */
-				unsigned k = want == 6 ? 0 : want == 19 ? 1 : 2;
-				if (nref[k] < 16)
-					refs[k][nref[k]++] = v2 << 8 | want;
-			}
-			if (f == 6 && f2 == 4)
-				pc = v2;
-			if (f == 6 && f2 == 3)
-				map = v2;
-			if (f == 6 && f2 == 2)
-				fn = v2;
-			if (f == 7 && f2 == 2 && nframes < 16)
-				frames[nframes++] = v2;
-		}
-		if (!iid || iid >= MAXIDS) {
-			if (!pass)
-				PF_FAIL(s, "bad iid %llu in field %u", (unsigned long long)iid, f);
-			continue;
-		}
-		if (!pass) {
-			if (f == 1 || f == 2)
-				(f == 1 ? s->cat_def : s->name_def)[s->cur][iid] = 1;
-			else if (s->cur != 1)
-				PF_FAIL(s, "field %u of InternedData on sequence %u, not 1", f, s->cur);
-			else if (s->prof_def[f][iid])
-				PF_FAIL(s, "iid %llu of field %u defined twice in one part", (unsigned long long)iid, f);
-			else
-				s->prof_def[f][iid] = 1;
-			continue;
-		}
-		if (f == 7 && iid < 64) {
-			memcpy(s->stack_frames[iid], frames, nframes * sizeof(*frames));
-			s->stack_n[iid] = nframes;
-		}
-		for (unsigned k = 0; k < 3; k++)
-			for (unsigned i = 0; i < nref[k]; i++) {
-				uint64_t ref = refs[k][i] >> 8;
-				unsigned table = (unsigned)(refs[k][i] & 0xff);
-				if (ref >= MAXIDS || !s->prof_def[table][ref])
-					PF_FAIL(s, "field %u entry %llu refers to undefined iid %llu of field %u", f,
-						(unsigned long long)iid, (unsigned long long)ref, table);
-			}
-		if (f == 6) {
-			s->frame_pc[iid] = pc;
-			s->frame_map[iid] = map;
-			s->frame_fn[iid] = fn;
-		}
-	}
-}
-
-static void track_event(struct pf_seen *s, struct pbr *te)
-{
-	uint32_t f, f2;
-	uint64_t v, v2, type = 0, uuid = 0, name_iid = 0, cat_iid = 0, stack = 0, bytes = 0, ivalue = 0;
-	struct pbr sub, x;
-	int has_name = 0, has_double = 0, has_int = 0, has_bytes = 0;
-	uuid = s->seq_track[s->cur];
-	while (rd_field(te, &f, &v, &sub)) {
-		switch (f) {
-		case 9: type = v; break;
-		case 11: uuid = v; break;
-		case 10: name_iid = v; break;
-		case 3: cat_iid = v; break;
-		case 23: has_name = 1; break;
-		case 44: has_double = 1; break;
-		case 30: has_int = 1; ivalue = v; break;
-		case 56: stack = v; break;
-		case 4:
-			for (int is_bytes = 0; rd_field(&sub, &f2, &v2, &x);) {
-				if (f2 == 10 && v2 == 5 && !memcmp(x.p, "bytes", 5))
-					is_bytes = 1;
-				if (f2 == 3 && is_bytes)
-					bytes = v2, has_bytes = 1;
-				if (f2 == 10 && v2 == 8 && !memcmp(x.p, "unclosed", 8))
-					s->unclosed++;
-				if (f2 == 10 && v2 == 3 && !memcmp(x.p, "cut", 3))
-					s->cut++;
-			}
-			break;
-		}
-	}
-	int ti = track_index(s, uuid);
-	if (ti < 0) {
-		PF_FAIL(s, "event on undescribed track %llu", (unsigned long long)uuid);
-		return;
-	}
-	if (name_iid && (name_iid >= MAXIDS || !s->name_def[s->cur][name_iid]))
-		PF_FAIL(s, "name iid %llu used before its definition", (unsigned long long)name_iid);
-	if (cat_iid && (cat_iid >= MAXIDS || !s->cat_def[s->cur][cat_iid]))
-		PF_FAIL(s, "category iid %llu used before its definition", (unsigned long long)cat_iid);
-	if (stack) {
-		s->stack_refs++;
-		if (stack >= MAXIDS || !s->prof_def[7][stack])
-			PF_FAIL(s, "callstack iid %llu used before its definition", (unsigned long long)stack);
-	}
-	if (uuid == 5ull << 32) {
-		s->allocs++;
-		s->alloc_bytes += bytes;
-		if (!has_bytes)
-			PF_FAIL(s, "allocation without its size");
-	}
-	if (uuid >> 32 == 4) {
-		size_t used = strlen(s->memlog);
-		snprintf(s->memlog + used, sizeof(s->memlog) - used, "%s=%llu,",
-			 uuid & 0xffffffff ? "pool" : "default", (unsigned long long)ivalue);
-		s->memory++;
-		if (!has_int)
-			PF_FAIL(s, "memory counter without an integer value");
-	}
-	switch (type) {
-	case 1: s->begins++; s->depth[ti]++; break;
-	case 2:
-		s->ends++;
-		if (--s->depth[ti] < 0)
-			PF_FAIL(s, "slice end without begin on track %llu", (unsigned long long)uuid);
-		break;
-	case 3:
-		s->instants++;
-		if (!name_iid && !has_name)
-			PF_FAIL(s, "instant without a name");
-		break;
-	case 4:
-		s->counters++;
-		if (!has_double && !has_int)
-			PF_FAIL(s, "counter without a value");
-		break;
-	default: PF_FAIL(s, "event type %llu", (unsigned long long)type);
-	}
-}
-
-static void descriptor(struct pf_seen *s, struct pbr *td)
-{
-	uint32_t f, f2;
-	uint64_t v, v2, uuid = 0;
-	struct pbr sub, x;
-	while (rd_field(td, &f, &v, &sub)) {
-		if (f == 1)
-			uuid = v;
-		if (f == 4)
-			while (rd_field(&sub, &f2, &v2, &x))
-				if (f2 == 5) {
-					size_t used = strlen(s->thread_names);
-					snprintf(s->thread_names + used, sizeof(s->thread_names) - used,
-						 "%.*s,", (int)v2, (const char *)x.p);
-				}
-	}
-	s->descriptors++;
-	if (track_index(s, uuid) < 0 && s->ntracks < MAXTRACKS) {
-		s->depth[s->ntracks] = 0;
-		s->tracks[s->ntracks++] = uuid;
-	}
-}
-
-static void pf_check(const char *buf, size_t len, struct pf_seen *s)
-{
-	struct pbr r = { (const uint8_t *)buf, (const uint8_t *)buf + len, 0 }, pk, sub;
-	uint32_t f;
-	uint64_t v;
-	memset(s, 0, sizeof(*s));
-	while (rd_field(&r, &f, &v, &pk)) {
-		if (f != 1) {
-			PF_FAIL(s, "Trace field %u", f);
-			continue;
-		}
-		uint64_t seq = 0, flags = 0, track = 0;
-		int has_ts = 0, has_defaults = 0;
-		struct pbr te = { 0 }, td = { 0 }, id = { 0 }, d, ted;
-		uint32_t f2, f3;
-		uint64_t v2, v3;
-		while (rd_field(&pk, &f, &v, &sub)) {
-			switch (f) {
-			case 8: has_ts = 1; break;
-			case 58: s->clock_back += v == 6; break;
-			case 10: seq = v; break;
-			case 13: flags = v; break;
-			case 11: te = sub; break;
-			case 60: td = sub; break;
-			case 12: id = sub; break;
-			case 59: /* TracePacketDefaults: track_event_defaults.track_uuid */
-				has_defaults = 1;
-				while (rd_field(&sub, &f2, &v2, &d))
-					while (f2 == 11 && rd_field(&d, &f3, &v3, &ted))
-						if (f3 == 11)
-							track = v3;
-				break;
-			}
-		}
-		if (pk.bad)
-			PF_FAIL(s, "malformed packet %u", s->packets);
-		if (!seq || seq >= MAXSEQS) {
-			PF_FAIL(s, "packet %u on sequence %llu", s->packets, (unsigned long long)seq);
-			s->packets++;
-			continue;
-		}
-		s->cur = (unsigned)seq;
-		if (flags != (s->seq_begun[seq] ? 0u : 1u))
-			PF_FAIL(s, "packet %u on sequence %llu has flags %llu", s->packets, (unsigned long long)seq,
-				(unsigned long long)flags);
-		if (has_defaults && s->seq_begun[seq])
-			PF_FAIL(s, "packet %u sets defaults after its sequence began", s->packets);
-		s->nseqs += !s->seq_begun[seq];
-		s->seq_begun[seq] = 1;
-		if (has_defaults)
-			s->seq_track[seq] = track;
-		if (!has_ts && (te.p || td.p || id.p))
-			PF_FAIL(s, "packet %u without timestamp", s->packets);
-		if (id.p)
-			interned(s, &id);
-		if (td.p)
-			descriptor(s, &td);
-		if (te.p)
-			track_event(s, &te);
-		s->packets++;
-	}
-	if (r.bad)
-		PF_FAIL(s, "malformed trace");
-	for (unsigned i = 0; i < s->ntracks; i++)
-		if (s->depth[i])
-			PF_FAIL(s, "track %llu ends with %d open slices",
-				(unsigned long long)s->tracks[i], s->depth[i]);
-}
-
 /* ---- tests ---- */
 
 static void test_folded(void)
@@ -647,9 +309,9 @@ static void test_perfetto(void)
 	struct tw t;
 	tw_new(&t, PROFEV_CONV_PERFETTO);
 	basic(&t);
-	struct pf_seen s;
+	struct perfetto_seen s;
 	CHECK_EQ(tw_conv(&t, 0), 0);
-	pf_check(t.m.part[0], t.m.len[0], &s);
+	perfetto_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.begins, 6); /* A, B, W and three frames */
 	CHECK_EQ(s.ends, 6);
@@ -714,9 +376,9 @@ static void test_lock_holders(void)
 	/* Perfetto: the waits written out of time order keep its rules */
 	tw_new(&t, PROFEV_CONV_PERFETTO);
 	lock_trace(&t);
-	struct pf_seen s;
+	struct perfetto_seen s;
 	CHECK_EQ(tw_conv(&t, 0), 0);
-	pf_check(t.m.part[0], t.m.len[0], &s);
+	perfetto_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.begins, 3);
 	CHECK_EQ(s.ends, 3);
@@ -745,8 +407,8 @@ static void test_unbalanced(void)
 		CHECK(strstr(t.m.warnings, "main (5): zone end at 0.000000000s without a begin: dropped\n") != NULL);
 		CHECK(strstr(t.m.warnings, "main (5): zone 'open' never closed: closed at 0.000000400s\n") != NULL);
 		if (formats[i] == PROFEV_CONV_PERFETTO) {
-			struct pf_seen s;
-			pf_check(t.m.part[0], t.m.len[0], &s);
+			struct perfetto_seen s;
+			perfetto_check(t.m.part[0], t.m.len[0], &s);
 			CHECK_EQ(s.errors, 0);
 			CHECK_EQ(s.begins, 2);
 			CHECK_EQ(s.ends, 2);
@@ -863,8 +525,8 @@ static void test_split(void)
 		for (unsigned i = 0; i < t.m.n; i++) {
 			CHECK(t.m.len[i] <= 8192);
 			if (formats[k] == PROFEV_CONV_PERFETTO) {
-				struct pf_seen s;
-				pf_check(t.m.part[i], t.m.len[i], &s);
+				struct perfetto_seen s;
+				perfetto_check(t.m.part[i], t.m.len[i], &s);
 				CHECK_EQ(s.errors, 0);
 				CHECK_EQ(s.begins, s.ends);
 				zones += s.ends;
@@ -899,8 +561,8 @@ static void test_cut(void)
 	tw_new(&t, PROFEV_CONV_PERFETTO);
 	basic(&t);
 	CHECK_EQ(tw_conv(&t, 1), PROFEV_E_NOEND);
-	struct pf_seen s;
-	pf_check(t.m.part[0], t.m.len[0], &s);
+	struct perfetto_seen s;
+	perfetto_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.begins, 6);
 	tw_free(&t);
@@ -933,8 +595,8 @@ static void test_depth(void)
 		ze(&t, n + i, 5);
 	ze(&t, 3 * n, 5); /* one too many */
 	CHECK_EQ(tw_conv(&t, 0), 0);
-	struct pf_seen s;
-	pf_check(t.m.part[0], t.m.len[0], &s);
+	struct perfetto_seen s;
+	perfetto_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.begins, PROFEV_CONV_MAX_DEPTH);
 	CHECK_EQ(s.ends, PROFEV_CONV_MAX_DEPTH);
@@ -988,8 +650,8 @@ static void test_undefined_ids(void)
 		int rc = tw_conv(&t, 0);
 		CHECK(rc == 0 || rc == PROFEV_E_CORRUPT);
 		if (rc == 0 && formats[i] == PROFEV_CONV_PERFETTO) {
-			struct pf_seen s;
-			pf_check(t.m.part[0], t.m.len[0], &s);
+			struct perfetto_seen s;
+			perfetto_check(t.m.part[0], t.m.len[0], &s);
 			CHECK_EQ(s.errors, 0);
 			CHECK_EQ(s.begins, 1);
 		}
@@ -1156,8 +818,8 @@ static void test_memory(void)
 		uint32_t sa = memory_trace(&t);
 		t.o.thread = filter ? "worker" : NULL;
 		CHECK_EQ(tw_conv(&t, 0), 0);
-		struct pf_seen *s = calloc(1, sizeof(*s));
-		pf_check(t.m.part[0], t.m.len[0], s);
+		struct perfetto_seen *s = calloc(1, sizeof(*s));
+		perfetto_check(t.m.part[0], t.m.len[0], s);
 		CHECK_EQ(s->errors, 0);
 		CHECK_STR(s->memlog, "default=100,pool=50,default=130,default=30,pool=0,default=100,default=30,default=35,");
 		CHECK_EQ(s->allocs, filter ? 2 : 5);
@@ -1189,8 +851,8 @@ static void test_memory(void)
 	CHECK(t.m.n >= 3);
 	unsigned refs = 0;
 	for (unsigned i = 0; i < t.m.n; i++) {
-		struct pf_seen *s = calloc(1, sizeof(*s));
-		pf_check(t.m.part[i], t.m.len[i], s);
+		struct perfetto_seen *s = calloc(1, sizeof(*s));
+		perfetto_check(t.m.part[i], t.m.len[i], s);
 		CHECK_EQ(s->errors, 0);
 		refs += s->stack_refs;
 		free(s);
@@ -1258,11 +920,11 @@ static void clock_back_trace(struct tw *t)
 static void test_perfetto_sequences(void)
 {
 	struct tw t;
-	struct pf_seen s;
+	struct perfetto_seen s;
 	tw_new(&t, PROFEV_CONV_PERFETTO);
 	basic(&t);
 	CHECK_EQ(tw_conv(&t, 0), 0);
-	pf_check(t.m.part[0], t.m.len[0], &s);
+	perfetto_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.nseqs, 4); /* the process, two threads, the frame set */
 	CHECK_EQ(s.clock_back, 0);
@@ -1271,7 +933,7 @@ static void test_perfetto_sequences(void)
 	tw_new(&t, PROFEV_CONV_PERFETTO);
 	clock_back_trace(&t);
 	CHECK_EQ(tw_conv(&t, 0), 0);
-	pf_check(t.m.part[0], t.m.len[0], &s);
+	perfetto_check(t.m.part[0], t.m.len[0], &s);
 	CHECK_EQ(s.errors, 0);
 	CHECK_EQ(s.nseqs, 3);
 	CHECK_EQ(s.clock_back, 3); /* and the descriptor of fps */
