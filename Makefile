@@ -39,7 +39,7 @@ else
 Q := @
 endif
 
-# libprofev: one folder per subsystem (README, "The pieces").
+# libprofev: one folder per subsystem (docs/architecture.md).
 LIB_DIRS    := common trace image unwind rec conv sym show
 LIB_SRC     := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -191,9 +191,13 @@ deps: ## install the missing Debian build and test dependencies (apt-get)
 	else echo "installing the viewer test's npm packages (npm ci --prefix tests/viewers)"; \
 	  npm ci --prefix tests/viewers --ignore-scripts --no-audit --no-fund --loglevel=error; fi
 
-demo: all ## record the bundled example game with pfrec and show pfdump --stats
+demo: all ## record the bundled example game with pfrec, show pfdump --stats and the next step
 	$(BUILD)/pfrec -o $(BUILD)/game.bin -- $(BUILD)/examples/game
 	$(BUILD)/pfdump --stats $(BUILD)/game.bin
+	@echo
+	@echo "Next, see it: $(BUILD)/pfconv to perfetto $(BUILD)/game.bin"
+	@echo "writes $(BUILD)/game.pftrace; open it in https://ui.perfetto.dev (\"Open trace file\")."
+	@echo "The UI runs in your browser and reads the file there: it stays on this machine."
 
 unit: $(UNIT_BIN) ## build the unit tests
 
