@@ -79,7 +79,7 @@ void dxt1_decode(const uint8_t *blocks, uint32_t width, uint32_t height, uint8_t
  * mean with every index 0. Such blocks are a flat area plus noise (film
  * grain, dithering) that costs index bits and buys little: on the game
  * frame of tests/lib/pictures.c, max_diff DXT1_FLATTEN takes 1.3 dB off
- * the PSNR and a third off the stored size (README, bench_image).
+ * the PSNR and a third off the stored size (docs/performance.md, bench_image).
  * @return the blocks made flat.
  */
 #define DXT1_FLATTEN 20
