@@ -46,8 +46,10 @@ LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # The client runtime lives in the traced program: libc and pthreads only.
 # lib/unwind/ (call frame information, libc only) is built into both it and
 # libprofev: the client's cached unwinder and pfrec's DWARF unwinding of
-# samples share it; it uses no other part of lib/.
-CLIENT_SRC  := $(wildcard lib/client/*.c lib/unwind/*.c)
+# samples share it; it uses no other part of lib/. So is the one file of
+# lib/common/ that the client needs, the writev loop.
+CLIENT_SHARED := lib/common/write_all.c
+CLIENT_SRC  := $(wildcard lib/client/*.c lib/unwind/*.c) $(CLIENT_SHARED)
 CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
 CLIENT_CFLAGS := -fvisibility=hidden
 # lib/image/: the SIMD paths of the DXT1 encoder are files of their own,
@@ -107,7 +109,7 @@ tools: $(TOOL_BIN) ## build the test tools (trace generator)
 $(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<)$(findstring lib/unwind/,$<),$(CLIENT_CFLAGS)) $(ISA_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<)$(findstring lib/unwind/,$<)$(filter $(CLIENT_SHARED),$<),$(CLIENT_CFLAGS)) $(ISA_CFLAGS) -c $< -o $@
 
 $(TRACY_OBJ): $(TRACY_HDR)
 

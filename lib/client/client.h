@@ -17,52 +17,54 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include "profev.h"
 #include "wire/wire.h"
 
 /* Files of the runtime share these names; in a static link they land in
  * the program's namespace, so the linker sees them under profev__. */
+#define cl profev__cl
+#define in_client profev__in_client
 #define calib_mono0 profev__calib_mono0
 #define calib_rate profev__calib_rate
 #define calib_real0 profev__calib_real0
 #define calib_tick0 profev__calib_tick0
-#define categories_disable_all profev__categories_disable_all
-#define category_wanted profev__category_wanted
-#define cl profev__cl
-#define client_gettid profev__client_gettid
-#define client_init profev__client_init
 #define client_ticks profev__client_ticks
+#define clock_init profev__clock_init
 #define clock_pair profev__clock_pair
 #define mono_ns profev__mono_ns
-#define all_rings profev__all_rings
 #define defs_append profev__defs_append
 #define defs_take profev__defs_take
+#define categories_disable_all profev__categories_disable_all
+#define categories_select profev__categories_select
+#define categories_start profev__categories_start
+#define category_add profev__category_add
+#define category_wanted profev__category_wanted
+#define all_rings profev__all_rings
 #define reg_lock profev__reg_lock
+#define ring_take profev__ring_take
 #define ring_recycle profev__ring_recycle
+#define shm_extend profev__shm_extend
 #define crash_install profev__crash_install
+#define flush_announce profev__flush_announce
+#define flush_forget profev__flush_forget
 #define flush_kick profev__flush_kick
 #define flush_pass profev__flush_pass
-#define flush_announce profev__flush_announce
 #define flush_start profev__flush_start
 #define flush_stop profev__flush_stop
-#define flush_forget profev__flush_forget
-#define ring_wait profev__ring_wait
-#define recording_stop profev__recording_stop
-#define recorder_gone profev__recorder_gone
-#define ring_detach profev__ring_detach
-#define shm_extend profev__shm_extend
 #define pipe_lock profev__pipe_lock
 #define pipe_unlock profev__pipe_unlock
-#define pipe_write_all profev__pipe_write_all
+#define recorder_gone profev__recorder_gone
+#define recording_stop profev__recording_stop
 #define rec_acquire profev__rec_acquire
 #define rec_publish profev__rec_publish
-#define in_client profev__in_client
-#define category_add profev__category_add
-#define modules_init profev__modules_init
-#define modules_check profev__modules_check
-#define unwind_fast profev__unwind_fast
 #define ring_self profev__ring_self
+#define modules_check profev__modules_check
+#define modules_init profev__modules_init
+#define unwind_fast profev__unwind_fast
+#define client_init profev__client_init
 
 #define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -118,7 +120,13 @@ static inline int ring_shared(const struct ring *r)
 	return r->ctl != &r->own_ctl;
 }
 
-/* Configuration and state of the runtime (init.c). */
+/*
+ * The files of the runtime, from the bottom up: each calls only the files
+ * listed before it (and the inline helpers here), never one listed after
+ * it, so that no two call each other.
+ */
+
+/* state.c: configuration and state of the runtime, set by init.c. */
 struct client {
 	int active;               /* recording: events may be produced */
 	int unwind_libgcc;        /* PROFEV_UNWIND=libgcc: no fast unwinder */
@@ -133,13 +141,20 @@ struct client {
 	uint64_t lost_unreported; /* dropped after the final flush or in exited threads */
 };
 extern struct client cl;
-extern struct profev_category profev__app_info, profev__program_name;
+/* Set while this thread runs client code that may allocate or lock (ring
+ * registration, definitions, module scans, unwinding): an event that an
+ * allocator hook makes then is dropped instead of re-entering the client. */
+extern __thread int in_client __attribute__((tls_model("initial-exec")));
 
-/* init.c */
-void client_init(void);
-int category_wanted(const char *name);
-void categories_disable_all(void);
-uint64_t client_ticks(void);
+/* The kernel's id of the calling thread, as pfrec and perf name threads. */
+static inline uint32_t client_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+/* clock.c */
+void clock_init(void);                /* choose the clock (cl.tsc), calibrate */
+uint64_t client_ticks(void);          /* the time of a record */
 uint64_t mono_ns(void);
 void clock_pair(uint64_t *tick, uint64_t *mono);
 /* Calibration at start, sent in PFW_HELLO. */
@@ -147,59 +162,69 @@ extern uint64_t calib_tick0, calib_mono0;
 extern int64_t calib_real0;
 extern double calib_rate;
 
-void category_add(struct profev_category *c); /* register; client_init() has run */
+/* defs.c: definitions (STRING, SITE, CATEGORY, MODULE, IMAGES messages),
+ * queued for the flush thread, which sends them before the records. */
+void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
+		 const void *c, uint32_t clen);
+/* Take the queued definitions; returns bytes. */
+size_t defs_take(unsigned char **buf, size_t *cap, int from_signal);
 
-/* ring.c */
-/* Set while this thread runs client code that may allocate or lock (ring
- * registration, definitions, module scans, unwinding): an event that an
- * allocator hook makes then is dropped instead of re-entering the client. */
-extern __thread int in_client __attribute__((tls_model("initial-exec")));
-/* Room for a record of n bytes in this thread's ring (registering the ring
- * on first use), or NULL when the event is not to be recorded; the record
- * becomes visible with rec_publish(its end). */
-unsigned char *rec_acquire(uint32_t n);
-struct ring *ring_self(void);         /* this thread's ring, NULL if none yet */
-void rec_publish(unsigned char *end);
+/* categories.c */
+extern struct profev_category profev__app_info, profev__program_name;
+void categories_select(const char *list); /* PROFEV_CATEGORIES, NULL: all */
+void categories_start(void);          /* the runtime's own categories */
+int category_wanted(const char *name);
+void category_add(struct profev_category *c); /* register; client_init() has run */
+void categories_disable_all(void);
+
+/* ring_pool.c */
 extern struct ring *all_rings;        /* every ring ever made, newest first */
 extern pthread_mutex_t reg_lock;      /* ring list and free list */
+/* A ring for a new thread, RING_FREE (the flush thread passes it over)
+ * until the caller publishes RING_ACTIVE; NULL on no memory. */
+struct ring *ring_take(void);
 void ring_recycle(struct ring *r);    /* flush thread: r was consumed to the end */
-void ring_detach(void);               /* forked child: this thread writes nowhere */
 /* len more bytes of the shared file, mapped: their address and, in *off,
  * their offset in the file; NULL when there is no shared file or no room.
  * Under reg_lock. */
 void *shm_extend(size_t len, uint64_t *off);
-void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
-		 const void *c, uint32_t clen);
-/* Take the queued definitions (STRING, CATEGORY messages); returns bytes. */
-size_t defs_take(unsigned char **buf, size_t *cap, int wait);
 
 /* flush.c */
 int flush_start(void);
 void flush_stop(void);                /* final pass, then the thread ends */
 void flush_forget(void);              /* forked child: no flush thread here */
 void flush_kick(void);                /* wake the flush thread now */
-void ring_wait(struct ring *r);       /* owner sleeps until the consumer moved on */
 void recording_stop(void);            /* pfrec is gone: record nothing more */
 int recorder_gone(void);              /* the pipe has no reader any more */
 int flush_pass(int from_signal);      /* send everything pending; 0 or -1 */
 void flush_announce(struct ring *r);  /* a new thread's shared ring, by the thread */
-int pipe_write_all(int fd, struct iovec *iov, int n);
 void crash_install(void);
-
 /* One pipe writer at a time; usable from a signal handler (bounded wait). */
 int pipe_lock(int from_signal);
 void pipe_unlock(void);
-
-uint32_t client_gettid(void);
-
-/* unwind.c: up to depth return addresses from the one equal to `from`, by
- * the cached .eh_frame rules; -1 when _Unwind_Backtrace must do it. */
-int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc);
 
 /* modules.c */
 void modules_init(void);              /* at start: report every loaded module */
 /* Called with the pcs of a capture: reports modules loaded since the last
  * scan when a pc falls outside every known one. Never from a signal. */
 void modules_check(const uint64_t *pc, unsigned n);
+
+/* unwind.c: up to depth return addresses from the one equal to `from`, by
+ * the cached .eh_frame rules; -1 when _Unwind_Backtrace must do it. */
+int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc);
+
+/* init.c: the start of the runtime, from the constructor, from the first
+ * category registered or from the first thread that records. */
+void client_init(void);
+
+/* ring.c */
+/* Room for a record of n bytes in this thread's ring (registering the ring
+ * on first use), or NULL when the event is not to be recorded; the record
+ * becomes visible with rec_publish(its end). */
+unsigned char *rec_acquire(uint32_t n);
+void rec_publish(unsigned char *end);
+struct ring *ring_self(void);         /* this thread's ring, NULL if none yet */
+
+/* image.c and stack.c: entry points of the macros only. */
 
 #endif

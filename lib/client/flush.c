@@ -14,12 +14,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "client.h"
+#include "common/write_all.h"
 
 static pthread_t flusher;
 static int running;
@@ -51,38 +51,11 @@ void pipe_unlock(void)
 	__atomic_store_n(&pipe_owner, 0, __ATOMIC_RELEASE);
 }
 
-int pipe_write_all(int fd, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		ssize_t k = writev(fd, iov, n > IOV_MAX ? IOV_MAX : n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN) {
-				struct pollfd p = { fd, POLLOUT, 0 };
-				poll(&p, 1, 100);
-				continue;
-			}
-			return -1;
-		}
-		while (n > 0 && (size_t)k >= iov->iov_len) {
-			k -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + k;
-			iov->iov_len -= (size_t)k;
-		}
-	}
-	return 0;
-}
-
 static int send_msg(uint16_t type, uint32_t tid, const void *body, uint32_t len)
 {
 	struct pfw_header h = { PFW_MAGIC, type, 0, len, tid };
 	struct iovec iov[2] = { { &h, sizeof h }, { (void *)body, len } };
-	return pipe_write_all(cl.fd, iov, len ? 2 : 1);
+	return writev_all(cl.fd, iov, len ? 2 : 1, NULL);
 }
 
 #define BATCH 64
@@ -199,7 +172,7 @@ int flush_pass(int from_signal)
 				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
 			}
 		}
-		if (ni && pipe_write_all(cl.fd, iov, ni) < 0) {
+		if (ni && writev_all(cl.fd, iov, ni, NULL) < 0) {
 			rc = -1;
 			break;
 		}
@@ -263,7 +236,7 @@ void flush_announce(struct ring *r)
 				v[n++] = (struct iovec){ r->name, len };
 			v[n++] = (struct iovec){ &rh, sizeof rh };
 			v[n++] = (struct iovec){ &rm, sizeof rm };
-			rc = pipe_write_all(cl.fd, v, n);
+			rc = writev_all(cl.fd, v, n, NULL);
 			if (rc == 0)
 				ATOMIC_STORE(&r->announced, 1);
 		}

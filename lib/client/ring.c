@@ -1,8 +1,7 @@
 /*
  * ring.c - per-thread buffers: registration, the slow path of the macros
  * (new thread, buffer full, wrap, records other than 16 bytes) and the
- * definitions queue (strings and categories, sent before any record that
- * uses them).
+ * records that never take the fast path (text, arguments, dynamic names).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include "client.h"
@@ -22,120 +20,8 @@ PROFEV_API struct profev__ring no_ring;
 PROFEV_API __thread struct profev__ring *profev__tls
 	__attribute__((tls_model("initial-exec"))) = &no_ring;
 
-struct ring *all_rings;
-pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ring *free_rings;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-
-__thread int in_client __attribute__((tls_model("initial-exec")));
-
-static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t next_string_id;
-
-/* Definitions queue; a spin lock so that a crash handler can take it too. */
-static int defs_busy;
-static unsigned char *defs_buf;
-static size_t defs_len, defs_cap;
-
-static int spin_lock(int *l, int bounded)
-{
-	for (unsigned i = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE); i++) {
-		if (bounded && i > 1000000)
-			return -1;
-		if (i > 64)
-			sched_yield();
-	}
-	return 0;
-}
-
-static void spin_unlock(int *l)
-{
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
-void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
-		 const void *c, uint32_t clen)
-{
-	struct pfw_header h = { PFW_MAGIC, type, 0, alen + blen + clen, 0 };
-	size_t need = sizeof h + h.len;
-	in_client++;
-	spin_lock(&defs_busy, 0);
-	if (defs_len + need > defs_cap) {
-		size_t cap = defs_cap ? defs_cap * 2 : 4096;
-		while (cap < defs_len + need)
-			cap *= 2;
-		unsigned char *nb = realloc(defs_buf, cap);
-		if (!nb) {
-			spin_unlock(&defs_busy);
-			in_client--;
-			return;
-		}
-		defs_buf = nb;
-		defs_cap = cap;
-	}
-	unsigned char *p = defs_buf + defs_len;
-	memcpy(p, &h, sizeof h);
-	p += sizeof h;
-	if (alen)
-		memcpy(p, a, alen);
-	if (blen)
-		memcpy(p + alen, b, blen);
-	if (clen)
-		memcpy(p + alen + blen, c, clen);
-	defs_len += need;
-	spin_unlock(&defs_busy);
-	in_client--;
-}
-
-size_t defs_take(unsigned char **buf, size_t *cap, int from_signal)
-{
-	if (spin_lock(&defs_busy, from_signal) < 0)
-		return 0;
-	unsigned char *b = defs_buf;
-	size_t c = defs_cap, n = defs_len;
-	defs_buf = *buf;
-	defs_cap = *cap;
-	defs_len = 0;
-	*buf = b;
-	*cap = c;
-	spin_unlock(&defs_busy);
-	return n;
-}
-
-/* A SITE message: the name with the macro's function, file and line. */
-static void site_define(const struct profev_site *s, uint32_t id)
-{
-	char where[2 * 4096];
-	size_t fl = s->function ? strnlen(s->function, 4095) : 0;
-	size_t il = s->file ? strnlen(s->file, 4095) : 0;
-	memcpy(where, s->function, fl);
-	memcpy(where + fl, s->file, il);
-	struct pfw_site ps = { id, s->category->index, s->line, (uint32_t)strlen(s->name),
-			       (uint32_t)fl, (uint32_t)il };
-	defs_append(PFW_SITE, &ps, sizeof ps, s->name, ps.name_len, where, (uint32_t)(fl + il));
-}
-
-uint64_t profev__site_register(struct profev_site *s)
-{
-	if (!ATOMIC_LOAD(&cl.active))
-		return 0;
-	pthread_mutex_lock(&site_lock);
-	uint64_t w = s->word;
-	if (!w) {
-		uint32_t id = ++next_string_id;
-		/* Queued before the word is published: whoever sees the word
-		 * writes records that the flush thread finds after the string. */
-		if (s->type & PROFEV__SITE_LOC)
-			site_define(s, id);
-		else
-			defs_append(PFW_STRING, &id, sizeof id, s->name, (uint32_t)strlen(s->name), NULL, 0);
-		w = pfw_word(s->type & 0xffff, s->category->index, id);
-		ATOMIC_STORE(&s->word, w);
-	}
-	pthread_mutex_unlock(&site_lock);
-	return w;
-}
 
 /*
  * A stack overflow can only be handled on another stack: each recording
@@ -171,7 +57,9 @@ static void alt_stack_remove(void)
 	}
 }
 
-static void thread_exit(void *arg)
+/* The exit_key destructor: the ring's owner thread exits. The ring is
+ * left to the flush thread, which sends the rest and frees it. */
+static void ring_retire(void *arg)
 {
 	struct ring *r = arg;
 	in_client++;
@@ -182,9 +70,19 @@ static void thread_exit(void *arg)
 	flush_kick();
 }
 
+/* In a forked child: the ring belongs to the parent's stream (and may be
+ * shared with pfrec), so this thread goes back to the slow path, which
+ * records nothing once the client is inactive (init.c's own fork hook,
+ * registered before this one, has made it so). */
+static void ring_detach(void)
+{
+	profev__tls = &no_ring;
+}
+
 static void make_key(void)
 {
-	pthread_key_create(&exit_key, thread_exit);
+	pthread_key_create(&exit_key, ring_retire);
+	pthread_atfork(NULL, NULL, ring_detach);
 }
 
 /* The owner's stack, for the unwinder's bounds checks. */
@@ -203,72 +101,27 @@ static void stack_bounds(struct ring *r)
 	pthread_attr_destroy(&a);
 }
 
-/*
- * The ring's bytes (the new r is otherwise zeroed): in the shared file when
- * pfrec gave one, so that it reads records where they are written, else
- * private. Under reg_lock. 0, or -1 on no memory.
- */
-static int ring_memory(struct ring *r)
-{
-	memset(r, 0, sizeof *r);
-	r->ctl = &r->own_ctl;
-	r->ctl->owner = r;
-	void *p = shm_extend(PFW_RING_CTL + cl.ring_bytes, &r->shm_off);
-	if (p) {
-		r->ctl = p;
-		r->ctl->owner = r;
-		r->base = (unsigned char *)p + PFW_RING_CTL;
-		return 0;
-	}
-	r->base = aligned_alloc(64, cl.ring_bytes);
-	return r->base ? 0 : -1;
-}
-
-void *shm_extend(size_t len, uint64_t *off)
-{
-	if (cl.shm_fd < 0)
-		return NULL;
-	off_t end = (off_t)cl.shm_end;
-	if (ftruncate(cl.shm_fd, end + (off_t)len) != 0)
-		return NULL;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, cl.shm_fd, end);
-	if (p == MAP_FAILED)
-		return NULL;
-	cl.shm_end += len;
-	*off = (uint64_t)end;
-	return p;
-}
-
-/* In a forked child: the ring belongs to the parent's stream (and may be
- * shared with pfrec), so this thread goes back to the slow path, which
- * records nothing once the client is inactive. */
-void ring_detach(void)
-{
-	profev__tls = &no_ring;
-}
-
 static struct ring *ring_register(void)
 {
-	if (!ATOMIC_LOAD(&cl.active))
-		return NULL;
+	/* The constructor normally started the runtime; an event from another
+	 * library's constructor can come first. (init.c records nothing, so
+	 * this is never reached from inside client_init.) */
+	if (!ATOMIC_LOAD(&cl.active)) {
+		client_init();
+		if (!ATOMIC_LOAD(&cl.active))
+			return NULL;
+	}
 	in_client++;
 	pthread_once(&key_once, make_key);
-	pthread_mutex_lock(&reg_lock);
-	struct ring *r = free_rings;
-	int fresh = !r;
-	if (r) {
-		free_rings = r->next_free;
-	} else {
-		r = aligned_alloc(64, (sizeof *r + 63) & ~(size_t)63);
-		if (!r || ring_memory(r) < 0) {
-			free(r);
-			pthread_mutex_unlock(&reg_lock);
-			in_client--;
-			return NULL;
-		}
-		r->size = cl.ring_bytes;
-		r->next = all_rings;
+	struct ring *r = ring_take();
+	if (!r) {
+		in_client--;
+		return NULL;
 	}
+	/* The ring is RING_FREE, which the flush thread passes over: it is
+	 * this thread's alone until the release store of RING_ACTIVE. A
+	 * recycled shared ring was read to its end and pfrec heard that its
+	 * thread exited: nobody else writes it until it is announced. */
 	r->tid = client_gettid();
 	stack_bounds(r);
 	memset(r->name, 0, sizeof r->name);
@@ -277,14 +130,9 @@ static struct ring *ring_register(void)
 	r->ctl->pub.end = NULL;
 	ATOMIC_STORE(&r->ctl->pub.pos, r->base);
 	r->sent = 0;
-	/* A recycled shared ring was read to its end and pfrec heard that its
-	 * thread exited: nobody else writes this until the ring is announced. */
 	ATOMIC_STORE(&r->ctl->shared.read, 0);
 	ATOMIC_STORE(&r->announced, 0);
 	ATOMIC_STORE(&r->state, RING_ACTIVE);
-	if (fresh)
-		ATOMIC_STORE(&all_rings, r);
-	pthread_mutex_unlock(&reg_lock);
 	pthread_setspecific(exit_key, r);
 	alt_stack_add();
 	flush_announce(r);
@@ -301,7 +149,7 @@ static struct ring *ring_register(void)
  * has no reader; each sleep is bounded so that this is seen), ends the
  * recording and the owner runs on.
  */
-void ring_wait(struct ring *r)
+static void ring_wait(struct ring *r)
 {
 	int saved = errno;
 	struct pfw_ring_ctl *c = &r->ctl->shared;
@@ -319,17 +167,6 @@ void ring_wait(struct ring *r)
 	if (__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST))
 		recording_stop();
 	errno = saved;
-}
-
-/* Flush thread: every byte of an exited ring was consumed; make it reusable. */
-void ring_recycle(struct ring *r)
-{
-	pthread_mutex_lock(&reg_lock);
-	__atomic_add_fetch(&cl.lost_unreported, r->dropped, __ATOMIC_RELAXED);
-	ATOMIC_STORE(&r->state, RING_FREE);
-	r->next_free = free_rings;
-	free_rings = r;
-	pthread_mutex_unlock(&reg_lock);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
+#include "common/write_all.h"
 #include "trace/trace_internal.h"
 
 #define JOBS 2
@@ -45,27 +46,11 @@ struct chunk_store {
 
 static int write_all(int fd, struct iovec *iov, int n, uint64_t *bytes, struct profev_error *err)
 {
-	while (n > 0) {
-		ssize_t r = writev(fd, iov, n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err_set_at(err, PROFEV_E_IO, *bytes, "write failed at offset %llu: %s",
-				   (unsigned long long)*bytes, strerror(errno));
-			return PROFEV_E_IO;
-		}
-		*bytes += (uint64_t)r;
-		while (n > 0 && (size_t)r >= iov->iov_len) {
-			r -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (uint8_t *)iov->iov_base + r;
-			iov->iov_len -= (size_t)r;
-		}
-	}
-	return 0;
+	if (writev_all(fd, iov, n, bytes) == 0)
+		return 0;
+	err_set_at(err, PROFEV_E_IO, *bytes, "write failed at offset %llu: %s",
+		   (unsigned long long)*bytes, strerror(errno));
+	return PROFEV_E_IO;
 }
 
 /* Compress, checksum and write one chunk; bytes counts what was written.

@@ -1,0 +1,120 @@
+/*
+ * defs.c - the definitions queue: strings, call sites, categories, modules
+ * and the image slots, as pipe messages that the flush thread sends before
+ * any record that uses them. Whoever defines something queues it before it
+ * publishes the id or range that records carry; the flush thread takes the
+ * queue after it read the rings' positions (flush_pass), so a record never
+ * reaches pfrec before its definition.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include "client.h"
+
+static pthread_mutex_t site_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t next_string_id;
+
+/* A spin lock, so that a crash handler can take the queue too. */
+static int defs_busy;
+static unsigned char *defs_buf;
+static size_t defs_len, defs_cap;
+
+static int spin_lock(int *l, int bounded)
+{
+	for (unsigned i = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE); i++) {
+		if (bounded && i > 1000000)
+			return -1;
+		if (i > 64)
+			sched_yield();
+	}
+	return 0;
+}
+
+static void spin_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
+		 const void *c, uint32_t clen)
+{
+	struct pfw_header h = { PFW_MAGIC, type, 0, alen + blen + clen, 0 };
+	size_t need = sizeof h + h.len;
+	in_client++;
+	spin_lock(&defs_busy, 0);
+	if (defs_len + need > defs_cap) {
+		size_t cap = defs_cap ? defs_cap * 2 : 4096;
+		while (cap < defs_len + need)
+			cap *= 2;
+		unsigned char *nb = realloc(defs_buf, cap);
+		if (!nb) {
+			spin_unlock(&defs_busy);
+			in_client--;
+			return;
+		}
+		defs_buf = nb;
+		defs_cap = cap;
+	}
+	unsigned char *p = defs_buf + defs_len;
+	memcpy(p, &h, sizeof h);
+	p += sizeof h;
+	if (alen)
+		memcpy(p, a, alen);
+	if (blen)
+		memcpy(p + alen, b, blen);
+	if (clen)
+		memcpy(p + alen + blen, c, clen);
+	defs_len += need;
+	spin_unlock(&defs_busy);
+	in_client--;
+}
+
+size_t defs_take(unsigned char **buf, size_t *cap, int from_signal)
+{
+	if (spin_lock(&defs_busy, from_signal) < 0)
+		return 0;
+	unsigned char *b = defs_buf;
+	size_t c = defs_cap, n = defs_len;
+	defs_buf = *buf;
+	defs_cap = *cap;
+	defs_len = 0;
+	*buf = b;
+	*cap = c;
+	spin_unlock(&defs_busy);
+	return n;
+}
+
+/* A SITE message: the name with the macro's function, file and line. */
+static void site_define(const struct profev_site *s, uint32_t id)
+{
+	char where[2 * 4096];
+	size_t fl = s->function ? strnlen(s->function, 4095) : 0;
+	size_t il = s->file ? strnlen(s->file, 4095) : 0;
+	memcpy(where, s->function, fl);
+	memcpy(where + fl, s->file, il);
+	struct pfw_site ps = { id, s->category->index, s->line, (uint32_t)strlen(s->name),
+			       (uint32_t)fl, (uint32_t)il };
+	defs_append(PFW_SITE, &ps, sizeof ps, s->name, ps.name_len, where, (uint32_t)(fl + il));
+}
+
+uint64_t profev__site_register(struct profev_site *s)
+{
+	if (!ATOMIC_LOAD(&cl.active))
+		return 0;
+	pthread_mutex_lock(&site_lock);
+	uint64_t w = s->word;
+	if (!w) {
+		uint32_t id = ++next_string_id;
+		/* Queued before the word is published: whoever sees the word
+		 * writes records that the flush thread finds after the string. */
+		if (s->type & PROFEV__SITE_LOC)
+			site_define(s, id);
+		else
+			defs_append(PFW_STRING, &id, sizeof id, s->name, (uint32_t)strlen(s->name), NULL, 0);
+		w = pfw_word(s->type & 0xffff, s->category->index, id);
+		ATOMIC_STORE(&s->word, w);
+	}
+	pthread_mutex_unlock(&site_lock);
+	return w;
+}
