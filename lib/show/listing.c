@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "common/common.h"
 #include "common/json_write.h"
+#include "common/u64_map.h"
 #include "profev_dump.h"
 #include "show/zone_track.h"
 
@@ -22,7 +23,7 @@ struct pending {
 
 /* Lock names by address, from their waits, for the events that have none. */
 struct lock_name {
-	uint64_t addr;        /* 0 = empty */
+	uint64_t addr;        /* the map's key */
 	uint32_t name;
 };
 
@@ -45,8 +46,7 @@ struct dump {
 	struct pending *pend;  /* by zone_track thread index */
 	struct waiting *waits; /* by zone_track thread index */
 	uint32_t npend;
-	struct lock_name *locks;
-	uint64_t lock_mask, nlocks;
+	struct u64_map locks;  /* struct lock_name by address */
 };
 
 static int sink_file(void *ctx, const void *data, size_t len)
@@ -221,39 +221,10 @@ static void text_src(struct dump *d, uint32_t name)
 	text(&d->o, ":%u", l->line);
 }
 
-static struct lock_name *lock_slot(struct dump *d, uint64_t addr)
-{
-	uint64_t i = (addr * 0x9E3779B97F4A7C15ull >> 20) & d->lock_mask;
-	while (d->locks[i].addr && d->locks[i].addr != addr)
-		i = (i + 1) & d->lock_mask;
-	return &d->locks[i];
-}
-
 /* The lock at addr, added if new; NULL on no memory or for address 0. */
 static struct lock_name *lock_get(struct dump *d, uint64_t addr)
 {
-	if (!addr)
-		return NULL;
-	if ((d->nlocks + 1) * 2 > d->lock_mask) {
-		uint64_t old = d->locks ? d->lock_mask + 1 : 0;
-		struct lock_name *prev = d->locks;
-		uint64_t mask = d->locks ? d->lock_mask * 2 + 1 : 63;
-		if (!(d->locks = calloc(mask + 1, sizeof(*d->locks)))) {
-			d->locks = prev;
-			return NULL;
-		}
-		d->lock_mask = mask;
-		for (uint64_t i = 0; i < old; i++)
-			if (prev[i].addr)
-				*lock_slot(d, prev[i].addr) = prev[i];
-		free(prev);
-	}
-	struct lock_name *l = lock_slot(d, addr);
-	if (!l->addr) {
-		*l = (struct lock_name){ addr, 0 };
-		d->nlocks++;
-	}
-	return l;
+	return addr ? u64_map_insert(&d->locks, addr, NULL) : NULL;
 }
 
 /* Per-thread state for a thread index of the zone tracker; NULL on no memory. */
@@ -437,9 +408,9 @@ static void show_stack(struct dump *d, uint32_t id)
 static const char *lock_name_of(struct dump *d, const struct profev_event *ev)
 {
 	uint32_t name = ev->name;
-	if (!name && ev->payload && d->locks) {
-		const struct lock_name *l = lock_slot(d, ev->payload);
-		name = l->addr ? l->name : 0;
+	if (!name && ev->payload) {
+		const struct lock_name *l = u64_map_find(&d->locks, ev->payload);
+		name = l ? l->name : 0;
 	}
 	return profev_reader_string(d->r, name);
 }
@@ -774,13 +745,14 @@ static void dump_free(struct dump *d)
 	}
 	free(d->pend);
 	free(d->waits);
-	free(d->locks);
+	u64_map_free(&d->locks);
 }
 
 int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_format format)
 {
 	struct dump d = { .r = r, .format = format };
 	struct profev_event ev;
+	u64_map_init(&d.locks, sizeof(struct lock_name));
 	struct profev_event_info in;
 	int rc;
 	if (outbuf_init(&d.o, 1 << 16, sink_file, out) || !(d.zones = zone_track_new())) {

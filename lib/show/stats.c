@@ -3,12 +3,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include "trace/trace_internal.h"
+#include "common/u64_map.h"
 #include "profev_dump.h"
 #include "show/zone_track.h"
 #include "show/sample_stats.h"
 
+/* A block allocated and not yet freed, in the live map by address. */
 struct live_block {
-	uint64_t addr; /* 0 = empty slot */
+	uint64_t addr; /* the map's key */
 	uint64_t size;
 	uint32_t pool, stack;
 };
@@ -32,47 +34,8 @@ struct collect {
 	uint32_t threads_cap, pools_cap;
 	struct profev_zone_stat *by_name; /* indexed by name id */
 	uint32_t by_name_cap;
-	struct live_block *live;
-	uint64_t live_mask, live_count;
+	struct u64_map live;          /* struct live_block by address */
 };
-
-static struct live_block *live_slot(struct collect *c, uint64_t addr)
-{
-	uint64_t i = (addr * 0x9E3779B97F4A7C15ull >> 20) & c->live_mask;
-	while (c->live[i].addr && c->live[i].addr != addr)
-		i = (i + 1) & c->live_mask;
-	return &c->live[i];
-}
-
-static int live_rehash(struct collect *c, uint64_t mask)
-{
-	struct live_block *old = c->live;
-	uint64_t old_n = c->live ? c->live_mask + 1 : 0;
-	c->live = calloc(mask + 1, sizeof(*c->live));
-	if (!c->live) {
-		c->live = old;
-		return -1;
-	}
-	c->live_mask = mask;
-	for (uint64_t i = 0; i < old_n; i++)
-		if (old[i].addr)
-			*live_slot(c, old[i].addr) = old[i];
-	free(old);
-	return 0;
-}
-
-/* Removing from linear probing: re-place the blocks after the hole. */
-static void live_remove(struct collect *c, struct live_block *b)
-{
-	uint64_t i = (uint64_t)(b - c->live);
-	b->addr = 0;
-	c->live_count--;
-	for (i = (i + 1) & c->live_mask; c->live[i].addr; i = (i + 1) & c->live_mask) {
-		struct live_block moved = c->live[i];
-		c->live[i].addr = 0;
-		*live_slot(c, moved.addr) = moved;
-	}
-}
 
 static struct profev_pool_stat *pool(struct collect *c, uint32_t name)
 {
@@ -90,8 +53,6 @@ static struct profev_pool_stat *pool(struct collect *c, uint32_t name)
 
 static int memory(struct collect *c, const struct profev_event *ev)
 {
-	if (!c->live && live_rehash(c, 1023))
-		return -1;
 	if (ev->type == PROFEV_EV_MEM_ALLOC) {
 		struct profev_pool_stat *p = pool(c, ev->name);
 		if (!p)
@@ -103,28 +64,27 @@ static int memory(struct collect *c, const struct profev_event *ev)
 			p->peak_bytes = p->live_bytes;
 		if (!ev->addr)
 			return 0;
-		struct live_block *b = live_slot(c, ev->addr);
-		if (b->addr) { /* allocated twice without a free: the old one is gone */
+		int added;
+		struct live_block *b = u64_map_insert(&c->live, ev->addr, &added);
+		if (!b)
+			return -1;
+		if (!added) { /* allocated twice without a free: the old one is gone */
 			struct profev_pool_stat *old = pool(c, b->pool);
 			if (old)
 				old->live_bytes -= b->size;
-			live_remove(c, b);
-			b = live_slot(c, ev->addr);
 		}
 		*b = (struct live_block){ ev->addr, ev->payload, ev->name, ev->stack };
-		if (++c->live_count * 2 > c->live_mask && live_rehash(c, c->live_mask * 2 + 1))
-			return -1;
 		return 0;
 	}
-	struct live_block *b = live_slot(c, ev->addr);
-	struct profev_pool_stat *p = pool(c, b->addr ? b->pool : ev->name);
+	struct live_block *b = ev->addr ? u64_map_find(&c->live, ev->addr) : NULL;
+	struct profev_pool_stat *p = pool(c, b ? b->pool : ev->name);
 	if (!p)
 		return -1;
 	p->frees++;
-	if (b->addr) {
+	if (b) {
 		p->freed_bytes += b->size;
 		p->live_bytes -= b->size;
-		live_remove(c, b);
+		u64_map_remove(&c->live, b);
 	}
 	return 0;
 }
@@ -177,17 +137,14 @@ static int by_bytes(const void *a, const void *b)
 static int leaks(struct collect *c)
 {
 	struct profev_stats *s = c->s;
-	if (!c->live_count)
+	if (!c->live.count)
 		return 0;
-	s->leaks = malloc(c->live_count * sizeof(*s->leaks));
+	s->leaks = malloc(c->live.count * sizeof(*s->leaks));
 	if (!s->leaks)
 		return -1;
 	uint64_t n = 0;
-	for (uint64_t i = 0; i <= c->live_mask; i++) {
-		const struct live_block *b = &c->live[i];
-		if (b->addr)
-			s->leaks[n++] = (struct profev_leak){ b->stack, b->pool, 1, b->size };
-	}
+	for (const struct live_block *b = NULL; (b = u64_map_next(&c->live, b));)
+		s->leaks[n++] = (struct profev_leak){ b->stack, b->pool, 1, b->size };
 	qsort(s->leaks, n, sizeof(*s->leaks), by_group);
 	uint64_t groups = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -230,23 +187,36 @@ struct wait_state {
 	int contended;
 };
 
-static struct profev_lock_stat *lock_stat(struct profev_stats *s, struct lock_state **st, uint32_t *cap,
-					  uint64_t addr)
+/* A lock's row in the map by address. */
+struct lock_row {
+	uint64_t addr;         /* the map's key */
+	uint64_t index;        /* in s->locks and st */
+};
+
+static struct profev_lock_stat *lock_stat(struct profev_stats *s, struct u64_map *rows,
+					  struct lock_state **st, uint32_t *cap, uint64_t addr)
 {
-	for (uint32_t i = 0; i < s->nlocks; i++)
-		if (s->locks[i].addr == addr)
-			return &s->locks[i];
-	if (array_grow((void **)&s->locks, cap, sizeof(*s->locks), (uint64_t)s->nlocks + 1))
+	int added;
+	struct lock_row *row = u64_map_insert(rows, addr, &added);
+	if (!row)
 		return NULL;
+	if (!added)
+		return &s->locks[row->index];
+	if (array_grow((void **)&s->locks, cap, sizeof(*s->locks), (uint64_t)s->nlocks + 1))
+		goto fail;
 	struct lock_state *n = realloc(*st, (size_t)*cap * sizeof(**st));
 	if (!n)
-		return NULL;
+		goto fail;
 	*st = n;
 	memset(&n[s->nlocks], 0, sizeof(*n));
+	row->index = s->nlocks;
 	struct profev_lock_stat *l = &s->locks[s->nlocks++];
 	memset(l, 0, sizeof(*l));
 	l->addr = addr;
 	return l;
+fail:
+	u64_map_remove(rows, row);
+	return NULL;
 }
 
 static int add_waiter(struct profev_lock_stat *l, uint32_t tid)
@@ -266,7 +236,8 @@ static int add_waiter(struct profev_lock_stat *l, uint32_t tid)
  * The lock table: the lock events in time order, each lock's holder and
  * each thread's wait followed through them. A wait is contended when
  * another thread held the lock as it began, or acquired it while it went
- * on. Locks are few, so they are found by a linear search.
+ * on. Locks are found by address in a map, threads' waits by a linear
+ * search (threads that lock are few).
  */
 static int lock_table(struct collect *c)
 {
@@ -274,12 +245,14 @@ static int lock_table(struct collect *c)
 	struct lock_state *st = NULL;
 	struct wait_state *ws = NULL;
 	uint32_t cap = 0, nws = 0, wcap = 0;
+	struct u64_map rows;
 	int rc = -1;
+	u64_map_init(&rows, sizeof(struct lock_row));
 	if (c->nlockev) /* else lockev may be NULL, which qsort must not get */
 		qsort(c->lockev, c->nlockev, sizeof(*c->lockev), by_time);
 	for (uint32_t i = 0; i < c->nlockev; i++) {
 		const struct lock_ev *e = &c->lockev[i];
-		struct profev_lock_stat *l = lock_stat(s, &st, &cap, e->addr);
+		struct profev_lock_stat *l = lock_stat(s, &rows, &st, &cap, e->addr);
 		if (!l)
 			goto out;
 		struct lock_state *ls = &st[l - s->locks];
@@ -332,6 +305,7 @@ static int lock_table(struct collect *c)
 		qsort(s->locks, s->nlocks, sizeof(*s->locks), by_wait);
 	rc = 0;
 out:
+	u64_map_free(&rows);
 	free(st);
 	free(ws);
 	return rc;
@@ -412,6 +386,7 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 {
 	struct collect c = { .r = r };
 	struct profev_chunk ch;
+	u64_map_init(&c.live, sizeof(struct live_block));
 	int rc;
 	*out = NULL;
 	c.s = calloc(1, sizeof(*c.s));
@@ -469,7 +444,7 @@ done:
 	c.s->dropped_args = profev_reader_meta(r)->dropped_args;
 	free(c.lockev);
 	zone_track_free(c.zones);
-	free(c.live);
+	u64_map_free(&c.live);
 	*out = c.s;
 	return rc;
 }
