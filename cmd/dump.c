@@ -1,5 +1,6 @@
 /* pfdump: show or summarize a trace. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -9,9 +10,17 @@
 static const char usage_text[] =
 	"usage: pfdump [options] TRACE|-\n"
 	"\n"
-	"Show a profev trace one event per line, or summarize it.\n"
+	"Show a profev trace one event per line in time order, or summarize it.\n"
 	"\n"
 	"  -j, --jsonl      one JSON object per event (for jq and scripts)\n"
+	"      --from TIME  list from TIME after the trace's start (1.5s, 200ms)\n"
+	"      --to TIME    list until TIME after the trace's start\n"
+	"      --thread NAME|TID\n"
+	"                   list only this thread's events\n"
+	"      --window N   put the events in time order holding at most N events\n"
+	"                   (default 1000000) and 64 MiB of texts: an event that\n"
+	"                   comes later than that in the file is listed out of\n"
+	"                   order, and a warning counts them; 0: file order\n"
 	"  -s, --stats      totals per type and thread, bytes per event, top zones\n"
 	"  -l, --leaks      memory still allocated at the end, by callstack\n"
 	"  -n, --top N      zones and sampled functions in the --stats tables (default 20)\n"
@@ -23,7 +32,12 @@ static const char usage_text[] =
 
 int cmd_dump(int argc, char **argv)
 {
+	enum { O_FROM = 256, O_TO, O_THREAD, O_WINDOW };
 	static const struct option options[] = {
+		{ "from", required_argument, NULL, O_FROM },
+		{ "to", required_argument, NULL, O_TO },
+		{ "thread", required_argument, NULL, O_THREAD },
+		{ "window", required_argument, NULL, O_WINDOW },
 		{ "jsonl", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "leaks", no_argument, NULL, 'l' },
@@ -32,9 +46,12 @@ int cmd_dump(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int jsonl = 0, stats = 0, leaks = 0, opt;
+	int jsonl = 0, stats = 0, leaks = 0, listing_only = 0, opt;
 	unsigned top = 20;
 	char *end;
+	unsigned long long v;
+	struct profev_dump_opts list;
+	profev_dump_opts_init(&list, PROFEV_DUMP_TEXT);
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":jsln:h", options, NULL)) != -1) {
 		switch (opt) {
@@ -46,6 +63,27 @@ int cmd_dump(int argc, char **argv)
 			if (*end || !*optarg)
 				return cmd_usage_error("--top takes a number, not '%s'", optarg);
 			break;
+		case O_FROM:
+		case O_TO:
+			if (cmd_parse_duration(optarg, &v))
+				return cmd_usage_error("invalid time '%s' (try 1.5s, 200ms, 30us)", optarg);
+			*(opt == O_FROM ? &list.from_ns : &list.to_ns) = v;
+			listing_only = opt;
+			break;
+		case O_THREAD:
+			if (!*optarg)
+				return cmd_usage_error("--thread needs a name or a TID");
+			list.thread = optarg;
+			listing_only = opt;
+			break;
+		case O_WINDOW:
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (*end || !*optarg || *optarg == '-' || errno)
+				return cmd_usage_error("--window takes a number of events, not '%s'", optarg);
+			list.window = v;
+			listing_only = opt;
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': cmd_print_version(); return EXIT_OK;
 		case ':': return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -56,6 +94,13 @@ int cmd_dump(int argc, char **argv)
 		return cmd_usage_error(optind == argc ? "no trace given" : "more than one trace given");
 	if (jsonl + stats + leaks > 1)
 		return cmd_usage_error("choose one of --jsonl, --stats and --leaks");
+	if (listing_only && (stats || leaks))
+		return cmd_usage_error("--%s applies to the event listing, not to --%s",
+				       listing_only == O_FROM ? "from" : listing_only == O_TO ? "to"
+				       : listing_only == O_THREAD ? "thread" : "window",
+				       stats ? "stats" : "leaks");
+	if (list.from_ns > list.to_ns)
+		return cmd_usage_error("--to comes before --from");
 	const char *path = argv[optind];
 	FILE *in = cmd_open_input(path);
 	if (!in)
@@ -68,6 +113,7 @@ int cmd_dump(int argc, char **argv)
 		return err.code == PROFEV_E_IO ? EXIT_USAGE : EXIT_TRACE;
 	}
 	int rc;
+	uint64_t late = 0;
 	errno = 0;
 	if (stats || leaks) {
 		struct profev_stats *s;
@@ -78,7 +124,10 @@ int cmd_dump(int argc, char **argv)
 			profev_leaks_write(s, r, stdout);
 		profev_stats_free(s);
 	} else {
-		rc = profev_dump_events(r, stdout, jsonl ? PROFEV_DUMP_JSONL : PROFEV_DUMP_TEXT);
+		struct profev_dump_result res;
+		list.format = jsonl ? PROFEV_DUMP_JSONL : PROFEV_DUMP_TEXT;
+		rc = profev_dump_list(r, stdout, &list, &res);
+		late = res.late;
 	}
 	int status = EXIT_OK;
 	int werr = errno; /* of the write that failed, if one did */
@@ -95,6 +144,10 @@ int cmd_dump(int argc, char **argv)
 			cmd_trace_error(path, e);
 		status = EXIT_TRACE;
 	}
+	if (late && list.window && status == EXIT_OK)
+		cmd_warn("'%s': %" PRIu64 " events listed out of time order: they came past the merge "
+			 "window of %llu events or 64 MiB (--window)", cmd_display_name(path), late,
+			 (unsigned long long)list.window);
 	profev_reader_free(r);
 	cmd_close_input(in);
 	return status;

@@ -21,13 +21,54 @@ enum profev_dump_format {
 	PROFEV_DUMP_JSONL = 1, /**< one JSON object per line */
 };
 
+/** Events held at most by default to put them in time order, and bytes of
+ *  message texts and thread names (see struct profev_dump_opts). */
+#define PROFEV_DUMP_WINDOW 1000000u
+#define PROFEV_DUMP_WINDOW_BYTES (64u << 20)
+
+/** What profev_dump_list() shows; profev_dump_opts_init() sets the defaults. */
+struct profev_dump_opts {
+	enum profev_dump_format format;
+	/** Events are listed in time order (ties in file order) through a
+	 *  merge window of at most window events and window_bytes bytes of
+	 *  message texts and thread names: when it is full, the earliest goes
+	 *  out. An event that comes later than that in the file is listed when
+	 *  it is the earliest held, after later ones, and counted as late.
+	 *  window 0: file order. */
+	uint64_t window, window_bytes;
+	/** Only events from from_ns to to_ns after the trace's start (both
+	 *  included; to_ns UINT64_MAX: to the end), as pfconv's --from and --to.
+	 *  Events outside still count for what is listed: a zone end inside
+	 *  has its duration though its begin is before from_ns. */
+	uint64_t from_ns, to_ns;
+	/** Only the events of this thread: a TID (digits, not 0), or a name
+	 *  (a thread matches from its first event under that name on, renamed
+	 *  or not). NULL: all threads. */
+	const char *thread;
+};
+
+/** What profev_dump_list() did. */
+struct profev_dump_result {
+	uint64_t listed;  /**< events written */
+	uint64_t late;    /**< events listed after a later one: they came past the window */
+};
+
+/** The defaults: all events, time order through the default window. */
+void profev_dump_opts_init(struct profev_dump_opts *o, enum profev_dump_format format);
+
 /**
- * Write every event, one per line. Times are relative to the trace start
- * (metadata mono_start_ns, else the first event). Zone ends carry the zone's
- * duration; callstacks are shown with their symbols where the trace has them
- * (text: indented lines after the event; JSONL: a "stack" array).
- * @return 0, or <0 from the reader (output up to that point is complete lines).
+ * Write the events that opts keep, one per line. Times are relative to the
+ * trace start (metadata mono_start_ns, else the file's first event). Zone
+ * ends carry the zone's duration; callstacks are shown with their symbols
+ * where the trace has them (text: indented lines after the event; JSONL: a
+ * "stack" array). res (may be NULL) is filled even on error.
+ * @return 0, or <0 from the reader (output up to that point is complete
+ *         lines, the events held by the window included).
  */
+int profev_dump_list(struct profev_reader *r, FILE *out, const struct profev_dump_opts *opts,
+		     struct profev_dump_result *res);
+
+/** profev_dump_list() with profev_dump_opts_init()'s defaults. */
 int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_format format);
 
 /** Statistics of a whole trace; see profev_stats_collect(). */

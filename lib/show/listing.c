@@ -7,6 +7,8 @@
 #include "common/json_write.h"
 #include "common/u64_map.h"
 #include "profev_dump.h"
+#include "show/event_filter.h"
+#include "show/time_order.h"
 #include "show/zone_track.h"
 
 /* JSONL: the arguments and flow marks of each thread's open zones, kept
@@ -47,6 +49,9 @@ struct dump {
 	struct waiting *waits; /* by zone_track thread index */
 	uint32_t npend;
 	struct u64_map locks;  /* struct lock_name by address */
+	struct time_order *order;
+	struct event_filter filter;
+	uint64_t listed;
 };
 
 static int sink_file(void *ctx, const void *data, size_t len)
@@ -748,66 +753,131 @@ static void dump_free(struct dump *d)
 	u64_map_free(&d->locks);
 }
 
-int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_format format)
+/* What a left-out event's line would have taken from the pending lists. */
+static void pending_skip(struct pending *p, uint8_t type)
 {
-	struct dump d = { .r = r, .format = format };
+	if (type == PROFEV_EV_ZONE_END && p->depth)
+		p->n = p->mark[--p->depth];
+	if (type == PROFEV_EV_INSTANT || type == PROFEV_EV_MESSAGE)
+		p->npoint = 0;
+}
+
+/* The next event out of the window: its state followed, its line written
+ * if the filter keeps it. 1, 0 when the window is empty, or <0. */
+static int list_next(struct dump *d)
+{
 	struct profev_event ev;
-	u64_map_init(&d.locks, sizeof(struct lock_name));
 	struct profev_event_info in;
-	int rc;
-	if (outbuf_init(&d.o, 1 << 16, sink_file, out) || !(d.zones = zone_track_new())) {
-		outbuf_free(&d.o);
+	if (!time_order_next(d->order, &ev, &in.thread, &in.text, &in.text_len))
+		return 0;
+	/* The ids' strings as the reader gave them (they do not change). */
+	int has_category = ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
+			   ev.type == PROFEV_EV_INSTANT || ev.type == PROFEV_EV_MESSAGE;
+	in.name = profev_reader_string(d->r, ev.name);
+	in.category = has_category && ev.payload <= UINT32_MAX ? profev_reader_string(d->r, (uint32_t)ev.payload)
+							       : "";
+	uint64_t rel = ev.ts >= d->origin ? ev.ts - d->origin : 0;
+	int has_duration = 0;
+	uint64_t duration = 0, begin;
+	uint32_t name;
+	if (ev.type == PROFEV_EV_ZONE_BEGIN && zone_track_begin(d->zones, ev.tid, ev.name, ev.ts))
 		return PROFEV_E_NOMEM;
+	if (ev.type == PROFEV_EV_ZONE_END && zone_track_end(d->zones, ev.tid, &name, &begin)) {
+		has_duration = 1;
+		duration = ev.ts - begin;
+		if (!ev.name) { /* the recorder may leave an end's name out */
+			ev.name = name;
+			in.name = profev_reader_string(d->r, name);
+		}
+	}
+	struct pending *pend = NULL;
+	if ((ev.type >= PROFEV_EV_ARG && ev.type <= PROFEV_EV_LOCK_RELEASED) ||
+	    (d->format == PROFEV_DUMP_JSONL &&
+	     (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END || ev.type == PROFEV_EV_POINT_ARG ||
+	      ev.type == PROFEV_EV_INSTANT || ev.type == PROFEV_EV_MESSAGE))) {
+		if (rich_event(d, &ev, &pend, &has_duration, &duration))
+			return PROFEV_E_NOMEM;
+	}
+	int keep = event_filter_keep(&d->filter, &ev, in.thread);
+	if (keep < 0)
+		return PROFEV_E_NOMEM;
+	if (!keep) {
+		if (pend)
+			pending_skip(pend, ev.type);
+		return 1;
+	}
+	d->listed++;
+	if (d->format == PROFEV_DUMP_JSONL)
+		show_json(d, &ev, &in, rel, has_duration, duration, pend);
+	else
+		show_text(d, &ev, &in, rel, has_duration, duration);
+	return d->o.err ? d->o.err : 1;
+}
+
+void profev_dump_opts_init(struct profev_dump_opts *o, enum profev_dump_format format)
+{
+	*o = (struct profev_dump_opts){ .format = format, .window = PROFEV_DUMP_WINDOW,
+					.window_bytes = PROFEV_DUMP_WINDOW_BYTES, .to_ns = UINT64_MAX };
+}
+
+int profev_dump_list(struct profev_reader *r, FILE *out, const struct profev_dump_opts *opts,
+		     struct profev_dump_result *res)
+{
+	struct dump d = { .r = r, .format = opts->format };
+	struct profev_event ev;
+	struct profev_event_info in;
+	int rc, out_rc = 0;
+	u64_map_init(&d.locks, sizeof(struct lock_name));
+	event_filter_init(&d.filter, opts->thread, opts->from_ns, opts->to_ns);
+	if (res)
+		*res = (struct profev_dump_result){ 0, 0 };
+	if (outbuf_init(&d.o, 1 << 16, sink_file, out) || !(d.zones = zone_track_new()) ||
+	    !(d.order = time_order_new(opts->window, opts->window_bytes))) {
+		rc = PROFEV_E_NOMEM;
+		goto out;
 	}
 	while ((rc = profev_reader_next_event(r, &ev, &in)) > 0) {
 		if (!d.have_origin) {
 			uint64_t start = profev_reader_meta(r)->mono_start_ns;
 			d.origin = start && start <= ev.ts ? start : ev.ts;
 			d.have_origin = 1;
+			event_filter_start(&d.filter, d.origin);
 		}
-		uint64_t rel = ev.ts >= d.origin ? ev.ts - d.origin : 0;
-		int has_duration = 0;
-		uint64_t duration = 0, begin;
-		uint32_t name;
-		if (ev.type == PROFEV_EV_ZONE_BEGIN && zone_track_begin(d.zones, ev.tid, ev.name, ev.ts)) {
+		if (time_order_add(d.order, &ev, &in)) {
 			rc = PROFEV_E_NOMEM;
 			break;
 		}
-		if (ev.type == PROFEV_EV_ZONE_END && zone_track_end(d.zones, ev.tid, &name, &begin)) {
-			has_duration = 1;
-			duration = ev.ts - begin;
-			if (!ev.name) { /* the recorder may leave an end's name out */
-				ev.name = name;
-				in.name = profev_reader_string(r, name);
-			}
-		}
-		struct pending *pend = NULL;
-		if ((ev.type >= PROFEV_EV_ARG && ev.type <= PROFEV_EV_LOCK_RELEASED) ||
-		    (format == PROFEV_DUMP_JSONL &&
-		     (ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
-		      ev.type == PROFEV_EV_POINT_ARG || ev.type == PROFEV_EV_INSTANT ||
-		      ev.type == PROFEV_EV_MESSAGE))) {
-			if (rich_event(&d, &ev, &pend, &has_duration, &duration)) {
-				rc = PROFEV_E_NOMEM;
-				break;
-			}
-		}
-		if (format == PROFEV_DUMP_JSONL)
-			show_json(&d, &ev, &in, rel, has_duration, duration, pend);
-		else
-			show_text(&d, &ev, &in, rel, has_duration, duration);
-		if (d.o.err) {
-			rc = d.o.err;
+		while (time_order_full(d.order) && (out_rc = list_next(&d)) > 0)
+			;
+		if (out_rc < 0)
 			break;
-		}
 	}
+	/* A cut trace, or no memory: what is held is whole, and shown. */
+	while (out_rc >= 0 && (out_rc = list_next(&d)) > 0)
+		;
+	if (out_rc < 0 && rc >= 0)
+		rc = out_rc;
 	int frc = outbuf_flush(&d.o);
+	if (rc >= 0)
+		rc = frc;
+out:
+	if (res) {
+		res->listed = d.listed;
+		res->late = d.order ? time_order_late(d.order) : 0;
+	}
 	outbuf_free(&d.o);
 	zone_track_free(d.zones);
+	time_order_free(d.order);
+	event_filter_free(&d.filter);
 	dump_free(&d);
-	if (rc < 0)
-		return rc;
-	return frc;
+	return rc;
+}
+
+int profev_dump_events(struct profev_reader *r, FILE *out, enum profev_dump_format format)
+{
+	struct profev_dump_opts o;
+	profev_dump_opts_init(&o, format);
+	return profev_dump_list(r, out, &o, NULL);
 }
 
 int profev_leaks_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out)

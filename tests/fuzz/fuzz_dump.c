@@ -1,5 +1,7 @@
 /*
- * pfdump's work (lib/show/): the text and JSON Lines listings, and the
+ * pfdump's work (lib/show/): the text and JSON Lines listings (the JSONL
+ * one through a merge window of 2 events and a thread and time filter, so
+ * that events past the window and left out are taken too), and the
  * statistics with the leak report, on the same mutated trace.
  */
 #include "fuzz.h"
@@ -12,7 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FILE *f = fuzz_file(d, size);
 		struct profev_reader *r = profev_reader_new(f, NULL);
 		if (r) {
-			profev_dump_events(r, fuzz_sink(), (enum profev_dump_format)format);
+			struct profev_dump_opts o;
+			profev_dump_opts_init(&o, (enum profev_dump_format)format);
+			if (format == PROFEV_DUMP_JSONL) {
+				o.window = 2;
+				o.thread = "main";
+				o.from_ns = 1000;
+				o.to_ns = 1000000000;
+			}
+			profev_dump_list(r, fuzz_sink(), &o, NULL);
 			profev_reader_free(r);
 		}
 		fclose(f);
