@@ -4,6 +4,7 @@
 #include <string.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "cmd.h"
 #include "profev_dump.h"
 
@@ -21,7 +22,12 @@ static const char usage_text[] =
 	"                   (default 1000000) and 64 MiB of texts: an event that\n"
 	"                   comes later than that in the file is listed out of\n"
 	"                   order, and a warning counts them; 0: file order\n"
-	"  -s, --stats      totals per type and thread, bytes per event, top zones\n"
+	"  -s, --stats      totals per type and thread, bytes per event, top zones,\n"
+	"                   frame times per frame set with the longest frames\n"
+	"      --frames     every frame: start, number, duration (with --jsonl: JSON)\n"
+	"      --color WHEN --stats draws frame times in colour and block characters:\n"
+	"                   auto (on a terminal, the default), always or never\n"
+	"      --no-color   the same as --color never\n"
 	"  -l, --leaks      memory still allocated at the end, by callstack\n"
 	"  -n, --top N      zones and sampled functions in the --stats tables (default 20)\n"
 	"  -h, --help       show this help\n"
@@ -30,14 +36,35 @@ static const char usage_text[] =
 	"Exit status: 0 success, 1 corrupt or cut trace (after showing what was\n"
 	"whole), 2 usage error or unreadable file.\n";
 
+/* --color auto: colour on a terminal that is not dumb, unless NO_COLOR
+ * (no-color.org) is set; block characters on such a terminal when the
+ * locale's characters are UTF-8. */
+static void terminal_style(struct profev_stats_style *st)
+{
+	const char *term = getenv("TERM");
+	if (!isatty(STDOUT_FILENO) || !term || !*term || strcmp(term, "dumb") == 0)
+		return;
+	const char *no_color = getenv("NO_COLOR");
+	st->color = !no_color || !*no_color;
+	const char *lc = getenv("LC_ALL");
+	if (!lc || !*lc)
+		lc = getenv("LC_CTYPE");
+	if (!lc || !*lc)
+		lc = getenv("LANG");
+	st->unicode = lc && (strstr(lc, "UTF-8") || strstr(lc, "utf-8") || strstr(lc, "UTF8") || strstr(lc, "utf8"));
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	enum { O_FROM = 256, O_TO, O_THREAD, O_WINDOW };
+	enum { O_FROM = 256, O_TO, O_THREAD, O_WINDOW, O_FRAMES, O_COLOR, O_NO_COLOR };
 	static const struct option options[] = {
 		{ "from", required_argument, NULL, O_FROM },
 		{ "to", required_argument, NULL, O_TO },
 		{ "thread", required_argument, NULL, O_THREAD },
 		{ "window", required_argument, NULL, O_WINDOW },
+		{ "frames", no_argument, NULL, O_FRAMES },
+		{ "color", required_argument, NULL, O_COLOR },
+		{ "no-color", no_argument, NULL, O_NO_COLOR },
 		{ "jsonl", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "leaks", no_argument, NULL, 'l' },
@@ -46,7 +73,8 @@ int cmd_dump(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int jsonl = 0, stats = 0, leaks = 0, listing_only = 0, opt;
+	int jsonl = 0, stats = 0, leaks = 0, frames = 0, listing_only = 0, opt;
+	int color = -1; /* -1 auto, 0 never, 1 always */
 	unsigned top = 20;
 	char *end;
 	unsigned long long v;
@@ -84,6 +112,18 @@ int cmd_dump(int argc, char **argv)
 			list.window = v;
 			listing_only = opt;
 			break;
+		case O_FRAMES: frames = 1; break;
+		case O_COLOR:
+			if (strcmp(optarg, "auto") == 0)
+				color = -1;
+			else if (strcmp(optarg, "always") == 0)
+				color = 1;
+			else if (strcmp(optarg, "never") == 0)
+				color = 0;
+			else
+				return cmd_usage_error("--color takes auto, always or never, not '%s'", optarg);
+			break;
+		case O_NO_COLOR: color = 0; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': cmd_print_version(); return EXIT_OK;
 		case ':': return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -92,13 +132,13 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(optind == argc ? "no trace given" : "more than one trace given");
-	if (jsonl + stats + leaks > 1)
-		return cmd_usage_error("choose one of --jsonl, --stats and --leaks");
-	if (listing_only && (stats || leaks))
+	if (stats + leaks + frames > 1 || (jsonl && (stats || leaks)))
+		return cmd_usage_error("choose one of --jsonl, --stats, --leaks and --frames (--frames may have --jsonl)");
+	if (listing_only && (stats || leaks || frames))
 		return cmd_usage_error("--%s applies to the event listing, not to --%s",
 				       listing_only == O_FROM ? "from" : listing_only == O_TO ? "to"
 				       : listing_only == O_THREAD ? "thread" : "window",
-				       stats ? "stats" : "leaks");
+				       stats ? "stats" : leaks ? "leaks" : "frames");
 	if (list.from_ns > list.to_ns)
 		return cmd_usage_error("--to comes before --from");
 	const char *path = argv[optind];
@@ -115,13 +155,22 @@ int cmd_dump(int argc, char **argv)
 	int rc;
 	uint64_t late = 0;
 	errno = 0;
-	if (stats || leaks) {
+	if (stats || leaks || frames) {
 		struct profev_stats *s;
 		rc = profev_stats_collect(r, &s);
-		if (s && stats)
-			profev_stats_write(s, r, stdout, top);
+		if (s && stats) {
+			struct profev_stats_style style = { top, color > 0, color > 0 };
+			if (color < 0)
+				terminal_style(&style);
+			profev_stats_print(s, r, stdout, &style);
+		}
 		if (s && leaks)
 			profev_leaks_write(s, r, stdout);
+		if (s && frames) {
+			int frc = profev_frames_write(s, r, stdout, jsonl ? PROFEV_DUMP_JSONL : PROFEV_DUMP_TEXT);
+			if (frc == PROFEV_E_NOMEM && rc >= 0)
+				rc = frc;
+		}
 		profev_stats_free(s);
 	} else {
 		struct profev_dump_result res;

@@ -140,6 +140,49 @@ struct profev_lock_stat {
 	uint32_t nwaiters;
 };
 
+#define PROFEV_WORST_FRAMES 10
+#define PROFEV_FRAME_ZONES 3
+
+/** One frame: a frame set's span from a mark to the next, or from a
+ *  PROFEV_FRAME_START to its PROFEV_FRAME_END. */
+struct profev_frame_time {
+	uint64_t number;      /**< the mark's frame number, as pfconv numbers it;
+	                           discontinuous frames count from 0 */
+	uint64_t start_ts, ns;
+};
+
+/** A zone's share of a frame: the time the thread spent with it innermost
+ *  (its self time) within the frame. */
+struct profev_frame_zone {
+	uint32_t tid;
+	uint32_t name;        /**< string id (a call site's shared name) */
+	uint64_t ns;
+};
+
+struct profev_worst_frame {
+	struct profev_frame_time f;
+	struct profev_frame_zone zones[PROFEV_FRAME_ZONES]; /**< most time first */
+	uint32_t nzones;
+};
+
+/** Frame statistics of one frame set. Percentiles are exact, nearest rank:
+ *  pN is the smallest frame time that at least N% of the frames are at or
+ *  below. */
+struct profev_frame_set {
+	uint32_t name;        /**< string id, 0 = the default set */
+	int discontinuous;    /**< frames from PROFEV_FRAME_START/END, not marks */
+	uint64_t count;       /**< whole frames */
+	uint64_t total_ns, min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+	double mean_ns, stddev_ns; /**< population standard deviation */
+	double fps;           /**< 1 s / mean_ns */
+	struct profev_frame_time *frames; /**< all count frames, in time order */
+	struct profev_worst_frame worst[PROFEV_WORST_FRAMES]; /**< longest first */
+	uint32_t nworst;
+	uint64_t disordered;  /**< marks before the frame they would end: ignored */
+	int zones_partial;    /**< a thread ran too far ahead of the marks: some
+	                           zone time is missing from the worst frames */
+};
+
 struct profev_stats {
 	uint64_t events;
 	uint64_t by_type[PROFEV_EV_TYPE_MAX + 1];
@@ -176,6 +219,10 @@ struct profev_stats {
 	                                  recording (metadata lost_images) */
 	uint64_t image_stored_bytes; /**< bytes of the whole image chunks on disk */
 	uint64_t image_raw_bytes;    /**< what they hold as RGBA8 (width * height * 4) */
+	struct profev_frame_set *frame_sets; /**< by first frame in the file */
+	uint32_t nframe_sets;
+	uint64_t origin_ts;          /**< the trace's start as the listing counts
+	                                  (metadata start, else the first event) */
 };
 
 /**
@@ -190,6 +237,24 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out);
 /** Write the statistics as a readable report (what pfdump --stats shows). */
 void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
 			unsigned top_zones);
+
+/** How profev_stats_print() draws. */
+struct profev_stats_style {
+	unsigned top;         /**< rows of the zone and function tables */
+	int color;            /**< ANSI colours */
+	int unicode;          /**< block characters (UTF-8) for the frame times */
+};
+
+/** profev_stats_write() with a style: on a terminal, the frame times drawn
+ *  as a sparkline in block characters and colour. */
+void profev_stats_print(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
+			const struct profev_stats_style *style);
+
+/** Every whole frame, one per line in time order (what pfdump --frames
+ *  shows): start since the trace's start, number, duration, set.
+ *  @return 0, or PROFEV_E_NOMEM/IO. */
+int profev_frames_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
+			enum profev_dump_format format);
 
 /** Write the leak report (what pfdump --leaks shows): each group of blocks
  *  still allocated at the end with its callstack, symbolized where the

@@ -780,7 +780,7 @@ static int list_next(struct dump *d)
 	int has_duration = 0;
 	uint64_t duration = 0, begin;
 	uint32_t name;
-	if (ev.type == PROFEV_EV_ZONE_BEGIN && zone_track_begin(d->zones, ev.tid, ev.name, ev.ts))
+	if (ev.type == PROFEV_EV_ZONE_BEGIN && zone_track_begin(d->zones, ev.tid, ev.name, ev.ts, NULL) < 0)
 		return PROFEV_E_NOMEM;
 	if (ev.type == PROFEV_EV_ZONE_END && zone_track_end(d->zones, ev.tid, &name, &begin)) {
 		has_duration = 1;

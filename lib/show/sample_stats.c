@@ -64,6 +64,8 @@ struct sample_stats {
 	uint32_t *pool;
 	uint32_t npool, cappool;
 	uint64_t samples, lost;
+	uint32_t last_tid, last;      /* events come in runs of a thread: the
+	                                 last one found, index + 1 (0 none) */
 };
 
 struct sample_stats *sample_stats_new(void)
@@ -93,9 +95,14 @@ void sample_stats_free(struct sample_stats *ss)
 
 static struct sthread *thread(struct sample_stats *ss, uint32_t tid, int add)
 {
+	if (ss->last && ss->last_tid == tid)
+		return &ss->t[ss->last - 1];
 	uint32_t *slot = tid_index_slot(&ss->index, ss->t, sizeof *ss->t, tid);
-	if (*slot)
+	if (*slot) {
+		ss->last_tid = tid;
+		ss->last = *slot;
 		return &ss->t[*slot - 1];
+	}
 	if (!add || array_grow((void **)&ss->t, &ss->capt, sizeof *ss->t, ss->nt + 1))
 		return NULL;
 	struct sthread *t = &ss->t[ss->nt];

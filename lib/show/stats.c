@@ -7,6 +7,8 @@
 #include "profev_dump.h"
 #include "show/zone_track.h"
 #include "show/sample_stats.h"
+#include "show/frame_stats.h"
+#include "show/frame_report.h"
 
 /* A block allocated and not yet freed, in the live map by address. */
 struct live_block {
@@ -30,6 +32,7 @@ struct collect {
 	uint32_t nlockev, lockev_cap;
 	struct zone_track *zones;
 	struct sample_stats *samples;
+	struct frame_stats *frames;
 	const struct profev_reader *r;
 	uint32_t threads_cap, pools_cap;
 	struct profev_zone_stat *by_name; /* indexed by name id */
@@ -89,11 +92,14 @@ static int memory(struct collect *c, const struct profev_event *ev)
 	return 0;
 }
 
-static int zone_end(struct collect *c, const struct profev_event *ev)
+static int zone_end(struct collect *c, uint32_t ti, const struct profev_event *ev)
 {
 	uint32_t name;
 	uint64_t begin;
-	if (!zone_track_end(c->zones, ev->tid, &name, &begin)) {
+	int had = zone_track_end(c->zones, ev->tid, &name, &begin);
+	if (frame_stats_switch(c->frames, ti, ev->tid, ev->ts, had, name))
+		return -1;
+	if (!had) {
 		c->s->unmatched_ends++;
 		return 0;
 	}
@@ -323,34 +329,49 @@ static int event(struct collect *c, const struct profev_event *ev)
 {
 	struct profev_stats *s = c->s;
 	int64_t ti = zone_track_thread(c->zones, ev->tid);
-	if (ti < 0 || array_grow((void **)&s->threads, &c->threads_cap, sizeof(*s->threads), (uint64_t)ti + 1))
+	if (ti < 0)
 		return -1;
-	struct profev_thread_stat *t = &s->threads[ti];
 	if ((uint32_t)ti >= s->nthreads) {
+		if (array_grow((void **)&s->threads, &c->threads_cap, sizeof(*s->threads), (uint64_t)ti + 1))
+			return -1;
 		s->nthreads = (uint32_t)ti + 1;
-		t->tid = ev->tid;
-		t->first_ts = ev->ts;
+		s->threads[ti] = (struct profev_thread_stat){ .tid = ev->tid, .first_ts = ev->ts };
 	}
+	struct profev_thread_stat *t = &s->threads[ti];
 	t->events++;
 	/* Samples and switches reach the file in their own order. */
 	if (ev->ts > t->last_ts)
 		t->last_ts = ev->ts;
 	if (ev->ts < t->first_ts)
 		t->first_ts = ev->ts;
-	if (!s->events || ev->ts < s->first_ts)
+	if (!s->events) {
+		uint64_t start = profev_reader_meta(c->r)->mono_start_ns;
+		s->first_ts = ev->ts;
+		s->origin_ts = start && start <= ev->ts ? start : ev->ts; /* as the listing's */
+	}
+	if (ev->ts < s->first_ts)
 		s->first_ts = ev->ts;
 	if (ev->ts > s->last_ts)
 		s->last_ts = ev->ts;
 	s->events++;
 	s->by_type[ev->type <= PROFEV_EV_TYPE_MAX ? ev->type : 0]++;
 	switch (ev->type) {
-	case PROFEV_EV_ZONE_BEGIN:
+	case PROFEV_EV_ZONE_BEGIN: {
+		uint32_t outer = 0;
 		t->zones++;
-		if (zone_track_begin(c->zones, ev->tid, ev->name, ev->ts))
+		int had = zone_track_begin(c->zones, ev->tid, ev->name, ev->ts, &outer);
+		if (had < 0 || frame_stats_switch(c->frames, (uint32_t)ti, ev->tid, ev->ts, had, outer))
 			return -1;
 		break;
+	}
 	case PROFEV_EV_ZONE_END:
-		if (zone_end(c, ev))
+		if (zone_end(c, (uint32_t)ti, ev))
+			return -1;
+		break;
+	case PROFEV_EV_FRAME_MARK:
+	case PROFEV_EV_FRAME_START:
+	case PROFEV_EV_FRAME_END:
+		if (frame_stats_mark(c->frames, ev))
 			return -1;
 		break;
 	case PROFEV_EV_LOST:
@@ -392,11 +413,13 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 	c.s = calloc(1, sizeof(*c.s));
 	c.zones = zone_track_new();
 	c.samples = sample_stats_new();
+	c.frames = frame_stats_new(r);
 	c.r = r;
-	if (!c.s || !c.zones || !c.samples) {
+	if (!c.s || !c.zones || !c.samples || !c.frames) {
 		free(c.s);
 		zone_track_free(c.zones);
 		sample_stats_free(c.samples);
+		frame_stats_free(c.frames);
 		return PROFEV_E_NOMEM;
 	}
 	while ((rc = profev_reader_next_chunk(r, &ch)) > 0) {
@@ -439,6 +462,9 @@ done:
 	if (sample_stats_finish(c.samples, c.zones, c.s) && rc >= 0)
 		rc = PROFEV_E_NOMEM;
 	sample_stats_free(c.samples);
+	if (frame_stats_finish(c.frames, c.s) && rc >= 0)
+		rc = PROFEV_E_NOMEM;
+	frame_stats_free(c.frames);
 	if (lock_table(&c) && rc >= 0)
 		rc = PROFEV_E_NOMEM;
 	c.s->dropped_args = profev_reader_meta(r)->dropped_args;
@@ -447,18 +473,6 @@ done:
 	u64_map_free(&c.live);
 	*out = c.s;
 	return rc;
-}
-
-static void duration(char *out, size_t n, uint64_t ns)
-{
-	if (ns < 10000)
-		snprintf(out, n, "%" PRIu64 " ns", ns);
-	else if (ns < 10000000)
-		snprintf(out, n, "%.2f us", ns / 1e3);
-	else if (ns < 10000000000ull)
-		snprintf(out, n, "%.2f ms", ns / 1e6);
-	else
-		snprintf(out, n, "%.3f s", ns / 1e9);
 }
 
 static void ended(const struct profev_meta *m, int complete, FILE *out)
@@ -510,8 +524,8 @@ static void samples_write(const struct profev_stats *s, const struct profev_read
 		"off CPU", "switches", "preempted");
 	for (uint32_t i = 0; i < s->nsched; i++) {
 		const struct profev_sched_stat *t = &s->sched[i];
-		duration(a, sizeof(a), t->on_ns);
-		duration(b, sizeof(b), t->off_ns);
+		duration_text(a, sizeof(a), t->on_ns);
+		duration_text(b, sizeof(b), t->off_ns);
 		fprintf(out, "  %-8u %-24.24s %10" PRIu64 " %12s %12s %10" PRIu64 " %10" PRIu64 "\n", t->tid,
 			profev_reader_thread_name(r, t->tid), t->samples, t->switches ? a : "-",
 			t->switches ? b : "-", t->switches, t->preempted);
@@ -535,7 +549,7 @@ static void samples_write(const struct profev_stats *s, const struct profev_read
 			if (!any++)
 				fprintf(out, "\nlongest stretches off CPU:\n  %-8s %-24s %14s %12s %-9s  %s\n", "tid",
 					"name", "at", "off for", "why", "in zone");
-			duration(a, sizeof(a), o->ns);
+			duration_text(a, sizeof(a), o->ns);
 			uint64_t at = o->ts >= s->first_ts ? o->ts - s->first_ts : 0;
 			fprintf(out, "  %-8u %-24.24s %4" PRIu64 ".%09" PRIu64 " %12s %-9s  %s\n", t->tid,
 				profev_reader_thread_name(r, t->tid), at / 1000000000u, at % 1000000000u, a,
@@ -557,9 +571,9 @@ static void lock_rows(const struct profev_stats *s, const struct profev_reader *
 			snprintf(name, sizeof name, "%.20s", profev_reader_string(r, l->name));
 		else
 			snprintf(name, sizeof name, "0x%" PRIx64, l->addr);
-		duration(a, sizeof(a), l->wait_total_ns);
-		duration(b, sizeof(b), l->wait_max_ns);
-		duration(c, sizeof(c), l->hold_max_ns);
+		duration_text(a, sizeof(a), l->wait_total_ns);
+		duration_text(b, sizeof(b), l->wait_max_ns);
+		duration_text(c, sizeof(c), l->hold_max_ns);
 		fprintf(out, "  %-20.20s %10" PRIu64 " %10" PRIu64 " %12s %12s %12s ", name, l->acquisitions,
 			l->contended, a, b, c);
 		for (uint32_t k = 0; k < l->nwaiters; k++) {
@@ -576,6 +590,14 @@ static void lock_rows(const struct profev_stats *s, const struct profev_reader *
 void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
 			unsigned top_zones)
 {
+	struct profev_stats_style plain = { top_zones, 0, 0 };
+	profev_stats_print(s, r, out, &plain);
+}
+
+void profev_stats_print(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
+			const struct profev_stats_style *style)
+{
+	unsigned top_zones = style->top;
 	const struct profev_meta *m = profev_reader_meta(r);
 	unsigned major, minor;
 	char a[32], b[32], c[32], d[32];
@@ -595,7 +617,7 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 		fprintf(out, "recorder:     %s, clock %s\n", m->recorder, m->clock ? m->clock : "?");
 	fprintf(out, "ended:        ");
 	ended(m, s->complete, out);
-	duration(a, sizeof(a), s->events ? s->last_ts - s->first_ts : 0);
+	duration_text(a, sizeof(a), s->events ? s->last_ts - s->first_ts : 0);
 	fprintf(out, "duration:     %s (first to last event)\n", a);
 	fprintf(out, "events:       %" PRIu64 " in %" PRIu64 " chunks (%" PRIu64 " events chunks)\n",
 		s->events, s->chunks, s->event_chunks);
@@ -634,7 +656,7 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 	fprintf(out, "\nthreads:\n  %-8s %-24s %12s %12s %12s\n", "tid", "name", "events", "zones", "active");
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		const struct profev_thread_stat *t = &s->threads[i];
-		duration(a, sizeof(a), t->last_ts - t->first_ts);
+		duration_text(a, sizeof(a), t->last_ts - t->first_ts);
 		fprintf(out, "  %-8u %-24.24s %12" PRIu64 " %12" PRIu64 " %12s\n", t->tid,
 			profev_reader_thread_name(r, t->tid), t->events, t->zones, a);
 	}
@@ -644,14 +666,15 @@ void profev_stats_write(const struct profev_stats *s, const struct profev_reader
 			"total", "mean", "min", "max");
 		for (uint32_t i = 0; i < s->nzones && i < top_zones; i++) {
 			const struct profev_zone_stat *z = &s->zones[i];
-			duration(a, sizeof(a), z->total_ns);
-			duration(b, sizeof(b), z->total_ns / z->count);
-			duration(c, sizeof(c), z->min_ns);
-			duration(d, sizeof(d), z->max_ns);
+			duration_text(a, sizeof(a), z->total_ns);
+			duration_text(b, sizeof(b), z->total_ns / z->count);
+			duration_text(c, sizeof(c), z->min_ns);
+			duration_text(d, sizeof(d), z->max_ns);
 			fprintf(out, "  %-24.24s %10" PRIu64 " %12s %12s %12s %12s\n",
 				profev_reader_string(r, z->name), z->count, a, b, c, d);
 		}
 	}
+	frame_report_write(s, r, out, style);
 	samples_write(s, r, out, top_zones);
 	if (s->npools) {
 		fprintf(out, "\nmemory by pool:\n  %-16s %10s %10s %14s %14s %14s\n", "pool", "allocs", "frees",
@@ -679,5 +702,6 @@ void profev_stats_free(struct profev_stats *s)
 	free(s->pools);
 	free(s->leaks);
 	sample_stats_release(s);
+	frame_stats_release(s);
 	free(s);
 }

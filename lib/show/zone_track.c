@@ -18,6 +18,8 @@ struct zone_track {
 	struct thread *threads;
 	uint32_t n, cap;
 	struct tid_index index;
+	uint32_t last_tid;    /* a thread's events come in runs: the last one found */
+	uint32_t last;        /* its index + 1, 0 = none */
 };
 
 struct zone_track *zone_track_new(void)
@@ -48,11 +50,25 @@ static uint32_t *slot(const struct zone_track *z, uint32_t tid)
 	return tid_index_slot(&z->index, z->threads, sizeof(*z->threads), tid);
 }
 
+/* Index + 1 of tid's thread, 0 if it has none. */
+static uint32_t find(struct zone_track *z, uint32_t tid)
+{
+	if (z->last && z->last_tid == tid)
+		return z->last;
+	uint32_t s = *slot(z, tid);
+	if (s) {
+		z->last_tid = tid;
+		z->last = s;
+	}
+	return s;
+}
+
 int64_t zone_track_thread(struct zone_track *z, uint32_t tid)
 {
+	uint32_t found = find(z, tid);
+	if (found)
+		return found - 1;
 	uint32_t *s = slot(z, tid);
-	if (*s)
-		return *s - 1;
 	if (z->n == z->cap) {
 		uint32_t cap = z->cap ? z->cap * 2 : 16;
 		struct thread *t = realloc(z->threads, cap * sizeof(*t));
@@ -68,12 +84,15 @@ int64_t zone_track_thread(struct zone_track *z, uint32_t tid)
 	return z->n - 1;
 }
 
-int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts)
+int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts, uint32_t *outer)
 {
 	int64_t i = zone_track_thread(z, tid);
 	if (i < 0)
 		return -1;
 	struct thread *t = &z->threads[i];
+	int had = t->depth != 0;
+	if (had && outer)
+		*outer = t->stack[t->depth - 1].name;
 	if (t->depth == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 16;
 		struct open_zone *s = realloc(t->stack, cap * sizeof(*s));
@@ -83,12 +102,12 @@ int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t
 		t->cap = cap;
 	}
 	t->stack[t->depth++] = (struct open_zone){ name, ts };
-	return 0;
+	return had;
 }
 
 int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts)
 {
-	uint32_t s = *slot(z, tid);
+	uint32_t s = find(z, tid);
 	if (!s || z->threads[s - 1].depth == 0)
 		return 0;
 	struct thread *t = &z->threads[s - 1];
@@ -108,14 +127,14 @@ uint64_t zone_track_open(const struct zone_track *z)
 
 uint32_t zone_track_depth(struct zone_track *z, uint32_t tid)
 {
-	uint32_t s = *slot(z, tid);
+	uint32_t s = find(z, tid);
 	return s ? z->threads[s - 1].depth : 0;
 }
 
 int zone_track_innermost_at(struct zone_track *z, uint32_t tid, uint64_t ts, uint32_t *name,
 			    uint64_t *begin_ts)
 {
-	uint32_t s = *slot(z, tid);
+	uint32_t s = find(z, tid);
 	if (!s)
 		return 0;
 	const struct thread *t = &z->threads[s - 1];

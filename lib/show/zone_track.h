@@ -11,8 +11,10 @@ void zone_track_free(struct zone_track *z);
 /* Index (0, 1, ...) of tid in order of first appearance, adding it if new;
  * -1 on no memory. */
 int64_t zone_track_thread(struct zone_track *z, uint32_t tid);
-/* 0 or -1 on no memory. */
-int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts);
+/* Opens a zone: 1 with the name of the zone it opens in (the innermost
+ * open before it) in *outer (if not NULL), 0 if it is outermost, -1 on no
+ * memory. */
+int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts, uint32_t *outer);
 /* Pops tid's innermost open zone: 1 with its name and begin time, 0 if the
  * thread has none open (an end without a begin). */
 int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts);

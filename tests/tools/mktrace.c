@@ -12,6 +12,9 @@
  *                                        by formula (not by the encoder, so the
  *                                        same on every build): moving, standing
  *                                        still, flat areas, another size between
+ *   mktrace frames OUT                   frames of known lengths with known zones, the
+ *                                        render thread's events ahead of the marks
+ *                                        and behind them in turn (see frames())
  *   mktrace lost-samples OUT             samples and switches of one thread, with
  *                                        17 records the kernel dropped between
  *   mktrace hostile KIND OUT             a few hundred bytes that once broke a reader:
@@ -144,6 +147,71 @@ static int nested(struct profev_writer *w, int unused)
 	}
 	struct profev_event last = synth_event(PROFEV_EV_INSTANT, 1001200, 7, profev_writer_cstring(w, "last"), cat);
 	rc |= profev_writer_event(w, &last);
+	return rc;
+}
+
+/*
+ * Frames of exactly known lengths, from 1 ms (the trace's start):
+ * the default set's 20 frames, numbered 1..20 (marks 1..21), of 10 ms but
+ * frame 5 (20 ms), 11 (30 ms), 17 (40 ms) and 20 (50 ms). In a frame of
+ * length D from s, main runs Frame [s, s+D) { Update [s, s+0.7D)
+ * { Physics [s+0.1D, s+0.3D) } } and render runs Render [s+0.2D, s+0.6D):
+ * self times Update 0.5D, Render 0.4D, Frame 0.3D, Physics 0.2D. The
+ * events come in blocks of five frames, render's before main's in even
+ * blocks and after them in odd ones. Then the discontinuous set "loading":
+ * frames 0, 1, 2 of 5, 7 and 9 ms at 310, 320 and 330 ms after the start,
+ * each all Load on main.
+ */
+static int frames(struct profev_writer *w, int unused)
+{
+	(void)unused;
+	static const unsigned ms[20] = { 10, 10, 10, 10, 20, 10, 10, 10, 10, 10,
+					 30, 10, 10, 10, 10, 10, 40, 10, 10, 50 };
+	const uint64_t t0 = 1000000;
+	struct profev_meta m = { .program = "./frames", .pid = 1, .host = "test", .mono_start_ns = t0,
+				 .clock = "monotonic", .recorder = "mktrace" };
+	int rc = profev_writer_meta(w, &m);
+	rc |= profev_writer_thread(w, 1, 1, "main");
+	rc |= profev_writer_thread(w, 2, 1, "render");
+	uint32_t cat = profev_writer_cstring(w, "game");
+	uint32_t frame = profev_writer_cstring(w, "Frame"), update = profev_writer_cstring(w, "Update");
+	uint32_t physics = profev_writer_cstring(w, "Physics"), render = profev_writer_cstring(w, "Render");
+	uint32_t load = profev_writer_cstring(w, "Load"), loading = profev_writer_cstring(w, "loading");
+	enum { B = PROFEV_EV_ZONE_BEGIN, E = PROFEV_EV_ZONE_END };
+	uint64_t start[21];
+	start[0] = t0;
+	for (int i = 0; i < 20; i++)
+		start[i + 1] = start[i] + ms[i] * 1000000ull;
+	for (int block = 0; block < 4; block++) {
+		for (int side = 0; side < 2; side++) {
+			int main_side = block % 2 ? side == 0 : side == 1;
+			for (int i = block * 5; i < block * 5 + 5; i++) {
+				uint64_t s = start[i], d = ms[i] * 1000000ull, n = (uint64_t)i + 1;
+				if (!main_side) {
+					rc |= emit(w, B, s + d / 5 * 1, 2, render, cat, n, 0);
+					rc |= emit(w, E, s + d / 5 * 3, 2, render, cat, n, 0);
+					continue;
+				}
+				rc |= emit(w, PROFEV_EV_FRAME_MARK, s, 1, 0, 0, n, 0);
+				rc |= emit(w, B, s, 1, frame, cat, n, 0);
+				rc |= emit(w, B, s, 1, update, cat, n, 0);
+				rc |= emit(w, B, s + d / 10, 1, physics, cat, n, 0);
+				rc |= emit(w, E, s + d / 10 * 3, 1, physics, cat, n, 0);
+				rc |= emit(w, E, s + d / 10 * 7, 1, update, cat, n, 0);
+				rc |= emit(w, E, s + d, 1, frame, cat, n, 0);
+			}
+		}
+	}
+	rc |= emit(w, PROFEV_EV_FRAME_MARK, start[20], 1, 0, 0, 21, 0);
+	for (int i = 0; i < 3; i++) {
+		uint64_t s = t0 + (310 + 10 * (uint64_t)i) * 1000000ull, d = (5 + 2 * (uint64_t)i) * 1000000ull;
+		rc |= emit(w, PROFEV_EV_FRAME_START, s, 1, loading, 0, 21, 0);
+		rc |= emit(w, B, s, 1, load, cat, 21, 0);
+		rc |= emit(w, E, s + d, 1, load, cat, 21, 0);
+		rc |= emit(w, PROFEV_EV_FRAME_END, s + d, 1, loading, 0, 21, 0);
+	}
+	struct profev_meta end = { .exit_kind = PROFEV_EXIT_EXITED, .end_ns = t0 + 340000000ull };
+	rc |= profev_writer_meta(w, &end);
 	return rc;
 }
 
@@ -350,7 +418,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties|images|lost-samples OUT [EVENTS] [THREADS]\n"
+		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties|images|lost-samples|frames OUT [EVENTS] [THREADS]\n"
 				"       mktrace hostile KIND OUT\n");
 		return 2;
 	}
@@ -364,7 +432,7 @@ int main(int argc, char **argv)
 	} kinds[] = {
 		{ "allkinds", allkinds, 0 }, { "unknown", allkinds, 1 }, { "nested", nested, 0 },
 		{ "ties", ties, 0 },         { "images", images, 0 },
-		{ "lost-samples", lost_samples, 0 },
+		{ "lost-samples", lost_samples, 0 }, { "frames", frames, 0 },
 	};
 	int rc = 2;
 	if (strcmp(argv[1], "game") == 0 || strcmp(argv[1], "game-args") == 0) {

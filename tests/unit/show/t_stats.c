@@ -261,8 +261,10 @@ static void test_zone_track(void)
 	uint64_t ts;
 	CHECK_EQ(zone_track_end(z, 5, &name, &ts), 0);
 	for (uint32_t t = 0; t < 1000; t++) /* forces the table to grow */
-		CHECK_EQ(zone_track_begin(z, t, t + 1, t * 10), 0);
-	CHECK_EQ(zone_track_begin(z, 7, 99, 12345), 0);
+		CHECK_EQ(zone_track_begin(z, t, t + 1, t * 10, NULL), 0);
+	uint32_t outer = 0;
+	CHECK_EQ(zone_track_begin(z, 7, 99, 12345, &outer), 1); /* inside zone 8 */
+	CHECK_EQ(outer, 8);
 	CHECK_EQ(zone_track_depth(z, 7), 2);
 	CHECK_EQ(zone_track_end(z, 7, &name, &ts), 1);
 	CHECK_EQ(name, 99);
