@@ -21,6 +21,7 @@ struct ring {
 	struct busy *v;
 	uint64_t mask, head, tail;
 	uint64_t last;               /* its latest switch */
+	uint64_t wholes;             /* fs->wholes when it last caught up */
 	uint32_t tid;
 };
 
@@ -63,6 +64,8 @@ struct frame_stats {
 	struct ring *rings;          /* by thread number */
 	uint32_t nrings, caprings;
 	uint64_t held;               /* spans in all rings */
+	uint64_t wholes;             /* frames made whole, in all sets: a ring
+	                                catches up when this has moved */
 };
 
 struct set_entry {
@@ -239,17 +242,12 @@ int frame_stats_switch(struct frame_stats *fs, uint32_t ti, uint32_t tid, uint64
 	if (!had_zone || !last || ts <= last) /* last 0: the thread's first switch */
 		return 0;
 	g->tid = tid;
-	uint32_t zsets = fs->nsets < ZONE_SETS ? fs->nsets : ZONE_SETS;
-	for (uint32_t i = 0; i < zsets; i++) {
-		struct fset *s = &fs->sets[i];
-		if (!s->done)
-			continue;
-		/* Most switches find the oldest span still ahead of the marks. */
-		const struct ring_pos *p = ti < s->ncur ? &s->cur_of[ti] : NULL;
-		if (p && p->next >= g->head && (p->next == g->tail || g->v[p->next & g->mask].b > s->done))
-			continue;
-		if (catch_up(fs, s, ti, 0))
-			return -1;
+	if (__builtin_expect(g->wholes != fs->wholes, 0)) { /* a frame has ended since */
+		g->wholes = fs->wholes;
+		uint32_t zsets = fs->nsets < ZONE_SETS ? fs->nsets : ZONE_SETS;
+		for (uint32_t i = 0; i < zsets; i++)
+			if (fs->sets[i].done && catch_up(fs, &fs->sets[i], ti, 0))
+				return -1;
 	}
 	if ((!g->v || g->tail - g->head > g->mask || fs->held >= BUSY_MAX) && ring_room(fs, g, ti))
 		return -1;
@@ -281,8 +279,9 @@ static struct fset *set_of(struct frame_stats *fs, uint32_t name, int discontinu
 }
 
 /* A frame of s is whole: kept, and a candidate if among the longest. */
-static int frame_whole(struct fset *s, uint64_t end)
+static int frame_whole(struct frame_stats *fs, struct fset *s, uint64_t end)
 {
+	fs->wholes++;
 	if (s->n == s->cap) {
 		uint64_t cap = s->cap ? s->cap * 2 : 256;
 		struct profev_frame_time *f = realloc(s->frames, cap * sizeof(*f));
@@ -338,8 +337,8 @@ int frame_stats_mark(struct frame_stats *fs, const struct profev_event *ev)
 		return 0;
 	}
 	if (ev->type == PROFEV_EV_FRAME_END) /* an end without a start is nothing */
-		return s->open ? frame_whole(s, ev->ts) : 0;
-	if (s->open && frame_whole(s, ev->ts))
+		return s->open ? frame_whole(fs, s, ev->ts) : 0;
+	if (s->open && frame_whole(fs, s, ev->ts))
 		return -1;
 	/* As pfconv: a mark's frame has the mark's number; a discontinuous
 	 * set's frames count from 0. */

@@ -93,10 +93,18 @@ void sample_stats_free(struct sample_stats *ss)
 	free(ss);
 }
 
-static struct sthread *thread(struct sample_stats *ss, uint32_t tid, int add)
+static struct sthread *thread_slow(struct sample_stats *ss, uint32_t tid, int add);
+
+/* Every event looks its thread up: the last one found is kept at hand. */
+static inline struct sthread *thread(struct sample_stats *ss, uint32_t tid, int add)
 {
-	if (ss->last && ss->last_tid == tid)
+	if (__builtin_expect(ss->last && ss->last_tid == tid, 1))
 		return &ss->t[ss->last - 1];
+	return thread_slow(ss, tid, add);
+}
+
+static __attribute__((noinline)) struct sthread *thread_slow(struct sample_stats *ss, uint32_t tid, int add)
+{
 	uint32_t *slot = tid_index_slot(&ss->index, ss->t, sizeof *ss->t, tid);
 	if (*slot) {
 		ss->last_tid = tid;

@@ -96,7 +96,7 @@ static int zone_end(struct collect *c, uint32_t ti, const struct profev_event *e
 {
 	uint32_t name;
 	uint64_t begin;
-	int had = zone_track_end(c->zones, ev->tid, &name, &begin);
+	int had = zone_track_pop(c->zones, ti, &name, &begin);
 	if (frame_stats_switch(c->frames, ti, ev->tid, ev->ts, had, name))
 		return -1;
 	if (!had) {
@@ -107,7 +107,8 @@ static int zone_end(struct collect *c, uint32_t ti, const struct profev_event *e
 	const struct profev_srcloc *loc = profev_reader_srcloc(c->r, name);
 	if (loc && loc->name)
 		name = loc->name;
-	if (array_grow((void **)&c->by_name, &c->by_name_cap, sizeof(*c->by_name), (uint64_t)name + 1))
+	if (name >= c->by_name_cap &&
+	    array_grow((void **)&c->by_name, &c->by_name_cap, sizeof(*c->by_name), (uint64_t)name + 1))
 		return -1;
 	struct profev_zone_stat *z = &c->by_name[name];
 	uint64_t d = ev->ts >= begin ? ev->ts - begin : 0;
@@ -359,7 +360,7 @@ static int event(struct collect *c, const struct profev_event *ev)
 	case PROFEV_EV_ZONE_BEGIN: {
 		uint32_t outer = 0;
 		t->zones++;
-		int had = zone_track_begin(c->zones, ev->tid, ev->name, ev->ts, &outer);
+		int had = zone_track_push(c->zones, (uint32_t)ti, ev->name, ev->ts, &outer);
 		if (had < 0 || frame_stats_switch(c->frames, (uint32_t)ti, ev->tid, ev->ts, had, outer))
 			return -1;
 		break;

@@ -84,12 +84,9 @@ int64_t zone_track_thread(struct zone_track *z, uint32_t tid)
 	return z->n - 1;
 }
 
-int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts, uint32_t *outer)
+int zone_track_push(struct zone_track *z, uint32_t index, uint32_t name, uint64_t ts, uint32_t *outer)
 {
-	int64_t i = zone_track_thread(z, tid);
-	if (i < 0)
-		return -1;
-	struct thread *t = &z->threads[i];
+	struct thread *t = &z->threads[index];
 	int had = t->depth != 0;
 	if (had && outer)
 		*outer = t->stack[t->depth - 1].name;
@@ -105,16 +102,27 @@ int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t
 	return had;
 }
 
-int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts)
+int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts, uint32_t *outer)
 {
-	uint32_t s = find(z, tid);
-	if (!s || z->threads[s - 1].depth == 0)
+	int64_t i = zone_track_thread(z, tid);
+	return i < 0 ? -1 : zone_track_push(z, (uint32_t)i, name, ts, outer);
+}
+
+int zone_track_pop(struct zone_track *z, uint32_t index, uint32_t *name, uint64_t *begin_ts)
+{
+	struct thread *t = &z->threads[index];
+	if (!t->depth)
 		return 0;
-	struct thread *t = &z->threads[s - 1];
 	const struct open_zone *o = &t->stack[--t->depth];
 	*name = o->name;
 	*begin_ts = o->ts;
 	return 1;
+}
+
+int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts)
+{
+	uint32_t s = find(z, tid);
+	return s ? zone_track_pop(z, s - 1, name, begin_ts) : 0;
 }
 
 uint64_t zone_track_open(const struct zone_track *z)

@@ -15,6 +15,10 @@ int64_t zone_track_thread(struct zone_track *z, uint32_t tid);
  * open before it) in *outer (if not NULL), 0 if it is outermost, -1 on no
  * memory. */
 int zone_track_begin(struct zone_track *z, uint32_t tid, uint32_t name, uint64_t ts, uint32_t *outer);
+/* zone_track_begin() and zone_track_end() for thread number index (from
+ * zone_track_thread()), with no lookup. */
+int zone_track_push(struct zone_track *z, uint32_t index, uint32_t name, uint64_t ts, uint32_t *outer);
+int zone_track_pop(struct zone_track *z, uint32_t index, uint32_t *name, uint64_t *begin_ts);
 /* Pops tid's innermost open zone: 1 with its name and begin time, 0 if the
  * thread has none open (an end without a begin). */
 int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts);

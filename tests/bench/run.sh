@@ -24,6 +24,10 @@ section "Tracy's ZoneScoped (bench_tracy, PROFEV_ZONE in the same run)"
 section "pfconv: events/s and bytes/event per target ($EVENTS events)"
 PROFEV_BUILD=$BUILD "$BUILD/bench/bench_conv" "$EVENTS" || status=1
 
+section "pfdump --stats with frame statistics ($EVENTS events, 8 threads)"
+sh "$(dirname "$0")/dump_stats.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-dump-$$.bin" || status=1
+rm -f "$TMP/profev-bench-dump-$$.bin"
+
 section "Perfetto output of the game trace: size, and trace_processor's load ($EVENTS events)"
 sh "$(dirname "$0")/perfetto_load.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-conv-game-$EVENTS.pftr" || status=1
 
