@@ -1,8 +1,9 @@
 /*
  * pfdump's work (lib/show/): the text and JSON Lines listings (the JSONL
  * one through a merge window of 2 events and a thread and time filter, so
- * that events past the window and left out are taken too), and the
- * statistics with the leak report, on the same mutated trace.
+ * that events past the window and left out are taken too), the
+ * statistics (plain and drawn) with the leak report and the frame list, on
+ * the same mutated trace.
  */
 #include "fuzz.h"
 #include "profev_dump.h"
@@ -34,6 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		profev_stats_collect(r, &s); /* *s is set on a read error too */
 		if (s) {
 			profev_stats_write(s, r, fuzz_sink(), 10);
+			struct profev_stats_style drawn = { 10, 1, 1 };
+			profev_stats_print(s, r, fuzz_sink(), &drawn);
+			profev_frames_write(s, r, fuzz_sink(), PROFEV_DUMP_JSONL);
 			profev_leaks_write(s, r, fuzz_sink());
 		}
 		profev_stats_free(s);
