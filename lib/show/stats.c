@@ -662,6 +662,7 @@ void profev_stats_print(const struct profev_stats *s, const struct profev_reader
 			profev_reader_thread_name(r, t->tid), t->events, t->zones, a);
 	}
 
+	frame_report_write(s, r, out, style);
 	if (s->nzones) {
 		fprintf(out, "\ntop zones by total time:\n  %-24s %10s %12s %12s %12s %12s\n", "name", "count",
 			"total", "mean", "min", "max");
@@ -675,7 +676,6 @@ void profev_stats_print(const struct profev_stats *s, const struct profev_reader
 				profev_reader_string(r, z->name), z->count, a, b, c, d);
 		}
 	}
-	frame_report_write(s, r, out, style);
 	samples_write(s, r, out, top_zones);
 	if (s->npools) {
 		fprintf(out, "\nmemory by pool:\n  %-16s %10s %10s %14s %14s %14s\n", "pool", "allocs", "frees",

@@ -21,4 +21,4 @@ expect_exit 2 pfdump --top x "$GOLDEN/allkinds.bin"
 expect_exit 2 pfdump a.bin b.bin
 contains err.txt "more than one trace"
 expect_exit 2 pfdump --jsonl --stats "$GOLDEN/allkinds.bin"
-contains err.txt "choose one of --jsonl, --stats and --leaks"
+contains err.txt "choose one of --jsonl, --stats, --leaks and --frames (--frames may have --jsonl)"
