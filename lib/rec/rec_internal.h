@@ -1,0 +1,309 @@
+/*
+ * pfrec's engine (lib/rec), shared by its files: the recorder's state and
+ * the functions one file calls in another. The calls run one way:
+ *
+ *   recorder.c      start, the poll loop, the end, the sampler's host
+ *   child.c         the program: fork, exec, its pipe and shared file
+ *   messages.c      the pipe's stream: messages, and EVENTS bodies
+ *   shared_rings.c  the threads' rings in the shared file
+ *   decode.c        event records into trace events
+ *   definitions.c   strings, sites, categories and modules
+ *   clock.c         the client's clock and its calibration
+ *   threads.c       the thread table and each thread's open zones
+ *   failures.c      warnings, a failed writer, a corrupt stream
+ *
+ * Memory is bounded by the read buffer, the live threads' zone stacks and
+ * the name tables: never by the length of the recording. Not installed.
+ */
+#ifndef PROFEV_REC_INTERNAL_H
+#define PROFEV_REC_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "trace/trace_internal.h"
+#include "profev_record.h"
+#include "common/u64_map.h"
+#include "rec/module_map.h"
+#include "rec/rec_images.h"
+#include "wire/wire.h"
+
+#define READ_BUF (1u << 20)
+#define MAX_DEPTH 1024          /* zone names kept per thread for ZONE_END */
+/* Per recording: more is a broken or hostile client, and memory must stay
+ * bounded. Past the thread caps pfrec stops recording (the program runs
+ * on); past the name caps new names are recorded as OVERFLOW_NAME. */
+#define MAX_LIVE_THREADS 65536u   /* threads started and not exited */
+#define MAX_THREADS (1u << 20)    /* distinct thread ids */
+#define MAX_NAMES (1u << 20)      /* distinct strings in the trace */
+#define MAX_NAME_BYTES (64u << 20)
+#define OVERFLOW_NAME "(too many names)"
+#define MAX_MODULES 4096          /* the client reports at most 1024 */
+
+/* A thread of the client's. */
+struct thr {
+	uint32_t tid;
+	uint32_t ring_size;         /* its ring in the shared file, 0 if none */
+	uint32_t ring_read;         /* where the next records start */
+	unsigned char *ring_map;    /* control page, then the ring */
+	uint64_t ring_base;         /* the ring's address in the program */
+	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
+	uint32_t depth;
+	uint32_t stack_cap;         /* entries of stack, grown up to MAX_DEPTH */
+	uint32_t *stack;            /* names of open zones, below depth */
+};
+
+/* The thread table's index: tid + 1 (u64_map keys are not 0) to the
+ * thread's place in the table. */
+struct thr_entry {
+	uint64_t key;
+	uint64_t pos;
+};
+
+struct perf_sampler;
+
+struct profev_recorder {
+	struct profev_record_opts o;
+	struct profev_error err;
+	struct profev_writer *w;
+	pid_t pid;
+	volatile sig_atomic_t reaped;
+	int rfd, pidfd;
+	int shm_fd;                 /* the rings' memory file, -1 for pipe only */
+	uint64_t ring_bytes;        /* bytes of records read from shared rings */
+	int nostart_errno;
+	int status;
+
+	/* stream decoding */
+	unsigned char *buf;
+	size_t len, off;            /* bytes in buf; bytes of buf consumed */
+	uint64_t wire_off;          /* stream offset of buf[0] */
+	int in_events;              /* inside an EVENTS body */
+	uint32_t body_left;         /* its bytes not yet decoded */
+	struct thr *cur;            /* its thread */
+	int bad;                    /* stream unreadable: read and discard */
+
+	/* the client */
+	int hello;
+	int clock_unreliable;       /* no plausible calibration yet */
+	struct pfw_hello h;
+	double ns_per_tick;
+	uint64_t ns_whole, ns_frac; /* ns_per_tick in 64.64 fixed point */
+	uint64_t lost;
+	uint64_t dropped_args;      /* arguments and flow marks with no zone open */
+	struct rec_images img;      /* frame images */
+	uint32_t *strings;          /* client string id -> writer id */
+	uint32_t nstrings;
+	uint32_t *cats;             /* category index -> writer id of its name */
+	uint32_t ncats;
+	/* The thread table, in the order threads arrived (the order the
+	 * rings are drained in at the end). An entry stays when its thread
+	 * exits (NULL), so that distinct threads are counted. */
+	struct thr **thr;
+	uint32_t nthr, capthr;
+	struct u64_map thr_index;   /* of struct thr_entry */
+	uint32_t live_threads;
+	uint32_t threads_seen;
+	uint64_t exited_ns;         /* the latest event time of the threads that exited */
+	uint32_t max_name;          /* the highest writer string id seen */
+	uint64_t name_bytes;        /* bytes of the distinct strings */
+	uint32_t overflow_name;     /* past the name caps: every new name's id */
+
+	struct module_map mods;     /* the client's modules */
+
+	struct perf_sampler *sampler; /* --sample, --sched; NULL if refused */
+
+	uint64_t mono_start, events;
+	uint64_t marks;             /* default frame marks so far */
+	uint64_t mark_ts[64];       /* the latest of them, by mark number % 64 */
+};
+
+static inline uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- failures.c ---- */
+#define rec_warn profev__rec_warn
+#define writer_failed profev__rec_writer_failed
+#define stream_corrupt profev__rec_stream_corrupt
+
+/* A warning through the options' warn callback, if any. */
+void rec_warn(struct profev_recorder *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The trace cannot be written: keep draining the program, report at the
+ * end. @return -1. */
+int writer_failed(struct profev_recorder *r);
+/* The client stream cannot be read on: warn once, read and discard. */
+void stream_corrupt(struct profev_recorder *r, const char *what);
+
+/* ---- threads.c ---- */
+#define thread_find profev__rec_thread_find
+#define thread_get profev__rec_thread_get
+#define thread_retire profev__rec_thread_retire
+#define threads_free profev__rec_threads_free
+#define zone_stack_grow profev__rec_zone_stack_grow
+#define ring_unmap profev__rec_ring_unmap
+
+/* The live thread tid, or NULL. */
+static inline struct thr *thread_find(const struct profev_recorder *r, uint32_t tid)
+{
+	const struct thr_entry *e = u64_map_find(&r->thr_index, (uint64_t)tid + 1);
+	return e ? r->thr[e->pos] : NULL;
+}
+
+/* The live thread tid, created if new, its name (name_len bytes, not
+ * terminated) or any new thread written to the trace. NULL when the stream
+ * was given up (caps, memory) or the trace cannot be written. */
+struct thr *thread_get(struct profev_recorder *r, uint32_t tid, const char *name,
+		       size_t name_len);
+/* The client says tid ended: its latest time is kept, its state freed; its
+ * entry stays. */
+void thread_retire(struct profev_recorder *r, uint32_t tid);
+/* Every thread's state and the table. */
+void threads_free(struct profev_recorder *r);
+/* Room for the name of zone number depth + 1 of t (up to MAX_DEPTH); the
+ * names above a failed growth are lost, not wrong: new entries are 0. */
+void zone_stack_grow(struct thr *t);
+/* Unmaps t's shared ring, if it has one. */
+void ring_unmap(struct thr *t);
+
+static inline void zone_push(struct thr *t, uint32_t name)
+{
+	if (unlikely(t->depth >= t->stack_cap) && t->depth < MAX_DEPTH)
+		zone_stack_grow(t);
+	if (t->depth++ < t->stack_cap)
+		t->stack[t->depth - 1] = name;
+}
+
+/* ---- clock.c ---- */
+#define set_rate profev__rec_set_rate
+#define clock_hello profev__rec_clock_hello
+#define clock_sync profev__rec_clock_sync
+#define early_tick_ns profev__rec_early_tick_ns
+
+/* The tick length for ticks_per_ns, if plausible (else unchanged). */
+void set_rate(struct profev_recorder *r, double ticks_per_ns);
+/* PFW_HELLO: the client's version and clock. 0, or -1 if malformed, of
+ * another version, or if the trace cannot be written (r->bad is then set). */
+int clock_hello(struct profev_recorder *r, const unsigned char *b, uint32_t len);
+/* PFW_SYNC: a later calibration point. */
+void clock_sync(struct profev_recorder *r, const unsigned char *b, uint32_t len);
+/* A tick before tick0 (another CPU's counter may lag a little). */
+uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick);
+
+/* mono0 plus d ticks at ns_per_tick = whole + frac / 2^64. */
+static inline uint64_t fixed_tick_ns(uint64_t d, uint64_t mono0, uint64_t whole, uint64_t frac)
+{
+	return mono0 + d * whole + (uint64_t)(((unsigned __int128)d * frac) >> 64);
+}
+
+/* The trace time of a tick of t's, never before t's previous one. */
+static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
+{
+	uint64_t v = likely(tick >= r->h.tick0)
+			     ? fixed_tick_ns(tick - r->h.tick0, r->h.mono0, r->ns_whole, r->ns_frac)
+			     : early_tick_ns(r, tick);
+	if (v < t->last_ns)
+		v = t->last_ns;
+	t->last_ns = v;
+	return v;
+}
+
+/* ---- definitions.c ---- */
+#define name_id profev__rec_name_id
+#define def_string profev__rec_def_string
+#define def_site profev__rec_def_site
+#define def_category profev__rec_def_category
+#define def_module profev__rec_def_module
+
+/* The writer's id of a name, interned, or OVERFLOW_NAME's past the caps.
+ * 0 if the trace cannot be written. */
+uint32_t name_id(struct profev_recorder *r, const char *s, size_t len);
+/* The definition messages. 0, or -1 if malformed or if the trace cannot
+ * be written (r->bad is then set). def_string with s NULL only makes room
+ * for id. */
+int def_string(struct profev_recorder *r, uint32_t id, const char *s, size_t len);
+int def_site(struct profev_recorder *r, const unsigned char *b, uint32_t len);
+int def_category(struct profev_recorder *r, const unsigned char *b, uint32_t len);
+int def_module(struct profev_recorder *r, const unsigned char *b, uint32_t len);
+
+static inline uint32_t map_string(const struct profev_recorder *r, uint32_t id)
+{
+	return id < r->nstrings ? r->strings[id] : 0;
+}
+
+static inline uint32_t map_cat(const struct profev_recorder *r, unsigned index)
+{
+	return index < r->ncats ? r->cats[index] : 0;
+}
+
+/* ---- decode.c ---- */
+#define emit_event profev__rec_emit_event
+#define decode_record profev__rec_decode_record
+#define decode_plain_run profev__rec_decode_plain_run
+#define decode_ring_span profev__rec_decode_ring_span
+
+/* Writes ev, numbering its frame. 0, or -1 when the writer failed. */
+int emit_event(struct profev_recorder *r, struct profev_event *ev);
+/*
+ * The record at p of the current thread (r->cur), avail bytes of its
+ * message available. @return its size, 0 if it is not complete yet, -1 if
+ * it is malformed, -2 if the trace could not be written (or the stream was
+ * given up).
+ */
+long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t avail);
+/* The records a tight loop produces (zones, instants, default frame
+ * marks), as many as follow each other in [p, p + avail): @return bytes
+ * decoded. Everything else goes through decode_record(). */
+uint32_t decode_plain_run(struct profev_recorder *r, const unsigned char *p, uint32_t avail);
+/* Records of the current thread in [p, p + len), a whole number of them:
+ * a ring's records never cross its end. 0, or -1 (stream marked bad). */
+int decode_ring_span(struct profev_recorder *r, const unsigned char *p, uint32_t len);
+
+/* ---- shared_rings.c ---- */
+#define ring_attach profev__rec_ring_attach
+#define ring_data profev__rec_ring_data
+#define rings_drain profev__rec_rings_drain
+#define rings_stop profev__rec_rings_stop
+
+/* PFW_RING: map the thread's ring from the shared file. 0 or -1. */
+int ring_attach(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b);
+/* PFW_RING_DATA: the thread's records up to the position it names. 0, -1
+ * if malformed, -2 when the stream was given up. */
+int ring_data(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b);
+/* The stream has ended: what threads published after their last
+ * PFW_RING_DATA. */
+void rings_drain(struct profev_recorder *r);
+/* Tells every thread with a ring, and the image slots, that nobody reads. */
+void rings_stop(struct profev_recorder *r);
+
+/* ---- messages.c ---- */
+#define decode_stream profev__rec_decode_stream
+
+/* Decode what r->buf holds; leaves an incomplete message or record in it. */
+void decode_stream(struct profev_recorder *r);
+
+/* ---- child.c ---- */
+#define child_fork profev__rec_child_fork
+#define child_release profev__rec_child_release
+
+/* The pipes that hold the program between fork and exec. */
+struct child_pipes {
+	int errfd;                  /* exec's errno, or EOF when it succeeded */
+	int gofd;                   /* closing it lets the program exec; -1 none */
+};
+
+/* Fork the program of r->o with the client's pipe (r->rfd) and shared
+ * file (r->shm_fd); it waits before its exec, when perf events are wanted,
+ * until child_release. 0, or <0 with err set when no process could be
+ * started. */
+int child_fork(struct profev_recorder *r, struct child_pipes *c, struct profev_error *err);
+/* Lets the program exec and learns whether it could (r->nostart_errno;
+ * a program that could not is reaped). */
+void child_release(struct profev_recorder *r, struct child_pipes *c);
+
+#endif
