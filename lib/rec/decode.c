@@ -17,6 +17,32 @@ _Static_assert((int)PFW_R_ZONE_BEGIN == (int)PROFEV_EV_ZONE_BEGIN &&
 		       (int)PFW_R_FRAME_MARK == (int)PROFEV_EV_FRAME_MARK,
 	       "wire and trace types of zones, instants and frame marks");
 
+/* mono0 plus d ticks at ns_per_tick = whole + frac / 2^64. */
+static inline uint64_t fixed_tick_ns(uint64_t d, uint64_t mono0, uint64_t whole, uint64_t frac)
+{
+	return mono0 + d * whole + (uint64_t)(((unsigned __int128)d * frac) >> 64);
+}
+
+/* The trace time of a tick of t's, never before t's previous one. */
+static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
+{
+	uint64_t v = likely(tick >= r->h.tick0)
+			     ? fixed_tick_ns(tick - r->h.tick0, r->h.mono0, r->ns_whole, r->ns_frac)
+			     : early_tick_ns(r, tick);
+	if (v < t->last_ns)
+		v = t->last_ns;
+	t->last_ns = v;
+	return v;
+}
+
+static inline void zone_push(struct thr *t, uint32_t name)
+{
+	if (unlikely(t->depth >= t->stack_cap) && t->depth < MAX_DEPTH)
+		zone_stack_grow(t);
+	if (t->depth++ < t->stack_cap)
+		t->stack[t->depth - 1] = name;
+}
+
 /*
  * Frame number of an event: default frame marks before it. Threads arrive
  * in batches, so a mark may come after events it precedes; the latest

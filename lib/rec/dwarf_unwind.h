@@ -1,7 +1,7 @@
 /* pfrec's DWARF unwinding of sampled user stacks (dwarf_unwind.c): each
  * module file's call frame information, loaded once, and a walk of the
  * stack bytes and registers the kernel copied into a sample. Used by
- * perf_sample.c only. Not installed. */
+ * perf_records.c only. Not installed. */
 #ifndef PROFEV_REC_DWARF_UNWIND_H
 #define PROFEV_REC_DWARF_UNWIND_H
 

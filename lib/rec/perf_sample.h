@@ -1,6 +1,7 @@
-/* The kernel's view of the recorded program (perf_sample.c): cpu-clock
- * samples with callstacks and context switches through perf_event_open,
- * turned into trace events. Used by record.c only. Not installed. */
+/* The kernel's view of the recorded program (perf_open.c, perf_drain.c,
+ * perf_records.c, perf_tasks.c): cpu-clock samples with callstacks and
+ * context switches through perf_event_open, turned into trace events. Used
+ * by recorder.c only. Not installed. */
 #ifndef PROFEV_REC_PERF_SAMPLE_H
 #define PROFEV_REC_PERF_SAMPLE_H
 

@@ -11,6 +11,14 @@
  *   clock.c         the client's clock and its calibration
  *   threads.c       the thread table and each thread's open zones
  *   failures.c      warnings, a failed writer, a corrupt stream
+ *   module_map.c    modules by address range (both halves)
+ *
+ * and the kernel's view (perf_sample.h), through perf_event_open:
+ *
+ *   perf_open.c     opening the events and their rings, the sampler's end
+ *   perf_drain.c    reading the rings, handing events over in time order
+ *   perf_records.c  the kernel's records into trace events
+ *   perf_tasks.c    the sampled processes, their mappings, threads and files
  *
  * Memory is bounded by the read buffer, the live threads' zone stacks and
  * the name tables: never by the length of the recording. Not installed.
@@ -25,7 +33,10 @@
 #include "trace/trace_internal.h"
 #include "profev_record.h"
 #include "common/u64_map.h"
+#include "rec/dwarf_unwind.h"
+#include "rec/elf_file.h"
 #include "rec/module_map.h"
+#include "rec/perf_sample.h"
 #include "rec/rec_images.h"
 #include "wire/wire.h"
 
@@ -171,14 +182,6 @@ void zone_stack_grow(struct thr *t);
 /* Unmaps t's shared ring, if it has one. */
 void ring_unmap(struct thr *t);
 
-static inline void zone_push(struct thr *t, uint32_t name)
-{
-	if (unlikely(t->depth >= t->stack_cap) && t->depth < MAX_DEPTH)
-		zone_stack_grow(t);
-	if (t->depth++ < t->stack_cap)
-		t->stack[t->depth - 1] = name;
-}
-
 /* ---- clock.c ---- */
 #define set_rate profev__rec_set_rate
 #define clock_hello profev__rec_clock_hello
@@ -194,24 +197,6 @@ int clock_hello(struct profev_recorder *r, const unsigned char *b, uint32_t len)
 void clock_sync(struct profev_recorder *r, const unsigned char *b, uint32_t len);
 /* A tick before tick0 (another CPU's counter may lag a little). */
 uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick);
-
-/* mono0 plus d ticks at ns_per_tick = whole + frac / 2^64. */
-static inline uint64_t fixed_tick_ns(uint64_t d, uint64_t mono0, uint64_t whole, uint64_t frac)
-{
-	return mono0 + d * whole + (uint64_t)(((unsigned __int128)d * frac) >> 64);
-}
-
-/* The trace time of a tick of t's, never before t's previous one. */
-static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_t tick)
-{
-	uint64_t v = likely(tick >= r->h.tick0)
-			     ? fixed_tick_ns(tick - r->h.tick0, r->h.mono0, r->ns_whole, r->ns_frac)
-			     : early_tick_ns(r, tick);
-	if (v < t->last_ns)
-		v = t->last_ns;
-	t->last_ns = v;
-	return v;
-}
 
 /* ---- definitions.c ---- */
 #define name_id profev__rec_name_id
@@ -305,5 +290,136 @@ int child_fork(struct profev_recorder *r, struct child_pipes *c, struct profev_e
 /* Lets the program exec and learns whether it could (r->nostart_errno;
  * a program that could not is reaped). */
 void child_release(struct profev_recorder *r, struct child_pipes *c);
+
+/* ==== the kernel's samples and switches (perf_*.c) ==== */
+
+#define PERF_MAX_FRAMES 127       /* the kernel's default perf_event_max_stack */
+#define MAX_PROCS 1024
+#define MAX_MODS_PER_PROC 4096
+#define MAX_FILES 4096            /* files whose headers are cached */
+
+/* A process of the program's, keyed by pid + 1: its executable mappings. */
+struct perf_process {
+	uint64_t key;
+	struct module_map mods;       /* module_range.file: in files */
+};
+
+/* A module as written to the trace: the same file at the same place is
+ * written once, whichever process maps it. */
+struct written_module {
+	uint64_t path_hash, bias, size;
+	uint32_t index;
+};
+
+/* A file mappings were seen of: its ELF headers, read once. */
+struct module_file {
+	uint64_t path_hash;
+	struct elf_file elf;
+	int ok;
+	int32_t tables;               /* the unwinder's, -1 none, -2 not loaded */
+	char *path;
+};
+
+/* A thread of the program's as the kernel reports it, keyed by tid + 1. */
+struct perf_task {
+	uint64_t key;
+	uint32_t tid, pid;
+	int named;
+	int on_cpu;                   /* its last switch was in */
+	char comm[16];
+};
+
+/* One CPU's event and ring. */
+struct perf_ring {
+	int fd;
+	unsigned char *map;           /* control page, then the data */
+	size_t data_size;
+	uint64_t head;                /* data_head when this drain began */
+};
+
+struct perf_sampler {
+	struct perf_sample_opts o;
+	struct perf_sample_host h;
+	uint32_t pid;
+	size_t page;
+	struct perf_ring *rings;
+	int nrings;
+	uint32_t asked_ring_bytes;    /* o.ring_bytes before the locked-memory limit cut it */
+	unsigned char rec[1u << 16];  /* a record that wraps the ring's end */
+	struct dwarf_unwinder *uw;    /* NULL without stack copies */
+	const struct perf_process *walking; /* the process of the sample unwound */
+
+	struct u64_map processes;     /* of struct perf_process */
+	struct written_module *wmods;
+	uint32_t nwmods, capwmods;
+	struct module_file *files;
+	uint32_t nfiles, capfiles;
+	struct u64_map tasks;         /* of struct perf_task */
+
+	struct profev_event *pending; /* events not handed over yet, not in order */
+	uint32_t npending, cappending;
+	uint64_t emitted_ts;          /* the latest event handed over */
+	int failed;
+
+	struct perf_sample_counts n;
+};
+
+/* ---- perf_tasks.c ---- */
+#define process_find profev__perf_process_find
+#define process_get profev__perf_process_get
+#define process_drop profev__perf_process_drop
+#define process_fork profev__perf_process_fork
+#define module_file_get profev__perf_module_file_get
+#define module_written profev__perf_module_written
+#define dwarf_tables_of profev__perf_dwarf_tables_of
+#define task_get profev__perf_task_get
+#define task_first_seen profev__perf_task_first_seen
+#define perf_tables_free profev__perf_tables_free
+
+static inline struct perf_process *process_find(const struct perf_sampler *s, uint32_t pid)
+{
+	return u64_map_find(&s->processes, (uint64_t)pid + 1);
+}
+
+/* The process pid, added if new (NULL past MAX_PROCS or without memory).
+ * Other processes' entries may move. */
+struct perf_process *process_get(struct perf_sampler *s, uint32_t pid);
+/* The process ended. */
+void process_drop(struct perf_sampler *s, uint32_t pid);
+/* A forked process starts with its parent's mappings. */
+void process_fork(struct perf_sampler *s, uint32_t parent, uint32_t child);
+/* The file at path, its headers read the first time; NULL past MAX_FILES
+ * or without memory. */
+const struct module_file *module_file_get(struct perf_sampler *s, const char *path);
+/* The writer's index of the module, writing it the first time. <0 on error. */
+int64_t module_written(struct perf_sampler *s, const char *path, uint64_t bias, uint64_t size,
+		       const uint8_t *kernel_id, uint32_t kernel_id_len, const struct module_file *f);
+/* dwarf_unwind's callback: the module of pc in the process walked
+ * (s->walking), its tables loaded the first time. */
+int dwarf_tables_of(void *ctx, uint64_t pc, int32_t *tables, uint64_t *bias);
+
+static inline struct perf_task *task_find(const struct perf_sampler *s, uint32_t tid)
+{
+	return u64_map_find(&s->tasks, (uint64_t)tid + 1);
+}
+
+/* The thread tid, added if new (NULL without memory). Other threads'
+ * entries may move. */
+struct perf_task *task_get(struct perf_sampler *s, uint32_t tid, uint32_t pid);
+/* The first event of a thread names it, with the name the kernel knows,
+ * for the program that has no client to name it. */
+void task_first_seen(struct perf_sampler *s, uint32_t tid, uint32_t pid);
+/* The processes, files and threads. */
+void perf_tables_free(struct perf_sampler *s);
+
+/* ---- perf_records.c ---- */
+#define perf_record_decode profev__perf_record_decode
+
+/* One of the kernel's records (size bytes at rec, whole), if it is
+ * side-band (mappings, names, forks) or not, as sideband asks: tables
+ * updated, events added to s->pending. 0, or <0 when the writer failed or
+ * memory ran out. */
+int perf_record_decode(struct perf_sampler *s, const unsigned char *rec, uint32_t size,
+		       int sideband);
 
 #endif

@@ -19,7 +19,7 @@
 
 #define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
 
-/* ---- the kernel's samples and switches (perf_sample.c) ---------------- */
+/* ---- the kernel's samples and switches (perf_sample.h) ---------------- */
 
 static int sampler_emit(void *ctx, struct profev_event *ev)
 {

@@ -2,7 +2,7 @@
  * wire.h - the stream between the client runtime and pfrec (formats/wire.md).
  *
  * Shared by lib/client/ (the writer side, inside the traced program) and
- * lib/rec/record.c (the reader side, in pfrec). Everything is little-endian and
+ * lib/rec/ (the reader side, in pfrec). Everything is little-endian and
  * every message starts with the same 16-byte header; event records inside
  * an EVENTS message are multiples of 16 bytes so that a thread's ring never
  * has to split one.

@@ -1,5 +1,5 @@
 /*
- * pfrec's wire and ring decoder (lib/rec/record.c), fed as if from a
+ * pfrec's wire and ring decoder (lib/rec/messages.c, decode.c), fed as if from a
  * client: the recorder runs the program `feed` (built beside this target),
  * which writes the input's ring bytes into the shared memory file pfrec
  * gave it and the input's stream into the pipe (see feed.c for the input's
