@@ -1,18 +1,26 @@
 /*
  * conv/conv_internal.h - the converters' ops table (not installed).
  *
- * conv.c owns the one read loop: it keeps each thread's stack of open
- * zones, applies the time window, the thread filter and the split into
+ * read_loop.c owns the one read loop: it keeps each thread's stack of
+ * open zones, applies the time window, the thread filter and the split into
  * parts, closes zones left open, and calls one struct conv_ops per target
  * (conv/perfetto.c, conv/chrome.c, conv/folded.c). A new target is a new
- * file and a row in conv.c's table. Targets only write: they never see an
- * unmatched end, an event outside the window or a filtered thread.
+ * file and a row in targets.c's table. Targets only write: they never see
+ * an unmatched end, an event outside the window or a filtered thread.
+ *
+ * The loop's own state (struct conv_loop, at the end) is shared by its
+ * files: read_loop.c (the loop and the dispatch of events), targets.c (the
+ * registry of targets), tracks.c (the tracks by key), zone_stack.c (the
+ * zones through the window; its hot half inline in zone_stack.h), parts.c
+ * (the split into parts), memory.c (live blocks and pools), lock_waits.c
+ * (locks and their waits) and warnings.c.
  */
 #ifndef PROFEV_CONV_INTERNAL_H
 #define PROFEV_CONV_INTERNAL_H
 #include <stdlib.h>
 #include <string.h>
 #include "common/outbuf.h"
+#include "common/u64_map.h"
 #include "profev_conv.h"
 
 #define CONV_HIDDEN OUTBUF_HIDDEN
@@ -219,7 +227,7 @@ CONV_HIDDEN int conv_shot_jpeg(struct conv_shots *s, const struct profev_image *
 /* n bytes as base64 (4 * ((n + 2) / 3) bytes; the caller reserved them). */
 CONV_HIDDEN void conv_base64(struct outbuf *o, const uint8_t *p, size_t n);
 
-/* Shared helpers for targets (conv.c). */
+/* Shared helpers for targets (titles.c). */
 /* Name shown for a track: the thread's name, else "thread TID". */
 CONV_HIDDEN const char *conv_track_name(const struct conv_thread *t, char buf[32]);
 /* "Frame N", a frame's title, in buf (at least CONV_FRAME_TITLE bytes, not
@@ -231,7 +239,8 @@ CONV_HIDDEN size_t conv_frame_title(char *buf, uint64_t frame);
  * max bytes, cut on a UTF-8 boundary. @return its length. */
 CONV_HIDDEN size_t conv_message_title(const char *text, size_t len, size_t max);
 /* A set of ids (string or callstack ids), growing with the largest id; the
- * read loop keeps ids within the reader's tables, so its size is bounded. */
+ * read loop keeps ids within the reader's tables, so its size is bounded
+ * (id_set.c). */
 struct conv_idset {
 	uint64_t *w;
 	size_t nw;
@@ -304,4 +313,150 @@ static inline const struct profev_symframe *conv_symbol(const struct conv *c, ui
 
 /* The output error as a return code: the outbuf's sticky sink error. */
 static inline int conv_out_rc(const struct conv *c) { return c->out.err ? PROFEV_E_IO : 0; }
+/* ------------------------------------------------------------------ */
+/* The read loop's state                                               */
+
+/* A memory block still allocated (memory.c), by address. */
+struct live_block {
+	uint64_t addr;  /* the map's key: never 0 (blocks at 0 are not kept) */
+	uint64_t size;
+	uint32_t pool;  /* string id of its pool */
+};
+
+/* A pool's live bytes (memory.c); pools are few: searched in order. */
+struct mem_pool {
+	uint32_t name;
+	uint64_t live;
+};
+
+/* A lock, for the holder of a wait (lock_waits.c): its latest holds as the
+ * events read so far tell, up to CONV_LOCK_HOLDS of them (a waiter's events
+ * may reach the file that many holds after its holder's). The history grows
+ * with the lock's use, so a trace of many locks each taken once keeps
+ * little. */
+#define CONV_LOCK_HOLDS 64
+struct lock_hold {
+	uint64_t from, to; /* to = UINT64_MAX: still held */
+	uint32_t tid;
+};
+struct lock_history {
+	uint64_t addr;          /* the map's key: never 0 */
+	struct lock_hold *hold; /* the newest at (n - 1) & (cap - 1) */
+	uint32_t n, cap;        /* cap grows only before the history wraps */
+};
+
+/*
+ * A lock wait whose holder the events read so far do not settle: threads'
+ * events reach the file in batches, so the holder's acquisition or release
+ * may come after the waiter's acquisition. The candidate is the other
+ * thread's hold that began last at or before the wait: when its release is
+ * read, it either covers the wait's start (the holder, final: holds of one
+ * lock do not overlap) or ended before it (no holder, unless a later hold
+ * that began before the wait is still to come).
+ */
+#define CONV_HELD_WAITS 64
+struct held_wait {
+	struct conv_thread *t;
+	struct conv_wait w;  /* w.holder: the candidate's thread, 0 = none yet */
+	uint64_t from, to;   /* the candidate hold; to = UINT64_MAX: not released yet */
+};
+
+/* A track's entry in the read loop's index: its key + 1, as a TID may be 0. */
+struct track_index_entry {
+	uint64_t key_plus_1;
+	uint64_t index; /* in struct conv_loop's threads */
+};
+
+struct conv_loop {
+	struct conv c;
+	const struct profev_conv_sink *sink;
+	struct conv_zpack *zpack;   /* PROFEV_CONV_COMPRESS: between c.out and sink */
+	uint64_t from, to;          /* absolute window */
+	int based;                  /* base is known */
+	int in_part;                /* a part is open */
+	uint64_t part_events;       /* events written to the current part */
+	uint64_t open_zones;        /* over all threads, for the split estimate */
+	uint64_t last_ts;           /* latest timestamp in the trace so far */
+	uint64_t filter_tid;        /* opts->thread as a TID, 0 if a name */
+	struct conv_thread **threads; /* every track, in creation order */
+	unsigned nthreads, threads_cap;
+	struct u64_map track_index; /* track key + 1 -> struct track_index_entry */
+	struct conv_thread *last;   /* lookup cache: events come in runs per thread */
+	uint64_t gen;               /* counts the reader's runs of events: thread
+	                               names can only change between them */
+	uint32_t nstr;              /* strings the reader knows in this run */
+	const struct profev_event *text_src; /* the reader's copy of an event
+	                               on_event() sees corrected, for its text */
+	uint64_t warned[PROFEV_CONV_W_SUMMARY];
+	struct u64_map live_blocks; /* struct live_block by address */
+	struct u64_map locks;       /* struct lock_history by address */
+	struct held_wait *waits;    /* lock waits held back, oldest first */
+	uint32_t nwaits, waits_cap;
+	struct mem_pool *pools;     /* live bytes per pool */
+	unsigned npools, pools_cap;
+	uint32_t nstacks;           /* callstacks the reader knew at last look */
+	int snap;                   /* restate the pools' live bytes: at snap_ts,
+	                               or at the next event's ts if 0 */
+	uint64_t snap_ts;
+	int pending;                /* before the next event: open a part or
+	                               restate memory (one test per event) */
+};
+
+/* targets.c: the target of a format checked by conv_check_opts(). */
+CONV_HIDDEN const struct conv_ops *conv_target(int format);
+/* 0, or <0 with err set: options the loop cannot run. */
+CONV_HIDDEN int conv_check_opts(const struct profev_conv_opts *o, const struct profev_conv_sink *sink,
+				struct profev_error *err);
+
+/* warnings.c: warnings of one kind told one by one up to a few, then
+ * counted for conv_warn_summary(). */
+CONV_HIDDEN void conv_warn(struct conv_loop *l, int kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "1.234567890s" after the trace start, for warnings. */
+CONV_HIDDEN const char *conv_when(const struct conv_loop *l, uint64_t ts, char buf[40]);
+CONV_HIDDEN void conv_warn_summary(struct conv_loop *l);
+
+/* tracks.c: tracks by key (a TID, 1 << 32 | a frame set's string id, or
+ * 2 << 32 | a set of discontinuous frames). */
+CONV_HIDDEN struct conv_thread *conv_track_find(struct conv_loop *l, uint64_t key);
+/* The thread of ev, made on first sight, its name brought up to date in
+ * this run of events (tracks.h's conv_thread_of() tries the cache
+ * first). NULL on no memory or an output error. */
+CONV_HIDDEN struct conv_thread *conv_thread_lookup(struct conv_loop *l, const struct profev_event *ev);
+/* The track of frame set set's marks, and that of its discontinuous frames. */
+CONV_HIDDEN struct conv_thread *conv_frames_track(struct conv_loop *l, uint32_t set);
+CONV_HIDDEN struct conv_thread *conv_spans_track(struct conv_loop *l, uint32_t set);
+CONV_HIDDEN void conv_tracks_free(struct conv_loop *l);
+
+/* zone_stack.c: the cold half of zone_stack.h's zone stack. */
+/* Open in the output every zone on t's stack, outermost first, at ts. */
+CONV_HIDDEN int conv_open_all(struct conv_loop *l, struct conv_thread *t, uint64_t ts);
+/* Close in the output every zone on t's stack, innermost first, at ts;
+ * they stay open in the trace. */
+CONV_HIDDEN int conv_close_all(struct conv_loop *l, struct conv_thread *t, uint64_t ts, int edge);
+CONV_HIDDEN int conv_advance_slow(struct conv_loop *l, struct conv_thread *t, uint64_t ts);
+/* A zone named name begun at ts past PROFEV_CONV_MAX_DEPTH: dropped. */
+CONV_HIDDEN void conv_zone_too_deep(struct conv_loop *l, struct conv_thread *t, uint64_t ts,
+				    uint32_t name);
+
+/* parts.c: the output's parts. */
+CONV_HIDDEN int conv_part_open(struct conv_loop *l);
+CONV_HIDDEN int conv_part_close(struct conv_loop *l);
+/* Start a new part when this one is about to pass the split size. */
+CONV_HIDDEN int conv_maybe_split(struct conv_loop *l);
+
+/* memory.c: a MEM_ALLOC or MEM_FREE of t at ts (its stack id checked). */
+CONV_HIDDEN int conv_memory_event(struct conv_loop *l, struct conv_thread *t,
+				  const struct profev_event *ev, uint64_t ts);
+/* Write every pool's live bytes at ts. */
+CONV_HIDDEN int conv_memory_snapshot(struct conv_loop *l, uint64_t ts);
+CONV_HIDDEN void conv_memory_free(struct conv_loop *l);
+
+/* lock_waits.c: a LOCK_WAIT, LOCK_ACQUIRED or LOCK_RELEASED of t at ts. */
+CONV_HIDDEN int conv_lock_event(struct conv_loop *l, struct conv_thread *t,
+				const struct profev_event *ev, uint64_t ts);
+/* Every held wait written out: at a split and at the end, where no later
+ * event can tell more. */
+CONV_HIDDEN int conv_waits_flush(struct conv_loop *l);
+CONV_HIDDEN void conv_locks_free(struct conv_loop *l);
 #endif
