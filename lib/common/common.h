@@ -19,6 +19,14 @@ void err_set_at(struct profev_error *e, int code, uint64_t offset, const char *f
 	__attribute__((format(printf, 4, 5)));
 void err_clear(struct profev_error *e);
 
+/* ---- paths ---- */
+/* The last component of path: after its last '/', or path itself. */
+static inline const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
 /* ---- growable byte buffer ---- */
 struct buf {
 	uint8_t *data;

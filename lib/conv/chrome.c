@@ -297,12 +297,6 @@ static int metadata(struct conv *c, const char *what, uint32_t pid, uint32_t tid
 	return 0;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static int ch_part_begin(struct conv *c)
 {
 	struct chrome *ch = c->fmt;

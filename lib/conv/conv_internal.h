@@ -13,7 +13,8 @@
  * registry of targets), tracks.c (the tracks by key), zone_stack.c (the
  * zones through the window; its hot half inline in zone_stack.h), parts.c
  * (the split into parts), memory.c (live blocks and pools), lock_waits.c
- * (locks and their waits) and warnings.c.
+ * (locks and their waits) and warnings.c. The Perfetto target's state is
+ * struct perfetto, before it.
  */
 #ifndef PROFEV_CONV_INTERNAL_H
 #define PROFEV_CONV_INTERNAL_H
@@ -313,6 +314,99 @@ static inline const struct profev_symframe *conv_symbol(const struct conv *c, ui
 
 /* The output error as a return code: the outbuf's sticky sink error. */
 static inline int conv_out_rc(const struct conv *c) { return c->out.err ? PROFEV_E_IO : 0; }
+
+/* ------------------------------------------------------------------ */
+/* The Perfetto target's state (perfetto*.c)                           */
+
+/*
+ * Callstack interning. The trace's callstack ids serve as callstack iids
+ * and module index + 1 as mapping and build-id iids. Frames get their own
+ * iids: each distinct (module, offset) a run of consecutive ones, one per
+ * function of its inline chain (one if it is not symbolized), innermost
+ * first; function names and source paths take their frame's iid. Iids are
+ * never reused for other values, as Perfetto requires across resets; each
+ * part defines again what it uses.
+ */
+struct frame_iids {
+	uint64_t offset;
+	uint32_t module;  /* index, or NO_MODULE: the offset is an absolute pc */
+	uint32_t iid;     /* first of n; 0 = empty slot */
+	uint32_t n;
+	uint32_t part;    /* part it was last defined in, counted from 1 */
+	uint32_t ret;     /* a return address: rel_pc is offset - 1 */
+};
+#define NO_MODULE UINT32_MAX
+
+/* A packet sequence and what is interned on it in the current part. */
+struct perfetto_seq {
+	uint32_t id;        /* trusted_packet_sequence_id */
+	uint32_t part;      /* the part it was started in, 0 = none yet */
+	uint32_t idx;       /* track sequences: the track's creation order */
+	int incremental;    /* timestamps are deltas on CLOCK_SEQ */
+	uint64_t last;      /* that clock: the last time written on it */
+	uint64_t track;     /* default track uuid, 0 = none */
+	uint64_t head;      /* after the timestamp: the sequence id's field and
+	                       TP_TRACK_EVENT's tag and a length byte, from the
+	                       lowest byte; their count in the top byte */
+	/* string ids interned on it in the part (sets of ids): event names,
+	 * categories, source locations and debug annotation names */
+	struct u64_map names, cats, srclocs, arg_names;
+};
+
+/* A zone name's TE_NAME_IID and TE_CATEGORY_IIDS fields, encoded once: they
+ * may be copied in the part they were made in, for the category they were
+ * made with, on the sequences whose bit is set in seqs (both strings are
+ * interned there, and so is the source location when it is encoded). */
+struct zone_name_fields {
+	uint64_t bytes[2];  /* the fields, from the lowest byte */
+	uint64_t seqs;      /* track sequences by idx, the first 64 */
+	uint32_t cat;
+	uint32_t part_len;  /* part << 6 | srcloc << 5 | byte count (at most 16) */
+};
+
+struct perfetto {
+	struct conv_idset counters, pools, stacks, mappings;
+	struct perfetto_seq shared;  /* sequence 1 */
+	struct perfetto_seq **seqs;  /* track sequences by creation order */
+	uint32_t nseqs;
+	struct perfetto_seq *cur;    /* the sequence being written on */
+	struct conv_thread *last_t; /* the track last written for */
+	struct u64_map asyncs;       /* async track uuids described in this part */
+	/* The zone begin written last, while nothing follows it: the arguments
+	 * and flows that come next are written into it again. */
+	const struct conv_thread *open_t;
+	unsigned open_depth;
+	int open_edge;
+	const uint8_t *open_p;
+	uint64_t open_drained;
+	size_t open_len;
+	struct perfetto_seq *open_seq;   /* its sequence, and that clock before it */
+	uint64_t open_last;
+	/* Arguments whose keys the packet being written defines. */
+	const struct profev_event *key_args;
+	uint32_t nkey_args;
+	/* What the open zone begin defined, to define again when it is
+	 * written again; more than fits: it is not written again. */
+	struct { struct u64_map *set; uint32_t id; } undo[16];
+	unsigned nundo;
+	struct zone_name_fields *zone_fields; /* by zone name id */
+	uint32_t nzone_fields;
+	int allocs_track;         /* the allocations track is described */
+	int shots_track;          /* the Screenshots track is described */
+	struct conv_shots shots;  /* frame images to JPEG */
+	uint32_t part;
+	/* (module, offset, return address) -> frame iids: three keys, not one
+	 * u64, so a table of its own (perfetto_callstacks.c) */
+	struct frame_iids *frames;
+	size_t frames_mask, nframes;
+	uint32_t next_iid;
+	/* What the packet being prepared defines. */
+	uint32_t stack;           /* callstack to define, 0 = none */
+	struct frame_iids *new_frames;
+	uint32_t *new_modules;
+	unsigned nnew_frames, nnew_modules, new_cap;
+};
+
 /* ------------------------------------------------------------------ */
 /* The read loop's state                                               */
 
