@@ -13,14 +13,15 @@
  * registry of targets), tracks.c (the tracks by key), zone_stack.c (the
  * zones through the window; its hot half inline in zone_stack.h), parts.c
  * (the split into parts), memory.c (live blocks and pools), lock_waits.c
- * (locks and their waits) and warnings.c. The Perfetto target's state is
- * struct perfetto, before it.
+ * (locks and their waits) and warnings.c. The Perfetto and Chrome
+ * targets' states are struct perfetto and struct chrome, before it.
  */
 #ifndef PROFEV_CONV_INTERNAL_H
 #define PROFEV_CONV_INTERNAL_H
 #include <stdlib.h>
 #include <string.h>
 #include "common/outbuf.h"
+#include "common/json_write.h"
 #include "common/u64_map.h"
 #include "profev_conv.h"
 
@@ -405,6 +406,76 @@ struct perfetto {
 	struct frame_iids *new_frames;
 	uint32_t *new_modules;
 	unsigned nnew_frames, nnew_modules, new_cap;
+};
+
+/* ------------------------------------------------------------------ */
+/* The Chrome target's state (chrome*.c)                               */
+
+/* A string's quoted JSON form, kept in the arena: names repeat on every
+ * event, so each is escaped and checked for UTF-8 once. */
+struct json_name {
+	uint32_t off, len; /* len 0: not made yet */
+};
+
+/* A zone's ,"name":N,"cat":K in the arena, made from its name and the
+ * first category it came with: most of an X event, in one copy. */
+struct zone_fragment {
+	uint32_t off, len; /* len 0: not made yet */
+	uint32_t cat;      /* the category it holds */
+};
+#define FRAG_COPY 64       /* fragments this short are copied as 64 bytes */
+
+/*
+ * Exact nesting. A viewer ends an X event at ts + dur, and one that adds
+ * them as doubles (speedscope does, after subtracting the thread's first
+ * ts) may end it an ulp before or after another time that is the same ns:
+ * a child that ends with its parent (two scope exits in the same ns), a
+ * zone that ends where the next begins. A zone whose end is the time of
+ * another zone's begin or end on its thread is therefore written as a B
+ * and an E event, whose times are the same text as the other's and so the
+ * same double. The two forms cannot mix among zones that begin together:
+ * at one ts trace_processor takes X events (longest first) before B
+ * events, speedscope B events before X ones. So a zone that begins with
+ * its parent is a member of its parent's chain, and a chain (its head, the
+ * outermost, and the members under it) takes one form, decided when the
+ * head has ended and the thread's next zone boundary shows whether that end
+ * coincides: until then the ended zones wait on the thread's deferred
+ * stack, innermost first. B events are written outermost first and E
+ * events innermost first, the order in which equal times must be read.
+ */
+struct deferred_zone {
+	struct conv_zone z;
+	uint64_t end;
+	int edge;
+	int force;  /* its chain must be B and E events */
+	char *args; /* its ,"args":{...} (malloc'ed), NULL: none but the edge's */
+};
+
+struct chrome_thread {
+	struct conv_thread *t;
+	struct deferred_zone *deferred; /* the deferred stack */
+	uint32_t n, cap;
+	uint32_t awaiting;    /* 1 + base of the ended chain awaiting the next boundary; 0: none */
+	uint32_t just;        /* 1 + index of the zone that ended last, until the next boundary; 0: none */
+	uint64_t last_end;    /* 1 + ts of the thread's last zone end; 0: none in the part */
+};
+
+struct chrome {
+	int first;  /* no event written in this part yet */
+	struct conv_shots shots;  /* frame images to JPEG */
+	struct conv_idset stacks; /* callstacks the part's events refer to */
+	struct json_name *names; /* by string id */
+	uint32_t nnames;
+	char *arena;
+	size_t arena_len, arena_cap;
+	struct json_us_cache ts; /* the digits of the last "ts" */
+	struct zone_fragment *fragments; /* by zone name id */
+	uint32_t nfragments;
+	struct chrome_thread *threads; /* by track's creation order */
+	uint32_t nthreads;
+	char *args;          /* a zone's ,"args":{...} being made */
+	size_t args_cap;
+	struct u64_map flows; /* flow ids started (a set) */
 };
 
 /* ------------------------------------------------------------------ */
