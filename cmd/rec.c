@@ -1,12 +1,15 @@
 /* pfrec: run a program instrumented with <profev.h> and record its trace.
- * The work is in lib/rec/record.c; this file parses options, passes signals on
+ * The work is in lib/rec/; this file parses options, passes signals on
  * and prints. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cmd.h"
 #include "profev_record.h"
@@ -17,13 +20,15 @@ static int progress_shown;
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N] [--pipe] [-q]\n"
+		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N]\n"
+		"             [--buffer SIZE] [--pipe] [-q]\n"
 		"             [--sample[=HZ]] [--sched] [--sample-buffer SIZE] [--sample-stack SIZE]\n"
 		"             [--sample-fp-chain]\n"
 		"             [--] PROGRAM [ARGS...]\n\n"
 		"Run PROGRAM, which links the profev client, and record its trace. With\n"
 		"--sample or --sched any program can be recorded, client or not.\n\n"
-		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin)\n"
+		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin);\n"
+		"                         an existing FILE is replaced once PROGRAM has started\n"
 		"      --categories LIST  enable or disable categories: 'render,-audio'\n"
 		"      --drop             drop events rather than slow the program down\n"
 		"      --zstd-level N     trace compression level (default 1)\n"
@@ -74,11 +79,60 @@ static void on_progress(void *ctx, const struct profev_record_stats *s)
 	progress_shown = 1;
 }
 
+/* "'a', 'b'" from "a,b" */
+static void warn_unmatched(const char *list, const char *program)
+{
+	char names[512];
+	size_t at = 0;
+	for (const char *s = list; *s && at + 8 < sizeof names;) {
+		size_t n = strcspn(s, ",");
+		int k = snprintf(names + at, sizeof names - at, "%s'%.*s'", at ? ", " : "", (int)n, s);
+		at += k > 0 ? (size_t)k : 0;
+		s += n + (s[n] == ',');
+	}
+	if (at >= sizeof names)
+		at = sizeof names - 1;
+	names[at] = 0;
+	cmd_warn("--categories: %s matched no category that '%s' used", names, program);
+}
+
 static void on_warn(void *ctx, const char *msg)
 {
 	(void)ctx;
 	clear_progress();
 	cmd_warn("%s", msg);
+}
+
+/*
+ * The trace's file. An existing regular file is replaced only by a run
+ * whose program started: the new trace is written beside it under a
+ * temporary name (*tmp, to free) and renamed over it once the program has
+ * started, so that "command not found" leaves the last trace alone. Where
+ * no temporary file can be made beside it, the file is truncated as before.
+ */
+static int open_trace(const char *path, char **tmp)
+{
+	struct stat st;
+	*tmp = NULL;
+	if (strcmp(path, "-") == 0 || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return cmd_open_output(path);
+	char *d = strdup(path), *b = strdup(path);
+	size_t n = strlen(path) + 32;
+	char *t = malloc(n);
+	int fd = -1;
+	if (d && b && t) {
+		snprintf(t, n, "%s/.%s.pfrec-XXXXXX", dirname(d), basename(b));
+		fd = mkostemp(t, O_CLOEXEC);
+	}
+	free(d);
+	free(b);
+	if (fd < 0) {
+		free(t);
+		return cmd_open_output(path);
+	}
+	fchmod(fd, st.st_mode & 07777); /* what truncating it would have kept */
+	*tmp = t;
+	return fd;
 }
 
 int cmd_rec(int argc, char **argv)
@@ -200,7 +254,8 @@ int cmd_rec(int argc, char **argv)
 		cmd_error("refusing to write a binary trace to a terminal; use -o FILE");
 		return EXIT_USAGE;
 	}
-	int fd = cmd_open_output(output);
+	char *tmp, *kept = NULL;
+	int fd = open_trace(output, &tmp);
 	if (fd < 0)
 		return EXIT_TRACE;
 	const char *shown = to_stdout ? "<stdout>" : output;
@@ -220,7 +275,21 @@ int cmd_rec(int argc, char **argv)
 		cmd_error("'%s': %s", shown, err.message[0] ? err.message : profev_strerror(err.code));
 		if (!to_stdout)
 			close(fd);
+		if (tmp)
+			unlink(tmp);
+		free(tmp);
 		return EXIT_TRACE;
+	}
+	if (tmp && profev_recorder_pid(recorder) > 0) {
+		if (rename(tmp, output) < 0) {
+			cmd_warn("unable to replace '%s' (%s); the trace goes to '%s'", output,
+				 strerror(errno), tmp);
+			shown = tmp;
+			kept = tmp;
+		} else {
+			free(tmp);
+		}
+		tmp = NULL;
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -238,6 +307,8 @@ int cmd_rec(int argc, char **argv)
 	if (res.exit_kind == PROFEV_EXIT_NOSTART) {
 		cmd_error("unable to start '%s': %s", o.argv[0],
 			  res.exit_code == ENOENT ? "command not found" : strerror(res.exit_code));
+		if (tmp)
+			fprintf(stderr, "%s: '%s' left as it was\n", cmd_name, output);
 	} else if (!res.client && rc == 0 && res.sampled) {
 		cmd_warn("'%s' did not connect to the profev client; the trace holds only %s",
 			 o.argv[0], o.sample_hz && o.sched ? "samples and context switches"
@@ -246,6 +317,9 @@ int cmd_rec(int argc, char **argv)
 		cmd_warn("'%s' did not connect to the profev client (not linked with "
 			 "-lprofev-client?); the trace has no events", o.argv[0]);
 	}
+	const char *unmatched = profev_recorder_unmatched_categories(recorder);
+	if (res.client && *unmatched)
+		warn_unmatched(unmatched, o.argv[0]);
 	if (res.stats.lost_samples)
 		cmd_warn("%llu samples or context switches were lost (the kernel's ring was full; "
 			 "--sample-buffer)", (unsigned long long)res.stats.lost_samples);
@@ -269,9 +343,19 @@ int cmd_rec(int argc, char **argv)
 		cmd_error("'%s': %s", shown, strerror(errno));
 		status = EXIT_TRACE;
 	}
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	/* As a shell says it, which it cannot here: pfrec is the one it ran. */
+	if (rc == 0 && res.exit_kind == PROFEV_EXIT_SIGNALED && res.exit_code != SIGINT &&
+	    res.exit_code != SIGPIPE)
+		fprintf(stderr, "%s: '%s' killed by signal %d (%s); trace '%s' holds everything "
+			"up to it\n", cmd_name, o.argv[0], res.exit_code, strsignal(res.exit_code),
+			shown);
 	if (!quiet && (res.client || res.sampled) && rc == 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "%s: %llu events, %u threads, %.1f MiB in '%s'\n", cmd_name,
 			(unsigned long long)res.stats.events, res.stats.threads,
 			(double)res.stats.bytes / (1 << 20), shown);
+	free(kept);
 	return status;
 }

@@ -108,6 +108,15 @@ void profev_recorder_signal(struct profev_recorder *r, int sig);
  */
 int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *res);
 
+/**
+ * After profev_recorder_run(): the items of opts->categories (without
+ * their '-'; of the first 64) that named no category the program defined,
+ * comma-separated; "" when every item did, or no list was given. A program
+ * announces its categories as it first uses them, so an item may also
+ * name one that the run never reached.
+ */
+const char *profev_recorder_unmatched_categories(const struct profev_recorder *r);
+
 /** The recorder's last error; never NULL. */
 const struct profev_error *profev_recorder_error(const struct profev_recorder *r);
 

@@ -88,6 +88,49 @@ int def_site(struct profev_recorder *r, const unsigned char *b, uint32_t len)
 }
 
 
+/*
+ * The items of a --categories list ("render,-audio,*", formats/wire.md
+ * PROFEV_CATEGORIES) that name is matched by, one bit per item by
+ * position; "*" matches every name. The client reads the list the same way.
+ */
+static uint64_t category_items_matching(const char *list, const char *name, size_t len)
+{
+	uint64_t bits = 0;
+	for (unsigned i = 0; list && *list && i < 64; i++) {
+		size_t n = strcspn(list, ",");
+		const char *item = list + (*list == '-');
+		size_t k = n - (size_t)(item - list);
+		if ((k == 1 && *item == '*') || (k == len && !memcmp(item, name, len)))
+			bits |= 1ull << i;
+		list += n;
+		if (*list == ',')
+			list++;
+	}
+	return bits;
+}
+
+void categories_unmatched(struct profev_recorder *r)
+{
+	const char *list = r->o.categories;
+	size_t at = 0;
+	r->cats_unmatched[0] = 0;
+	for (unsigned i = 0; list && *list && i < 64; i++) {
+		size_t n = strcspn(list, ",");
+		const char *item = list + (*list == '-');
+		size_t k = n - (size_t)(item - list);
+		if (k && !(r->cats_matched >> i & 1) &&
+		    at + k + 2 < sizeof r->cats_unmatched) {
+			if (at)
+				r->cats_unmatched[at++] = ',';
+			memcpy(r->cats_unmatched + at, item, k);
+			r->cats_unmatched[at += k] = 0;
+		}
+		list += n;
+		if (*list == ',')
+			list++;
+	}
+}
+
 int def_category(struct profev_recorder *r, const unsigned char *b, uint32_t len)
 {
 	struct pfw_category c;
@@ -109,6 +152,8 @@ int def_category(struct profev_recorder *r, const unsigned char *b, uint32_t len
 	if (!wid)
 		return writer_failed(r);
 	r->cats[c.index] = wid;
+	r->cats_matched |= category_items_matching(r->o.categories, (const char *)b + sizeof c,
+						   c.name_len);
 	return 0;
 }
 

@@ -108,6 +108,8 @@ struct profev_recorder {
 	uint32_t nstrings;
 	uint32_t *cats;             /* category index -> writer id of its name */
 	uint32_t ncats;
+	uint64_t cats_matched;      /* items of o.categories that named one, by position */
+	char cats_unmatched[256];   /* those that did not, once the run ended */
 	/* The thread table, in the order threads arrived (the order the
 	 * rings are drained in at the end). An entry stays when its thread
 	 * exits (NULL), so that distinct threads are counted. */
@@ -205,6 +207,11 @@ uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick);
 #define def_category profev__rec_def_category
 #define def_module profev__rec_def_module
 
+#define categories_unmatched profev__rec_categories_unmatched
+
+/* Fills r->cats_unmatched: the items of o.categories (the first 64) that
+ * named no category the program defined. */
+void categories_unmatched(struct profev_recorder *r);
 /* The writer's id of a name, interned, or OVERFLOW_NAME's past the caps.
  * 0 if the trace cannot be written. */
 uint32_t name_id(struct profev_recorder *r, const char *s, size_t len);

@@ -139,6 +139,11 @@ const struct profev_error *profev_recorder_error(const struct profev_recorder *r
 	return &r->err;
 }
 
+const char *profev_recorder_unmatched_categories(const struct profev_recorder *r)
+{
+	return r->cats_unmatched;
+}
+
 static void fill_stats(struct profev_recorder *r, struct profev_record_stats *s)
 {
 	struct profev_totals t;
@@ -297,6 +302,7 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 	}
 	res->client = r->hello;
 	res->sampled = r->sampler != NULL;
+	categories_unmatched(r);
 	m.exit_kind = res->exit_kind;
 	m.exit_code = res->exit_code;
 	m.end_ns = now_ns(CLOCK_MONOTONIC);
