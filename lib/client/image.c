@@ -67,7 +67,7 @@ static uint32_t slot_epoch[PFW_IMAGE_SLOTS];
  * filled last time, whose lines are still in this core's cache (pfrec has
  * only read them); a slot used 4 images ago has left it. Taking the slots
  * in turn instead (the one pfrec read longest ago) was measured 1.5-2x
- * slower per call (README, "Frame images").
+ * slower per call (docs/performance.md, "The game thread's cost").
  */
 static int slot_take(struct pfw_image_ctl *c)
 {

@@ -95,7 +95,7 @@ static int write_png(FILE *f, png_bytep *rows, uint32_t w, uint32_t h)
 	png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
 		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
 	/* Speed first: these are previews, and zlib's level 1 with the Sub
-	 * filter keeps most of the size of its best effort (README). */
+	 * filter keeps most of the size of its best effort. */
 	png_set_compression_level(png, 1);
 	png_set_filter(png, 0, PNG_FILTER_SUB);
 	png_write_info(png, info);
