@@ -40,7 +40,8 @@
  *     destructors use PROFEV_SECURE_ALLOC and PROFEV_SECURE_FREE, which do
  *     nothing when the client is not running or is itself allocating.
  *
- * The header compiles as C99 and later and as C++11 and later (GCC, Clang).
+ * The header compiles as C99 and later and as C++11 and later (GCC, Clang),
+ * without a warning under -Wall -Wextra at any -O level.
  */
 #ifndef PROFEV_H
 #define PROFEV_H
@@ -359,23 +360,31 @@ PROFEV__INLINE void profev__counter(struct profev_category *c, struct profev_sit
 	}
 }
 
+/*
+ * Addresses (blocks, locks) reach the inline functions as integers, made by
+ * PROFEV__ADDR in the macro: given a `const void *` parameter, GCC at -O0
+ * takes the call for a read of the block, which malloc has just returned
+ * uninitialized, and warns (-Wmaybe-uninitialized).
+ */
+#define PROFEV__ADDR(ptr) ((uint64_t)(uintptr_t)(const void *)(ptr))
+
 /* Memory records; s names the pool, NULL for the default one. */
-PROFEV__INLINE void profev__mem(struct profev_site *s, unsigned type, const void *p, uint64_t size)
+PROFEV__INLINE void profev__mem(struct profev_site *s, unsigned type, uint64_t addr, uint64_t size)
 {
 	if (profev__on(&profev__memory)) {
 		uint64_t w = s ? profev__word(s) : type;
 		if (PROFEV__LIKELY(w != 0))
-			profev__emit_mem(w, (uint64_t)(uintptr_t)p, size);
+			profev__emit_mem(w, addr, size);
 	}
 }
 
-PROFEV__INLINE void profev__mem_stack(struct profev_site *s, unsigned type, const void *p,
+PROFEV__INLINE void profev__mem_stack(struct profev_site *s, unsigned type, uint64_t addr,
 				      uint64_t size, int depth)
 {
 	if (profev__on(&profev__memory)) {
 		uint64_t w = s ? profev__word(s) : type;
 		if (PROFEV__LIKELY(w != 0))
-			profev__mem_s(w, (uint64_t)(uintptr_t)p, size, depth);
+			profev__mem_s(w, addr, size, depth);
 	}
 }
 
@@ -437,10 +446,10 @@ PROFEV__INLINE void profev__point64(struct profev_category *c, struct profev_sit
 	}
 }
 
-PROFEV__INLINE void profev__lock(uint64_t word, const void *lock)
+PROFEV__INLINE void profev__lock(uint64_t word, uint64_t lock)
 {
 	if (profev__on(&profev__locks))
-		profev__emit32(word, (uint64_t)(uintptr_t)lock);
+		profev__emit32(word, lock);
 }
 
 PROFEV__INLINE void profev__zone_cleanup(uint64_t *end_word)
@@ -579,7 +588,7 @@ struct profev__scope {
 #define PROFEV__ARG_BOOL(key, flag, value) \
 	PROFEV__ARG(key, PROFEV__AK_BOOL | (flag), (uint64_t)!!(value))
 #define PROFEV__ARG_PTR(key, flag, ptr) \
-	PROFEV__ARG(key, PROFEV__AK_PTR | (flag), (uint64_t)(uintptr_t)(const void *)(ptr))
+	PROFEV__ARG(key, PROFEV__AK_PTR | (flag), PROFEV__ADDR(ptr))
 #define PROFEV__ARG_STRING(key, flag, call) do { \
 	PROFEV__SITE_PLAIN(profev__site, &profev__rec, key, PROFEV__R_ARG_STR | (flag)); \
 	if (profev__on(&profev__rec)) \
@@ -670,12 +679,12 @@ struct profev__scope {
  */
 #define PROFEV_LOCK_WAIT(lock, name) do { \
 	PROFEV__SITE_PLAIN(profev__site, &profev__locks, name, PROFEV__R_LOCK_WAIT); \
-	profev__point64(&profev__locks, &profev__site, (uint64_t)(uintptr_t)(const void *)(lock)); \
+	profev__point64(&profev__locks, &profev__site, PROFEV__ADDR(lock)); \
 	} while (0)
 #define PROFEV_LOCK_ACQUIRED(lock) \
-	profev__lock(PROFEV__R_LOCK_ACQUIRED, (const void *)(lock))
+	profev__lock(PROFEV__R_LOCK_ACQUIRED, PROFEV__ADDR(lock))
 #define PROFEV_LOCK_RELEASED(lock) \
-	profev__lock(PROFEV__R_LOCK_RELEASED, (const void *)(lock))
+	profev__lock(PROFEV__R_LOCK_RELEASED, PROFEV__ADDR(lock))
 
 /** A frame of the discontinuous frame set name (a string literal) starts:
  *  Tracy's FrameMarkStart. Frames of one set do not overlap. */
@@ -711,42 +720,42 @@ struct profev__scope {
 
 /** size bytes at ptr were allocated (default pool). */
 #define PROFEV_ALLOC(ptr, size) \
-	profev__mem(0, PROFEV__R_MEM_ALLOC, (const void *)(ptr), (uint64_t)(size))
+	profev__mem(0, PROFEV__R_MEM_ALLOC, PROFEV__ADDR(ptr), (uint64_t)(size))
 
 /** The block at ptr was freed (default pool). */
-#define PROFEV_FREE(ptr) profev__mem(0, PROFEV__R_MEM_FREE, (const void *)(ptr), 0)
+#define PROFEV_FREE(ptr) profev__mem(0, PROFEV__R_MEM_FREE, PROFEV__ADDR(ptr), 0)
 
 /** PROFEV_ALLOC with the allocation's callstack. */
 #define PROFEV_ALLOC_S(ptr, size, depth) do { \
-	profev__mem_stack(0, PROFEV__R_MEM_ALLOC_S, (const void *)(ptr), (uint64_t)(size), \
+	profev__mem_stack(0, PROFEV__R_MEM_ALLOC_S, PROFEV__ADDR(ptr), (uint64_t)(size), \
 			  (int)(depth)); \
 	PROFEV__NO_TAIL(); } while (0)
 
 /** PROFEV_FREE with the callstack of the free. */
 #define PROFEV_FREE_S(ptr, depth) do { \
-	profev__mem_stack(0, PROFEV__R_MEM_FREE_S, (const void *)(ptr), 0, (int)(depth)); \
+	profev__mem_stack(0, PROFEV__R_MEM_FREE_S, PROFEV__ADDR(ptr), 0, (int)(depth)); \
 	PROFEV__NO_TAIL(); } while (0)
 
 /** An allocation in the pool named by a string literal. */
 #define PROFEV_ALLOC_NAMED(ptr, size, pool) do { \
 	PROFEV__POOL(PROFEV__R_MEM_ALLOC, pool); \
-	profev__mem(&profev__site, 0, (const void *)(ptr), (uint64_t)(size)); } while (0)
+	profev__mem(&profev__site, 0, PROFEV__ADDR(ptr), (uint64_t)(size)); } while (0)
 
 /** A free in the named pool. */
 #define PROFEV_FREE_NAMED(ptr, pool) do { \
 	PROFEV__POOL(PROFEV__R_MEM_FREE, pool); \
-	profev__mem(&profev__site, 0, (const void *)(ptr), 0); } while (0)
+	profev__mem(&profev__site, 0, PROFEV__ADDR(ptr), 0); } while (0)
 
 /** PROFEV_ALLOC_NAMED with the allocation's callstack. */
 #define PROFEV_ALLOC_NAMED_S(ptr, size, pool, depth) do { \
 	PROFEV__POOL(PROFEV__R_MEM_ALLOC_S, pool); \
-	profev__mem_stack(&profev__site, 0, (const void *)(ptr), (uint64_t)(size), (int)(depth)); \
+	profev__mem_stack(&profev__site, 0, PROFEV__ADDR(ptr), (uint64_t)(size), (int)(depth)); \
 	PROFEV__NO_TAIL(); } while (0)
 
 /** PROFEV_FREE_NAMED with the callstack of the free. */
 #define PROFEV_FREE_NAMED_S(ptr, pool, depth) do { \
 	PROFEV__POOL(PROFEV__R_MEM_FREE_S, pool); \
-	profev__mem_stack(&profev__site, 0, (const void *)(ptr), 0, (int)(depth)); \
+	profev__mem_stack(&profev__site, 0, PROFEV__ADDR(ptr), 0, (int)(depth)); \
 	PROFEV__NO_TAIL(); } while (0)
 
 /**
@@ -758,14 +767,14 @@ struct profev__scope {
 #define PROFEV_SECURE_ALLOC(ptr, size) do { \
 	if (profev__on(&profev__memory)) \
 		profev__mem_secure(PROFEV__R_MEM_ALLOC | PROFEV__RF_SECURE, \
-				   (uint64_t)(uintptr_t)(const void *)(ptr), (uint64_t)(size)); \
+				   PROFEV__ADDR(ptr), (uint64_t)(size)); \
 	} while (0)
 
 /** The free that matches PROFEV_SECURE_ALLOC; as safe. */
 #define PROFEV_SECURE_FREE(ptr) do { \
 	if (profev__on(&profev__memory)) \
 		profev__mem_secure(PROFEV__R_MEM_FREE | PROFEV__RF_SECURE, \
-				   (uint64_t)(uintptr_t)(const void *)(ptr), 0); \
+				   PROFEV__ADDR(ptr), 0); \
 	} while (0)
 
 #endif /* PROFEV_DISABLE */

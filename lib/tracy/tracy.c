@@ -320,7 +320,7 @@ void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t 
 	if (secure || depth <= 0)
 		___tracy_emit_memory_alloc(ptr, size, secure);
 	else
-		profev_tracy__mem_s(PROFEV__R_MEM_ALLOC_S, ptr, size, depth);
+		profev_tracy__mem_s(PROFEV__R_MEM_ALLOC_S, PROFEV__ADDR(ptr), size, depth);
 }
 
 void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth, int32_t secure)
@@ -328,7 +328,7 @@ void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth, int32_t
 	if (secure || depth <= 0)
 		___tracy_emit_memory_free(ptr, secure);
 	else
-		profev_tracy__mem_s(PROFEV__R_MEM_FREE_S, ptr, 0, depth);
+		profev_tracy__mem_s(PROFEV__R_MEM_FREE_S, PROFEV__ADDR(ptr), 0, depth);
 }
 
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secure, const char *name)
@@ -338,7 +338,7 @@ void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secu
 	else if (!name)
 		PROFEV_ALLOC(ptr, size);
 	else
-		profev_tracy__mem_named(name, PROFEV__R_MEM_ALLOC, ptr, size);
+		profev_tracy__mem_named(name, PROFEV__R_MEM_ALLOC, PROFEV__ADDR(ptr), size);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char *name)
@@ -348,7 +348,7 @@ void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char
 	else if (!name)
 		PROFEV_FREE(ptr);
 	else
-		profev_tracy__mem_named(name, PROFEV__R_MEM_FREE, ptr, 0);
+		profev_tracy__mem_named(name, PROFEV__R_MEM_FREE, PROFEV__ADDR(ptr), 0);
 }
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure,
@@ -357,7 +357,7 @@ void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, in
 	if (secure || !name || depth <= 0)
 		___tracy_emit_memory_alloc_named(ptr, size, secure, name);
 	else
-		profev_tracy__mem_named_s(name, PROFEV__R_MEM_ALLOC_S, ptr, size, depth);
+		profev_tracy__mem_named_s(name, PROFEV__R_MEM_ALLOC_S, PROFEV__ADDR(ptr), size, depth);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name)
@@ -365,7 +365,7 @@ void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, i
 	if (secure || !name || depth <= 0)
 		___tracy_emit_memory_free_named(ptr, secure, name);
 	else
-		profev_tracy__mem_named_s(name, PROFEV__R_MEM_FREE_S, ptr, 0, depth);
+		profev_tracy__mem_named_s(name, PROFEV__R_MEM_FREE_S, PROFEV__ADDR(ptr), 0, depth);
 }
 
 /* profev has no way to forget a pool's blocks. */

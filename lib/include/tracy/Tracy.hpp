@@ -233,28 +233,28 @@ public:
 		if (secure)
 			PROFEV_SECURE_ALLOC(ptr, size);
 		else
-			profev_tracy__mem_s(PROFEV__R_MEM_ALLOC_S, ptr, size, depth);
+			profev_tracy__mem_s(PROFEV__R_MEM_ALLOC_S, PROFEV__ADDR(ptr), size, depth);
 	}
 	static PROFEV_TRACY__AI void MemFreeCallstack(const void *ptr, int32_t depth, bool secure)
 	{
 		if (secure)
 			PROFEV_SECURE_FREE(ptr);
 		else
-			profev_tracy__mem_s(PROFEV__R_MEM_FREE_S, ptr, 0, depth);
+			profev_tracy__mem_s(PROFEV__R_MEM_FREE_S, PROFEV__ADDR(ptr), 0, depth);
 	}
 	static void MemAllocNamed(const void *ptr, size_t size, bool secure, const char *name)
 	{
 		if (secure)
 			profev_tracy__mem_secure_named(name, PROFEV__R_MEM_ALLOC, ptr, size);
 		else
-			profev_tracy__mem_named(name, PROFEV__R_MEM_ALLOC, ptr, size);
+			profev_tracy__mem_named(name, PROFEV__R_MEM_ALLOC, PROFEV__ADDR(ptr), size);
 	}
 	static void MemFreeNamed(const void *ptr, bool secure, const char *name)
 	{
 		if (secure)
 			profev_tracy__mem_secure_named(name, PROFEV__R_MEM_FREE, ptr, 0);
 		else
-			profev_tracy__mem_named(name, PROFEV__R_MEM_FREE, ptr, 0);
+			profev_tracy__mem_named(name, PROFEV__R_MEM_FREE, PROFEV__ADDR(ptr), 0);
 	}
 	static PROFEV_TRACY__AI void MemAllocCallstackNamed(const void *ptr, size_t size, int32_t depth,
 							    bool secure, const char *name)
@@ -262,7 +262,7 @@ public:
 		if (secure)
 			profev_tracy__mem_secure_named(name, PROFEV__R_MEM_ALLOC, ptr, size);
 		else
-			profev_tracy__mem_named_s(name, PROFEV__R_MEM_ALLOC_S, ptr, size, depth);
+			profev_tracy__mem_named_s(name, PROFEV__R_MEM_ALLOC_S, PROFEV__ADDR(ptr), size, depth);
 	}
 	static PROFEV_TRACY__AI void MemFreeCallstackNamed(const void *ptr, int32_t depth, bool secure,
 							   const char *name)
@@ -270,7 +270,7 @@ public:
 		if (secure)
 			profev_tracy__mem_secure_named(name, PROFEV__R_MEM_FREE, ptr, 0);
 		else
-			profev_tracy__mem_named_s(name, PROFEV__R_MEM_FREE_S, ptr, 0, depth);
+			profev_tracy__mem_named_s(name, PROFEV__R_MEM_FREE_S, PROFEV__ADDR(ptr), 0, depth);
 	}
 	static void MemDiscard(const char *name, bool secure) { (void)name; (void)secure; }
 	static void MemDiscardCallstack(const char *name, bool secure, int32_t depth)
@@ -660,10 +660,10 @@ public:
  * are pointers in Tracy too); the secure named ones look the pool up. */
 #define PROFEV_TRACY__POOL(ptr, size, name, type) do { \
 	PROFEV_TRACY__SITE_PLAIN(profev__tsite, &profev__memory, name, type); \
-	profev__mem(&profev__tsite, 0, (const void *)(ptr), (uint64_t)(size)); } while (0)
+	profev__mem(&profev__tsite, 0, PROFEV__ADDR(ptr), (uint64_t)(size)); } while (0)
 #define PROFEV_TRACY__POOL_S(ptr, size, name, type, depth) do { \
 	PROFEV_TRACY__SITE_PLAIN(profev__tsite, &profev__memory, name, type); \
-	profev__mem_stack(&profev__tsite, 0, (const void *)(ptr), (uint64_t)(size), (int)(depth)); \
+	profev__mem_stack(&profev__tsite, 0, PROFEV__ADDR(ptr), (uint64_t)(size), (int)(depth)); \
 	PROFEV__NO_TAIL(); } while (0)
 
 #if TRACY_CALLSTACK > 0

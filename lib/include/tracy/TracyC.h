@@ -289,8 +289,8 @@ PROFEV__INLINE uint64_t profev_tracy__end_word(TracyCZoneCtx c)
 #define TracyCAlloc(ptr, size) PROFEV_ALLOC(ptr, size)
 #define TracyCFree(ptr) PROFEV_FREE(ptr)
 #define TracyCAllocN(ptr, size, name) \
-	profev_tracy__mem_named(name, PROFEV__R_MEM_ALLOC, (const void *)(ptr), (uint64_t)(size))
-#define TracyCFreeN(ptr, name) profev_tracy__mem_named(name, PROFEV__R_MEM_FREE, (const void *)(ptr), 0)
+	profev_tracy__mem_named(name, PROFEV__R_MEM_ALLOC, PROFEV__ADDR(ptr), (uint64_t)(size))
+#define TracyCFreeN(ptr, name) profev_tracy__mem_named(name, PROFEV__R_MEM_FREE, PROFEV__ADDR(ptr), 0)
 #endif
 #define TracyCMemoryDiscard(name) ___tracy_emit_memory_discard_callstack(name, 0, TRACY_CALLSTACK);
 #define TracyCSecureAlloc(ptr, size) ___tracy_emit_memory_alloc(ptr, size, 1)
@@ -300,16 +300,16 @@ PROFEV__INLINE uint64_t profev_tracy__end_word(TracyCZoneCtx c)
 #define TracyCSecureFreeN(ptr, name) ___tracy_emit_memory_free_named(ptr, 1, name)
 
 #define TracyCAllocS(ptr, size, depth) \
-	profev_tracy__mem_s(PROFEV__R_MEM_ALLOC_S, (const void *)(ptr), (uint64_t)(size), (int)(depth))
-#define TracyCFreeS(ptr, depth) profev_tracy__mem_s(PROFEV__R_MEM_FREE_S, (const void *)(ptr), 0, (int)(depth))
+	profev_tracy__mem_s(PROFEV__R_MEM_ALLOC_S, PROFEV__ADDR(ptr), (uint64_t)(size), (int)(depth))
+#define TracyCFreeS(ptr, depth) profev_tracy__mem_s(PROFEV__R_MEM_FREE_S, PROFEV__ADDR(ptr), 0, (int)(depth))
 #define TracyCMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, 0, depth)
 #define TracyCSecureAllocS(ptr, size, depth) ___tracy_emit_memory_alloc_callstack(ptr, size, depth, 1)
 #define TracyCSecureFreeS(ptr, depth) ___tracy_emit_memory_free_callstack(ptr, depth, 1)
 #define TracyCSecureMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, 1, depth)
 #define TracyCAllocNS(ptr, size, depth, name) profev_tracy__mem_named_s(name, PROFEV__R_MEM_ALLOC_S, \
-	(const void *)(ptr), (uint64_t)(size), (int)(depth))
+	PROFEV__ADDR(ptr), (uint64_t)(size), (int)(depth))
 #define TracyCFreeNS(ptr, depth, name) \
-	profev_tracy__mem_named_s(name, PROFEV__R_MEM_FREE_S, (const void *)(ptr), 0, (int)(depth))
+	profev_tracy__mem_named_s(name, PROFEV__R_MEM_FREE_S, PROFEV__ADDR(ptr), 0, (int)(depth))
 #define TracyCSecureAllocNS(ptr, size, depth, name) \
 	___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, 1, name)
 #define TracyCSecureFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, 1, name)

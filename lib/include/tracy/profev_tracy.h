@@ -80,32 +80,33 @@ PROFEV__INLINE uint64_t profev_tracy__begin_dyn(const char *name, size_t len, in
 	return profev__zone_dyn(&profev_cat_tracy, name, len);
 }
 
-/* Memory events in the default pool with a callstack (type _S). The empty
+/* Memory events in the default pool with a callstack (type _S), addresses
+ * as integers (PROFEV__ADDR in profev.h says why). The empty
  * asm keeps the call from becoming a tail call, which would lose the
  * caller's frame. */
-PROFEV__INLINE void profev_tracy__mem_s(unsigned type, const void *ptr, uint64_t size, int depth)
+PROFEV__INLINE void profev_tracy__mem_s(unsigned type, uint64_t addr, uint64_t size, int depth)
 {
-	profev__mem_stack(0, type, ptr, size, depth);
+	profev__mem_stack(0, type, addr, size, depth);
 	PROFEV__NO_TAIL();
 }
 
 /* Memory events in the pool named by the pointer name. */
-PROFEV__INLINE void profev_tracy__mem_named(const char *name, unsigned type, const void *ptr, uint64_t size)
+PROFEV__INLINE void profev_tracy__mem_named(const char *name, unsigned type, uint64_t addr, uint64_t size)
 {
 	if (profev__on(&profev__memory)) {
 		struct profev_site *s = profev_tracy__site(name, type, &profev__memory, name, 0, 0, 0);
 		if (s)
-			profev__mem(s, 0, ptr, size);
+			profev__mem(s, 0, addr, size);
 	}
 }
 
-PROFEV__INLINE void profev_tracy__mem_named_s(const char *name, unsigned type, const void *ptr,
+PROFEV__INLINE void profev_tracy__mem_named_s(const char *name, unsigned type, uint64_t addr,
 					      uint64_t size, int depth)
 {
 	if (profev__on(&profev__memory)) {
 		struct profev_site *s = profev_tracy__site(name, type, &profev__memory, name, 0, 0, 0);
 		if (s)
-			profev__mem_stack(s, 0, ptr, size, depth);
+			profev__mem_stack(s, 0, addr, size, depth);
 	}
 	PROFEV__NO_TAIL();
 }
