@@ -144,3 +144,13 @@ char *profev_demangle(const char *name)
 		dlclose(h);
 	return d;
 }
+
+const char *sym_demangled(struct profev_symbolizer *s, const char *name)
+{
+	char *d = demangle_with(s->demangler, name);
+	if (!d)
+		return NULL;
+	const char *r = arena_strdup(&s->arena, d);
+	free(d);
+	return r;
+}

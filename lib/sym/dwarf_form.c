@@ -10,7 +10,7 @@
  * crash pfsym. The decoder here reads every form, bounds-checks every read
  * and gives up on a unit it cannot read.
  */
-#include "sym/sym_internal.h"
+#include "sym/dwarf_form.h"
 
 /* Size of a form's value when it does not depend on the data, else -1. */
 static int form_size(unsigned form, const struct unitctx *u)
@@ -524,10 +524,19 @@ void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 	}
 }
 
-int ranges_push_slow(struct ranges *r, uint64_t lo, uint64_t hi)
+static int ranges_push_slow(struct ranges *r, uint64_t lo, uint64_t hi)
 {
 	if (grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
 		return -1;
+	r->v[r->n++] = (struct range){ lo, hi };
+	return 0;
+}
+
+/* [lo, hi) appended to r. -1: no memory */
+static inline int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi)
+{
+	if (r->n == r->cap)
+		return ranges_push_slow(r, lo, hi);
 	r->v[r->n++] = (struct range){ lo, hi };
 	return 0;
 }

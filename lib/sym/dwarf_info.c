@@ -9,7 +9,7 @@
  * subprogram and inlined_subroutine range inserted in DIE preorder, a later
  * (inner) range splitting the one it falls into.
  */
-#include "sym/sym_internal.h"
+#include "sym/dwarf_form.h"
 
 /* ---------------------------------------------------------------- */
 /* Address map (LLVM's AddrDieMap)                                   */
@@ -19,76 +19,80 @@
  * The map under construction is a splay tree: DIEs come in preorder, so
  * each insertion lands next to the previous one, and a splay tree makes
  * such nearby accesses cheap (a treap here cost half the run time).
+ * Nodes live in one array (s->tn) and link by index, -1 for none.
  */
-static int32_t splay(struct tnode *T, int32_t t, uint64_t key)
+
+/* The subtree at top splayed at key: the node holding key, else the last
+ * one met looking for it, becomes its root. @return that root. */
+static int32_t tree_splay(struct tnode *nodes, int32_t top, uint64_t key)
 {
-	if (t < 0)
-		return t;
+	if (top < 0)
+		return top;
 	int32_t lroot = -1, rroot = -1;
 	int32_t *lhook = &lroot, *rhook = &rroot;
 	for (;;) {
-		if (key < T[t].key) {
-			int32_t c = T[t].l;
+		if (key < nodes[top].key) {
+			int32_t c = nodes[top].l;
 			if (c < 0)
 				break;
-			if (key < T[c].key) {
-				T[t].l = T[c].r;
-				T[c].r = t;
-				t = c;
-				if (T[t].l < 0)
+			if (key < nodes[c].key) {
+				nodes[top].l = nodes[c].r;
+				nodes[c].r = top;
+				top = c;
+				if (nodes[top].l < 0)
 					break;
 			}
-			*rhook = t;
-			rhook = &T[t].l;
-			t = T[t].l;
-		} else if (key > T[t].key) {
-			int32_t c = T[t].r;
+			*rhook = top;
+			rhook = &nodes[top].l;
+			top = nodes[top].l;
+		} else if (key > nodes[top].key) {
+			int32_t c = nodes[top].r;
 			if (c < 0)
 				break;
-			if (key > T[c].key) {
-				T[t].r = T[c].l;
-				T[c].l = t;
-				t = c;
-				if (T[t].r < 0)
+			if (key > nodes[c].key) {
+				nodes[top].r = nodes[c].l;
+				nodes[c].l = top;
+				top = c;
+				if (nodes[top].r < 0)
 					break;
 			}
-			*lhook = t;
-			lhook = &T[t].r;
-			t = T[t].r;
+			*lhook = top;
+			lhook = &nodes[top].r;
+			top = nodes[top].r;
 		} else {
 			break;
 		}
 	}
-	*lhook = T[t].l;
-	*rhook = T[t].r;
-	T[t].l = lroot;
-	T[t].r = rroot;
-	return t;
+	*lhook = nodes[top].l;
+	*rhook = nodes[top].r;
+	nodes[top].l = lroot;
+	nodes[top].r = rroot;
+	return top;
 }
 
-/* map[key] = (hi, sub) in a subtree just splayed at key, whose root is t
+/* map[key] = (hi, sub) in a subtree just splayed at key, whose root is top
  * (-1: empty), with room for a node already made. @return the new root:
- * t updated when it holds key, else a new node with t below it. */
-static int32_t tset_at_root(struct profev_symbolizer *s, int32_t t, uint64_t key, uint64_t hi,
-			    int32_t sub)
+ * top updated when it holds key, else a new node with top below it. */
+static int32_t tree_set_at_root(struct profev_symbolizer *s, int32_t top, uint64_t key,
+				uint64_t hi, int32_t sub)
 {
-	struct tnode *T = s->tn;
-	if (t >= 0 && T[t].key == key) {
-		T[t].hi = hi;
-		T[t].sub = sub;
-		return t;
+	struct tnode *nodes = s->tn;
+	if (top >= 0 && nodes[top].key == key) {
+		nodes[top].hi = hi;
+		nodes[top].sub = sub;
+		return top;
 	}
 	int32_t n = (int32_t)s->ntn++;
-	T[n] = (struct tnode){ key, hi, sub, -1, -1 };
-	if (t >= 0) {
-		if (key < T[t].key) {
-			T[n].l = T[t].l;
-			T[n].r = t;
-			T[t].l = -1;
+	nodes[n] = (struct tnode){ key, hi, sub, -1, -1 };
+	if (top >= 0) {
+		if (key < nodes[top].key) {
+			nodes[n].l = nodes[top].l;
+			nodes[n].r = top;
+			nodes[top].l = -1;
 		} else {
-			T[n].r = T[t].r;
-			T[n].l = t;
-			T[t].r = -1;
+			nodes[n].r = nodes[top].r;
+			nodes[n].l = top;
+			nodes[top].r = -1;
 		}
 	}
 	return n;
@@ -96,31 +100,32 @@ static int32_t tset_at_root(struct profev_symbolizer *s, int32_t t, uint64_t key
 
 /* In the subtree at *slot, map[key] = (hi, sub), with room for the node
  * already made. */
-static void tset_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, uint64_t hi,
-		    int32_t sub)
+static void tree_set_in(struct profev_symbolizer *s, int32_t *slot, uint64_t key, uint64_t hi,
+			int32_t sub)
 {
-	*slot = tset_at_root(s, splay(s->tn, *slot, key), key, hi, sub);
+	*slot = tree_set_at_root(s, tree_splay(s->tn, *slot, key), key, hi, sub);
 }
 
 /* map[key] = (hi, sub); -1 when out of memory. */
-static int tset(struct profev_symbolizer *s, int32_t *root, uint64_t key, uint64_t hi, int32_t sub)
+static int tree_set(struct profev_symbolizer *s, int32_t *root, uint64_t key, uint64_t hi,
+		    int32_t sub)
 {
 	if (grow((void **)&s->tn, &s->captn, s->ntn + 1, sizeof(*s->tn)))
 		return -1;
-	tset_in(s, root, key, hi, sub);
+	tree_set_in(s, root, key, hi, sub);
 	return 0;
 }
 
 /* Greatest key <= key, -1 if none. */
-static int32_t tfloor(struct profev_symbolizer *s, int32_t *root, uint64_t key)
+static int32_t tree_floor(struct profev_symbolizer *s, int32_t *root, uint64_t key)
 {
-	int32_t t = splay(s->tn, *root, key);
-	*root = t;
-	if (t < 0 || s->tn[t].key <= key)
-		return t;
+	int32_t top = tree_splay(s->tn, *root, key);
+	*root = top;
+	if (top < 0 || s->tn[top].key <= key)
+		return top;
 	/* the root is the successor: the floor is the left subtree's maximum */
-	int32_t l = splay(s->tn, s->tn[t].l, key);
-	s->tn[t].l = l;
+	int32_t l = tree_splay(s->tn, s->tn[top].l, key);
+	s->tn[top].l = l;
 	return l;
 }
 
@@ -129,17 +134,17 @@ static int32_t tfloor(struct profev_symbolizer *s, int32_t *root, uint64_t key)
 static int map_insert_inverted(struct profev_symbolizer *s, int32_t *root, uint64_t lo,
 			       uint64_t hi, int32_t sub)
 {
-	int32_t b = tfloor(s, root, lo);
+	int32_t b = tree_floor(s, root, lo);
 	if (b >= 0 && lo < s->tn[b].hi) {
 		uint64_t bhi = s->tn[b].hi;
 		int32_t bsub = s->tn[b].sub;
-		if (hi < bhi && tset(s, root, hi, bhi, bsub))
+		if (hi < bhi && tree_set(s, root, hi, bhi, bsub))
 			return -1;
 		/* splaying moves links, never a node's slot: b is still b */
 		if (lo > s->tn[b].key)
 			s->tn[b].hi = lo;
 	}
-	return tset(s, root, lo, hi, sub);
+	return tree_set(s, root, lo, hi, sub);
 }
 
 /*
@@ -161,29 +166,29 @@ static int map_insert(struct profev_symbolizer *s, int32_t *root, uint64_t lo, u
 	/* room for both nodes: none moves while links into s->tn are held */
 	if (grow((void **)&s->tn, &s->captn, s->ntn + 2, sizeof(*s->tn)))
 		return -1;
-	struct tnode *T = s->tn;
-	int32_t t = splay(T, *root, lo), b = -1;
-	if (t >= 0) {
-		if (T[t].key <= lo)
-			b = t;
+	struct tnode *nodes = s->tn;
+	int32_t top = tree_splay(nodes, *root, lo), b = -1;
+	if (top >= 0) {
+		if (nodes[top].key <= lo)
+			b = top;
 		else
-			for (b = T[t].l; b >= 0 && T[b].r >= 0; b = T[b].r)
+			for (b = nodes[top].l; b >= 0 && nodes[b].r >= 0; b = nodes[b].r)
 				;
 	}
-	int split = 0;
+	int splits_b = 0;
 	uint64_t bhi = 0;
 	int32_t bsub = 0;
-	if (b >= 0 && lo < T[b].hi) {
-		bhi = T[b].hi;
-		bsub = T[b].sub;
-		split = hi < bhi;
-		if (lo > T[b].key)
-			T[b].hi = lo;
+	if (b >= 0 && lo < nodes[b].hi) {
+		bhi = nodes[b].hi;
+		bsub = nodes[b].sub;
+		splits_b = hi < bhi;
+		if (lo > nodes[b].key)
+			nodes[b].hi = lo;
 	}
-	int32_t n = tset_at_root(s, t, lo, hi, sub);
+	int32_t n = tree_set_at_root(s, top, lo, hi, sub);
 	*root = n;
-	if (split)
-		tset_in(s, &T[n].r, hi, bhi, bsub);
+	if (splits_b)
+		tree_set_in(s, &nodes[n].r, hi, bhi, bsub);
 	return 0;
 }
 
@@ -193,7 +198,7 @@ static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
 		return 0;
 	/* the DIE walk is over: its stack serves here */
 	if (grow((void **)&s->stack, &s->capstack, s->ntn + 1, sizeof(*s->stack)) ||
-	    !(cu->map = arena_room(&s->arena, 0, s->ntn * sizeof(*cu->map))))
+	    !(cu->map = arena_reserve_tail(&s->arena, 0, s->ntn * sizeof(*cu->map))))
 		return -1;
 	int32_t *stack = s->stack;
 	size_t sp = 0;
@@ -207,7 +212,7 @@ static int map_flatten(struct profev_symbolizer *s, struct cu *cu, int32_t root)
 		cu->map[cu->nmap++] = (struct dmap){ s->tn[t].key, s->tn[t].hi, s->tn[t].sub };
 		t = s->tn[t].r;
 	}
-	arena_take(&s->arena, cu->nmap * sizeof(*cu->map));
+	arena_commit_tail(&s->arena, cu->nmap * sizeof(*cu->map));
 	return 0;
 }
 
@@ -433,7 +438,7 @@ static struct sub *add_sub(struct profev_symbolizer *s, struct cu *cu, uint64_t 
 			   int32_t parent, const struct abbrev *a, const struct die *die)
 {
 	if (cu->nsubs == cu->capsubs) {
-		struct sub *v = arena_room(&s->arena, cu->nsubs * sizeof(*v),
+		struct sub *v = arena_reserve_tail(&s->arena, cu->nsubs * sizeof(*v),
 					   2 * cu->capsubs * sizeof(*v));
 		if (!v)
 			return NULL;
@@ -506,7 +511,8 @@ static int in_unit(const struct ranges *u, uint64_t lo, uint64_t hi)
 }
 
 /* Every subprogram and inlined_subroutine of the unit into the map; for
- * a skeleton unit, those of its split unit (in file t, unit src). A
+ * a skeleton unit, those of the split unit split_bind() bound it to (in
+ * file t, unit src). A
  * subroutine outside the unit's ranges (the unit's own DIE says where its
  * code is) shows damage, or a .dwo of another build: the unit is refused. */
 int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
@@ -514,10 +520,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 	struct profev_symbolizer *t = s;
 	const struct cu *src = cu;
 	if (cu->skeleton) {
-		int b = split_bind(s, cu);
-		if (b < 0 || b == 2)
-			return b < 0 ? -1 : 1;
-		if (b == 1)
+		if (!cu->dwo_cu)
 			return 0; /* lines only, as llvm-symbolizer without the .dwo */
 		t = cu->dwo;
 		src = cu->dwo_cu;
@@ -549,7 +552,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 	/* about one subroutine per two bytes of the unit at most: room at the
 	 * arena's end, the rest given back once they are known */
 	cu->capsubs = (size_t)(c.end - c.p) / 2 + 1;
-	cu->subs = arena_room(&s->arena, 0, cu->capsubs * sizeof(*cu->subs));
+	cu->subs = arena_reserve_tail(&s->arena, 0, cu->capsubs * sizeof(*cu->subs));
 	if (!cu->subs) {
 		free(ur.v);
 		return -1;
@@ -623,7 +626,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 		cu->nsubs = cu->capsubs = 0;
 		return rc;
 	}
-	arena_take(&s->arena, cu->nsubs * sizeof(*cu->subs));
+	arena_commit_tail(&s->arena, cu->nsubs * sizeof(*cu->subs));
 	cu->capsubs = cu->nsubs;
 	return map_flatten(s, cu, root);
 }

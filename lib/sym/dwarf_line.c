@@ -10,7 +10,7 @@
  * once for its sequences and a checkpoint every LINE_CHECKPOINT rows, and
  * a lookup runs it again from the checkpoint below its address.
  */
-#include "sym/sym_internal.h"
+#include "sym/dwarf_form.h"
 
 static int cmp_seq(const void *a, const void *b)
 {
@@ -214,7 +214,7 @@ static int run_program(struct lines *l, struct arena *arena, const struct lnprog
 	const unsigned opbase = h->opcode_base;
 	/* a checkpoint comes about every 30 bytes of GCC's programs */
 	size_t cap = (size_t)(end - p) / 16 + 16, capseq = l->nseqs;
-	if (!(l->cks = arena_room(arena, 0, cap * sizeof(*l->cks))))
+	if (!(l->cks = arena_reserve_tail(arena, 0, cap * sizeof(*l->cks))))
 		return -1;
 	uint64_t addr = 0, file = 1, line = 1, col = 0;
 	uint64_t lo = 0, prev = 0;
@@ -308,7 +308,7 @@ static int run_program(struct lines *l, struct arena *arena, const struct lnprog
 			first = (uint32_t)l->ncks;
 		}
 		if (l->ncks == cap) {
-			struct ckpt *c = arena_room(arena, cap * sizeof(*c), 2 * cap * sizeof(*c));
+			struct ckpt *c = arena_reserve_tail(arena, cap * sizeof(*c), 2 * cap * sizeof(*c));
 			if (!c)
 				return -1;
 			l->cks = c;
@@ -327,7 +327,7 @@ static int run_program(struct lines *l, struct arena *arena, const struct lnprog
 	}
 	if (l->nseqs > 1)
 		qsort(l->seqs, l->nseqs, sizeof(*l->seqs), cmp_seq);
-	arena_take(arena, l->ncks * sizeof(*l->cks));
+	arena_commit_tail(arena, l->ncks * sizeof(*l->cks));
 	return 0;
 bad_row:
 	*why = addr < prev ? "addresses decrease within a sequence" :

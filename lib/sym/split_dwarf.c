@@ -68,9 +68,9 @@ void split_release(struct profev_symbolizer *s)
 	if (!sp)
 		return;
 	for (size_t i = 0; i < sp->nfiles; i++)
-		profev_symbolizer_free(sp->files[i]);
+		sym_close(sp->files[i]);
 	free(sp->files);
-	profev_symbolizer_free(sp->dwp);
+	sym_close(sp->dwp);
 	for (unsigned i = 0; i < sp->ndirs; i++)
 		free(sp->dirs[i]);
 	free(sp->dirs);
@@ -83,7 +83,7 @@ void split_release(struct profev_symbolizer *s)
 static int keep(struct split *sp, struct profev_symbolizer *t)
 {
 	if (grow((void **)&sp->files, &sp->capfiles, sp->nfiles + 1, sizeof(*sp->files))) {
-		profev_symbolizer_free(t);
+		sym_close(t);
 		return -1;
 	}
 	sp->files[sp->nfiles++] = t;
@@ -101,26 +101,24 @@ static struct profev_symbolizer *new_part(struct profev_symbolizer *s, const cha
 	t->owner = s;
 	t->demangler = s->demangler;
 	if (!(t->path = arena_strdup(&t->arena, path))) {
-		profev_symbolizer_free(t);
+		sym_close(t);
 		return NULL;
 	}
 	return t;
 }
 
-enum { FOUND = 0, ABSENT = 1, REFUSED = 2, NOMEM = -1 };
-
-/* Open path as a .dwo or .dwp file into *out. ABSENT when there is no
- * such file; REFUSED (warned) when it is not one that can be read. */
+/* Open path as a .dwo or .dwp file into *out. SPLIT_ABSENT when there is no
+ * such file; SPLIT_REFUSED (warned) when it is not one that can be read. */
 static int open_part(struct profev_symbolizer *s, const char *path, int units,
 		     struct profev_symbolizer **out)
 {
 	struct stat st;
 	*out = NULL;
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return ABSENT;
+		return SPLIT_ABSENT;
 	struct profev_symbolizer *t = new_part(s, path);
 	if (!t)
-		return NOMEM;
+		return SPLIT_NOMEM;
 	int rc = sym_open_elf(t, path, &t->fd, &t->elf);
 	if (rc == 0)
 		rc = sections_load(t, path);
@@ -128,23 +126,23 @@ static int open_part(struct profev_symbolizer *s, const char *path, int units,
 		rc = sym_fail(t, PROFEV_E_CORRUPT, "'%s': no split DWARF (.debug_info.dwo) in it", path);
 	if (rc < 0) {
 		if (rc == PROFEV_E_NOMEM) {
-			profev_symbolizer_free(t);
-			return NOMEM;
+			sym_close(t);
+			return SPLIT_NOMEM;
 		}
 		sym_warn(s, "%s", t->err.message);
-		profev_symbolizer_free(t);
-		return REFUSED;
+		sym_close(t);
+		return SPLIT_REFUSED;
 	}
 	/* addresses, and the ranges of GNU split units, are the skeleton's */
 	t->dw.addr = s->dw.addr;
 	if (!t->dw.ranges.n)
 		t->dw.ranges = s->dw.ranges;
 	if (units && info_load_units(t)) {
-		profev_symbolizer_free(t);
-		return NOMEM;
+		sym_close(t);
+		return SPLIT_NOMEM;
 	}
 	*out = t;
-	return FOUND;
+	return SPLIT_FOUND;
 }
 
 /* A unit of the package: a file whose sections are its contributions. */
@@ -157,15 +155,15 @@ static int dwp_unit(struct profev_symbolizer *s, struct cu *cu, struct profev_sy
 	*out = NULL;
 	int k = dwp_find(&sp->index, cu->dwo_id, &u, &why);
 	if (k == 0)
-		return ABSENT;
+		return SPLIT_ABSENT;
 	if (k < 0) {
 		sym_warn(s, "'%s': .debug_cu_index: unit 0x%016llx: %s", p->path,
 			 (unsigned long long)cu->dwo_id, why);
-		return REFUSED;
+		return SPLIT_REFUSED;
 	}
 	struct profev_symbolizer *t = new_part(s, p->path);
 	if (!t)
-		return NOMEM;
+		return SPLIT_NOMEM;
 	static const struct { unsigned sect; size_t off; const char *name; } cols[] = {
 		{ DWP_INFO, offsetof(struct dwsects, info), ".debug_info.dwo" },
 		{ DWP_ABBREV, offsetof(struct dwsects, abbrev), ".debug_abbrev.dwo" },
@@ -183,8 +181,8 @@ static int dwp_unit(struct profev_symbolizer *s, struct cu *cu, struct profev_sy
 			sym_warn(s, "'%s': .debug_cu_index: unit 0x%016llx: its %s contribution (0x%llx bytes at 0x%llx) lies past the section's 0x%zx bytes",
 				 p->path, (unsigned long long)cu->dwo_id, cols[i].name,
 				 (unsigned long long)u.size[c], (unsigned long long)u.off[c], whole->n);
-			profev_symbolizer_free(t);
-			return REFUSED;
+			sym_close(t);
+			return SPLIT_REFUSED;
 		}
 		part->p = whole->p + u.off[c];
 		part->n = (size_t)u.size[c];
@@ -207,8 +205,8 @@ static int dwp_unit(struct profev_symbolizer *s, struct cu *cu, struct profev_sy
 			sym_warn(s, "'%s': .debug_cu_index: unit 0x%016llx: its %s contribution at 0x%llx is not one whole unit or table",
 				 p->path, (unsigned long long)cu->dwo_id, hdr[i].name,
 				 (unsigned long long)u.off[hdr[i].sect]);
-			profev_symbolizer_free(t);
-			return REFUSED;
+			sym_close(t);
+			return SPLIT_REFUSED;
 		}
 	}
 	t->dw.str = p->dw.str;
@@ -216,11 +214,11 @@ static int dwp_unit(struct profev_symbolizer *s, struct cu *cu, struct profev_sy
 	t->dw.ranges = s->dw.ranges;
 	t->info_off = u.off[DWP_INFO];
 	if (info_load_units(t)) {
-		profev_symbolizer_free(t);
-		return NOMEM;
+		sym_close(t);
+		return SPLIT_NOMEM;
 	}
 	*out = t;
-	return FOUND;
+	return SPLIT_FOUND;
 }
 
 /* The unit of t with the skeleton's DWO id, bound to it. */
@@ -233,7 +231,7 @@ static int bind(struct profev_symbolizer *s, struct cu *cu, struct profev_symbol
 		if (tcu->u.addrsize != cu->u.addrsize) {
 			sym_warn(s, "'%s': unit 0x%016llx: address size %u, the skeleton's is %u", t->path,
 				 (unsigned long long)cu->dwo_id, tcu->u.addrsize, cu->u.addrsize);
-			return REFUSED;
+			return SPLIT_REFUSED;
 		}
 		tcu->u.addr_base = cu->u.addr_base;
 		tcu->u.ranges_base = cu->gnu_ranges_base;
@@ -241,9 +239,9 @@ static int bind(struct profev_symbolizer *s, struct cu *cu, struct profev_symbol
 			tcu->u.base = cu->u.base;
 		cu->dwo = t;
 		cu->dwo_cu = tcu;
-		return FOUND;
+		return SPLIT_FOUND;
 	}
-	return ABSENT;
+	return SPLIT_ABSENT;
 }
 
 /* Open the package, once: the first candidate that exists. */
@@ -271,24 +269,24 @@ static int find_dwp(struct profev_symbolizer *s)
 		}
 		struct profev_symbolizer *t;
 		int rc = open_part(s, buf, 0, &t);
-		if (rc == NOMEM)
-			return NOMEM;
-		if (rc == ABSENT)
+		if (rc == SPLIT_NOMEM)
+			return SPLIT_NOMEM;
+		if (rc == SPLIT_ABSENT)
 			continue;
-		if (rc == FOUND) {
+		if (rc == SPLIT_FOUND) {
 			const char *why = t->dw.cu_index.n ? dwp_index_read(&sp->index, &t->dw.cu_index)
 							   : "no .debug_cu_index";
 			if (!why) {
 				sp->dwp = t;
-				return FOUND;
+				return SPLIT_FOUND;
 			}
 			sym_warn(s, "'%s': .debug_cu_index: %s", buf, why);
-			profev_symbolizer_free(t);
+			sym_close(t);
 		}
 		sp->dwp_refused = 1;
 		/* a damaged package: the .dwo files may still be there */
 	}
-	return ABSENT;
+	return SPLIT_ABSENT;
 }
 
 /* The files a .dwo may be at, in order; cand[k] for k = 0, 1, ... */
@@ -328,42 +326,42 @@ int split_bind(struct profev_symbolizer *s, struct cu *cu)
 {
 	struct split *sp = s->split;
 	if (!sp)
-		return ABSENT;
+		return SPLIT_ABSENT;
 	if (!cu->has_dwo_id) {
 		sym_warn(s, "'%s': .debug_info: skeleton unit at offset 0x%llx has no DWO id", s->path,
 			 (unsigned long long)cu->unit_off);
-		return ABSENT;
+		return SPLIT_ABSENT;
 	}
-	if (!sp->dwp_tried && find_dwp(s) == NOMEM)
-		return NOMEM;
+	if (!sp->dwp_tried && find_dwp(s) == SPLIT_NOMEM)
+		return SPLIT_NOMEM;
 	/* a damaged file on the way refuses the unit, unless a good one is
 	 * found after it: half the DIEs of a unit would give wrong frames */
 	int refused = sp->dwp_refused;
 	if (sp->dwp) {
 		struct profev_symbolizer *t;
 		int rc = dwp_unit(s, cu, &t);
-		if (rc == NOMEM)
-			return NOMEM;
-		if (rc == FOUND) {
+		if (rc == SPLIT_NOMEM)
+			return SPLIT_NOMEM;
+		if (rc == SPLIT_FOUND) {
 			if (keep(sp, t))
-				return NOMEM;
+				return SPLIT_NOMEM;
 			rc = bind(s, cu, t);
-			if (rc == ABSENT) {
+			if (rc == SPLIT_ABSENT) {
 				sym_warn(s, "'%s': unit 0x%016llx of the index is not in .debug_info.dwo",
 					 t->path, (unsigned long long)cu->dwo_id);
-				rc = REFUSED;
+				rc = SPLIT_REFUSED;
 			}
-			if (rc != REFUSED)
+			if (rc != SPLIT_REFUSED)
 				return rc;
 		}
-		refused |= rc == REFUSED;
+		refused |= rc == SPLIT_REFUSED;
 	}
 	/* a .dwo already open: several skeletons may share one (LTO) */
 	for (size_t i = 0; i < sp->nfiles; i++) {
 		if (!sp->files[i]->elf)
 			continue; /* a unit of the package */
 		int rc = bind(s, cu, sp->files[i]);
-		if (rc != ABSENT)
+		if (rc != SPLIT_ABSENT)
 			return rc;
 	}
 	const char *name = cu->dwo_name;
@@ -371,7 +369,7 @@ int split_bind(struct profev_symbolizer *s, struct cu *cu)
 		if (!refused)
 			sym_warn(s, "'%s': unit 0x%016llx: no .dwp holds it and the skeleton names no .dwo file",
 				 s->path, (unsigned long long)cu->dwo_id);
-		return refused ? REFUSED : ABSENT;
+		return refused ? SPLIT_REFUSED : SPLIT_ABSENT;
 	}
 	char buf[4096], first[4096];
 	int other = 0;
@@ -391,15 +389,15 @@ int split_bind(struct profev_symbolizer *s, struct cu *cu)
 			continue;
 		struct profev_symbolizer *t;
 		int rc = open_part(s, buf, 1, &t);
-		if (rc == NOMEM)
-			return NOMEM;
-		refused |= rc == REFUSED;
-		if (rc != FOUND)
+		if (rc == SPLIT_NOMEM)
+			return SPLIT_NOMEM;
+		refused |= rc == SPLIT_REFUSED;
+		if (rc != SPLIT_FOUND)
 			continue;
 		if (keep(sp, t))
-			return NOMEM;
+			return SPLIT_NOMEM;
 		rc = bind(s, cu, t);
-		if (rc != ABSENT)
+		if (rc != SPLIT_ABSENT)
 			return rc;
 		if (t->damaged) {
 			refused = 1;
@@ -412,5 +410,5 @@ int split_bind(struct profev_symbolizer *s, struct cu *cu)
 	}
 	if (!refused && !other)
 		sym_warn(s, "'%s': split DWARF file '%s' not found (no .dwp either)", s->path, first);
-	return refused ? REFUSED : ABSENT;
+	return refused ? SPLIT_REFUSED : SPLIT_ABSENT;
 }

@@ -9,7 +9,16 @@
  *   split_dwarf.c  split DWARF: skeleton units bound to their .dwo or .dwp unit
  *   dwp.c          .dwp packages' unit indexes (.debug_cu_index)
  *   demangle.c     Itanium names spelled as LLVM spells them
- *   symbolizer.c   opening a file, loading its sections, lookups
+ *   arena.c        the memory the tables and strings live in
+ *   messages.c     the error that refuses a file, warnings about damage
+ *   sym_file.c     one file's struct profev_symbolizer: made, opened, freed
+ *   symbolizer.c   opening a module with its files, lookups
+ *
+ * Calls run one way, down this list read from the bottom: symbolizer.c
+ * uses the rest; split_dwarf.c opens the files of split units, reading
+ * them through elf_sections.c and dwarf_info.c; the DWARF readers call
+ * only arena.c, messages.c, demangle.c and each other downwards
+ * (dwarf_info.c -> dwarf_line.c, dwarf_form.c).
  *
  * DWARF is decoded straight from the section bytes (see dwarf_form.c for
  * why not libdwarf); every read is bounds-checked through struct cur, which
@@ -52,18 +61,20 @@ struct arena {
 	size_t nblocks, capblocks;
 };
 
+/* arena.c */
 char *arena_alloc(struct arena *a, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
 /*
- * An array built in place at the arena's end: arena_room() gives room for
- * n bytes, 16-aligned, and is called again with more when that fills (the
- * first used bytes then move along if they must); arena_take() ends it,
- * keeping its first n bytes. Between the two nothing else may allocate
+ * An array built in place at the arena's end (its tail):
+ * arena_reserve_tail() reserves n bytes there, 16-aligned, and is called
+ * again with more when that fills (the first used bytes then move along
+ * if they must); arena_commit_tail() ends it, keeping its first n bytes
+ * and giving back the rest. Between the two nothing else may allocate
  * from the arena. @return the array, NULL when out of memory (the used
  * bytes stay where they were).
  */
-void *arena_room(struct arena *a, size_t used, size_t n);
-void arena_take(struct arena *a, size_t n);
+void *arena_reserve_tail(struct arena *a, size_t used, size_t n);
+void arena_commit_tail(struct arena *a, size_t n);
 void arena_free(struct arena *a);
 
 /* The n bytes of a build-id as 2n lowercase hex digits and a NUL in out. */
@@ -244,7 +255,8 @@ static inline int rd_unit_length(struct cur *c, unsigned *offsize)
 }
 
 /* ---------------------------------------------------------------- */
-/* Abbreviations and forms (dwarf_form.c)                            */
+/* Abbreviations and forms (dwarf_form.c, whose calls dwarf_form.h  */
+/* declares)                                                         */
 /* ---------------------------------------------------------------- */
 
 struct dwsects {
@@ -334,24 +346,12 @@ struct abbrevs {
 	unsigned shape;         /* version, offset and address size it is for */
 };
 
-/* Make a hold the table at off. @return 0, -1 if it cannot be read. */
-int abbrevs_use(struct abbrevs *a, const struct sect *sec, uint64_t off, const struct unitctx *u);
-void abbrevs_release(struct abbrevs *a);
-
 /* One attribute value: numbers and offsets in u, strings in s. */
 struct val {
 	unsigned form;
 	uint64_t u;
 	const char *s;
 };
-
-void form_read(struct cur *c, unsigned form, int64_t implicit, const struct unitctx *u,
-	       struct val *v);
-int form_is_addrx(unsigned form);
-/* The address a DW_FORM_addr or addrx value stands for, 0 if out of range. */
-uint64_t form_addr(const struct dwsects *d, const struct unitctx *u, const struct val *v);
-/* The string a string form stands for, NULL if none or out of range. */
-const char *form_str(const struct dwsects *d, const struct unitctx *u, const struct val *v);
 
 /* The attributes of a DIE that the symbolizer uses, valid when their
  * DIE_HAS_ bit is set (a name's first occurrence, the others' last). */
@@ -377,44 +377,6 @@ enum {
 	DIE_HAS_ORIGIN = 256, DIE_HAS_SPEC = 512, DIE_HAS_DWO_NAME = 1024, DIE_HAS_DWO_ID = 2048,
 };
 
-/*
- * A DIE starts with its abbreviation code. @return 1 with *a set, 0 at the
- * end of a sibling list (code 0), -1 for a code the table does not have.
- */
-static inline int die_begin(struct cur *c, const struct abbrevs *ab, const struct abbrev **a)
-{
-	uint64_t code = rd_uleb(c);
-	if (code == 0)
-		return 0;
-	if (code >= ab->n || !ab->v[code].tag)
-		return -1;
-	*a = &ab->v[code];
-	return 1;
-}
-
-void die_skip_steps(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
-		    const struct unitctx *u);
-/* Past the attributes of a DIE whose values are not needed. */
-static inline void die_skip(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
-			    const struct unitctx *u)
-{
-	if (a->fixed >= 0 && (size_t)(c->end - c->p) >= (size_t)a->fixed)
-		c->p += a->fixed;
-	else
-		die_skip_steps(c, ab, a, u);
-}
-
-/* The attributes of a DIE of the unit at unit_off into *d. */
-void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
-	       const struct unitctx *u, uint64_t unit_off, struct die *d);
-
-/* The same for a subprogram or inlined_subroutine DIE, faster, setting
- * only what die_ranges() and the subroutine table use: has (low, high,
- * ranges; a name by its bit alone), call_file, call_line, call_col,
- * nrefs, last_ref, last_ref_sup. */
-void die_sub_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
-		   const struct unitctx *u, uint64_t unit_off, struct die *d);
-
 struct range {
 	uint64_t lo, hi;
 };
@@ -423,22 +385,6 @@ struct ranges {
 	struct range *v;
 	size_t n, cap;
 };
-
-int ranges_push_slow(struct ranges *r, uint64_t lo, uint64_t hi);
-/* [lo, hi) appended to r. -1: no memory */
-static inline int ranges_push(struct ranges *r, uint64_t lo, uint64_t hi)
-{
-	if (r->n == r->cap)
-		return ranges_push_slow(r, lo, hi);
-	r->v[r->n++] = (struct range){ lo, hi };
-	return 0;
-}
-/* DWARFDie::getAddressRanges: low/high first, else DW_AT_ranges (relative
- * to u->base), into r, emptied first. @return 0, -1 when out of memory, 1
- * when the range list is damaged (outside its section, cut, an unknown
- * entry kind). */
-int die_ranges(const struct dwsects *dw, const struct unitctx *u, const struct die *d,
-	       struct ranges *r);
 
 /* ---------------------------------------------------------------- */
 /* Units, lines, subroutines                                         */
@@ -628,20 +574,32 @@ struct profev_symbolizer {
 	size_t capchain;
 };
 
-/* symbolizer.c */
+/* messages.c */
+/* s->err set from code and the message. @return code */
 int sym_fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const char *sym_demangled(struct profev_symbolizer *s, const char *name);
-/* A warning for profev_symbolizer_warnings(), once per text (out of
- * memory: dropped). */
+/* A warning for profev_symbolizer_warnings(), kept by the module's
+ * symbolizer (s->owner's), once per text (out of memory: dropped); s is
+ * marked damaged. */
 void sym_warn(struct profev_symbolizer *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void sym_warnings_release(struct profev_symbolizer *s);
+
+/* sym_file.c */
+/* An empty symbolizer, no file open. NULL when out of memory (*err set
+ * when err is not NULL). */
 struct profev_symbolizer *sym_alloc(struct profev_error *err);
+/* Open path as ELF into *fd, *elf. @return 0, or <0 with s->err set. */
 int sym_open_elf(struct profev_symbolizer *s, const char *path, int *fd, Elf **elf);
+/* Free s and what it holds but its split DWARF state and supplementary
+ * file (profev_symbolizer_free() frees those first). NULL is allowed. */
+void sym_close(struct profev_symbolizer *s);
 
 /* demangle.c */
 void *demangler_open(cxa_demangle_fn *fn);
 char *demangle_with(cxa_demangle_fn cxa, const char *name);
+/* name demangled with s's demangler, kept in s's arena; NULL: no memory */
+const char *sym_demangled(struct profev_symbolizer *s, const char *name);
 
 /* elf_sections.c: s->dw from s->elf (named path in errors), decompressed.
  * @return 1 with DWARF, 0 without, <0 with s->err set (a section that
@@ -671,9 +629,11 @@ struct profev_symbolizer_files;
 /* Keep what the split units will be looked for with. -1: out of memory */
 int split_init(struct profev_symbolizer *s, const struct profev_symbolizer_files *f);
 /* Bind a skeleton unit to its split unit (cu->dwo, cu->dwo_cu) from the
- * .dwp or a .dwo file. @return 0 bound, 1 not found (the unit keeps its
- * lines), 2 found but refused (warned: the unit is left unresolved), -1
- * out of memory. */
+ * .dwp or a .dwo file, before info_load_dies() reads its DIEs. @return
+ * SPLIT_FOUND bound, SPLIT_ABSENT not found (the unit keeps its lines),
+ * SPLIT_REFUSED found but refused (warned: the unit is left unresolved),
+ * SPLIT_NOMEM out of memory. */
+enum { SPLIT_FOUND = 0, SPLIT_ABSENT = 1, SPLIT_REFUSED = 2, SPLIT_NOMEM = -1 };
 int split_bind(struct profev_symbolizer *s, struct cu *cu);
 void split_release(struct profev_symbolizer *s);
 

@@ -10,151 +10,8 @@
  * the outermost frame is renamed from the symbol table when a symbol
  * covers the address (".cold" and ".constprop" parts keep their suffix).
  */
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "sym/sym_internal.h"
-
-#define ARENA_BLOCK_MIN ((size_t)64 << 10)
-#define ARENA_BLOCK_MAX ((size_t)32 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* A block of at least n bytes, made current. -1: no memory. */
-static int arena_block(struct arena *a, size_t n)
-{
-	size_t sz = a->next < ARENA_BLOCK_MIN ? ARENA_BLOCK_MIN : a->next;
-	if (sz < n)
-		sz = n;
-	if (a->nblocks == a->capblocks &&
-	    grow((void **)&a->blocks, &a->capblocks, a->nblocks + 1, sizeof(*a->blocks)))
-		return -1;
-	struct arena_block b = { NULL, sz, 0 };
-	if (sz >= HUGE_PAGE) {
-		sz = (sz + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-		char *m = mmap(NULL, sz + HUGE_PAGE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m != MAP_FAILED) {
-			/* the 2 MB-aligned part, the rest given back */
-			size_t head = (HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE;
-			if (head)
-				munmap(m, head);
-			munmap(m + head + sz, HUGE_PAGE - head);
-			b = (struct arena_block){ m + head, sz, 1 };
-#ifdef MADV_HUGEPAGE
-			madvise(b.p, sz, MADV_HUGEPAGE);
-#endif
-		}
-	}
-	if (!b.p && !(b.p = malloc(b.len)))
-		return -1;
-	a->blocks[a->nblocks++] = b;
-	a->cur = b.p;
-	a->left = b.len;
-	if (a->next < ARENA_BLOCK_MAX)
-		a->next = a->next ? a->next * 2 : ARENA_BLOCK_MIN * 2;
-	return 0;
-}
-
-char *arena_alloc(struct arena *a, size_t n)
-{
-	if (n > a->left && arena_block(a, n))
-		return NULL;
-	char *p = a->cur;
-	a->cur += n;
-	a->left -= n;
-	return p;
-}
-
-void *arena_room(struct arena *a, size_t used, size_t n)
-{
-	size_t pad = (16 - (uintptr_t)a->cur % 16) % 16;
-	if (used == 0 && pad <= a->left) {
-		a->cur += pad;
-		a->left -= pad;
-	}
-	if (n <= a->left)
-		return a->cur;
-	char *old = a->cur;
-	if (arena_block(a, n))
-		return NULL;
-	if (used)
-		memcpy(a->cur, old, used);
-	return a->cur;
-}
-
-void arena_take(struct arena *a, size_t n)
-{
-	a->cur += n;
-	a->left -= n;
-}
-
-char *arena_strdup(struct arena *a, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = arena_alloc(a, n);
-	if (p)
-		memcpy(p, s, n);
-	return p;
-}
-
-void arena_free(struct arena *a)
-{
-	for (size_t i = 0; i < a->nblocks; i++) {
-		if (a->blocks[i].mapped)
-			munmap(a->blocks[i].p, a->blocks[i].len);
-		else
-			free(a->blocks[i].p);
-	}
-	free(a->blocks);
-	memset(a, 0, sizeof(*a));
-}
-
-int sym_fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
-{
-	va_list ap;
-	s->err.code = code;
-	s->err.has_offset = 0;
-	s->err.offset = 0;
-	va_start(ap, fmt);
-	vsnprintf(s->err.message, sizeof(s->err.message), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-void sym_warn(struct profev_symbolizer *s, const char *fmt, ...)
-{
-	char msg[sizeof(s->err.message)];
-	s->damaged = 1;
-	while (s->owner)
-		s = s->owner;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (unsigned i = 0; i < s->nwarnings; i++)
-		if (strcmp(s->warnings[i], msg) == 0)
-			return;
-	char **w = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*w));
-	if (!w)
-		return;
-	s->warnings = w;
-	if ((w[s->nwarnings] = strdup(msg)))
-		s->nwarnings++;
-}
-
-const char *sym_demangled(struct profev_symbolizer *s, const char *name)
-{
-	char *d = demangle_with(s->demangler, name);
-	if (!d)
-		return NULL;
-	const char *r = arena_strdup(&s->arena, d);
-	free(d);
-	return r;
-}
 
 /* ---------------------------------------------------------------- */
 /* Lookups                                                           */
@@ -171,6 +28,16 @@ static int load_cu(struct profev_symbolizer *s, struct cu *cu)
 		sym_warn(s, "'%s': %s: line table at offset 0x%llx (unit at offset 0x%llx): %s",
 			 s->path, s->dwo ? ".debug_line.dwo" : ".debug_line",
 			 (unsigned long long)cu->stmt_off, (unsigned long long)cu->unit_off, why);
+	if (rc == 0 && cu->skeleton) {
+		rc = split_bind(s, cu);
+		if (rc == SPLIT_ABSENT) {
+			/* lines only, as llvm-symbolizer without the .dwo */
+			cu->loaded = 1;
+			return 0;
+		}
+		if (rc == SPLIT_REFUSED)
+			rc = 1;
+	}
 	if (rc == 0)
 		rc = info_load_dies(s, cu);
 	if (rc < 0)
@@ -281,33 +148,6 @@ int profev_symbolizer_lookup(struct profev_symbolizer *s, uint64_t addr,
 /* Open and close                                                    */
 /* ---------------------------------------------------------------- */
 
-struct profev_symbolizer *sym_alloc(struct profev_error *err)
-{
-	struct profev_symbolizer *s = calloc(1, sizeof(*s));
-	if (!s && err) {
-		memset(err, 0, sizeof(*err));
-		err->code = PROFEV_E_NOMEM;
-		snprintf(err->message, sizeof(err->message), "out of memory");
-	}
-	if (s) {
-		s->fd = -1;
-		s->sfd = -1;
-	}
-	return s;
-}
-
-/* Open path as ELF into *fd, *elf. @return 0, or <0 with s->err set. */
-int sym_open_elf(struct profev_symbolizer *s, const char *path, int *fd, Elf **elf)
-{
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return sym_fail(s, PROFEV_E_IO, "unable to open '%s': %s", path, strerror(errno));
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF)
-		return sym_fail(s, PROFEV_E_UNSUPPORTED, "'%s': not an ELF file", path);
-	return 0;
-}
-
 /* The supplementary file: its DWARF alone (units, abbreviations, strings),
  * for the DIEs and strings the main file refers to. */
 static int open_sup(struct profev_symbolizer *s, const char *path)
@@ -397,28 +237,7 @@ void profev_symbolizer_free(struct profev_symbolizer *s)
 {
 	if (!s)
 		return;
-	profev_symbolizer_free(s->sup);
+	sym_close(s->sup);
 	split_release(s);
-	info_release(s);
-	for (unsigned i = 0; i < s->nwarnings; i++)
-		free(s->warnings[i]);
-	free(s->warnings);
-	free(s->out);
-	free(s->chain);
-	symtab_release(&s->symtab);
-	for (size_t i = 0; i < s->nbufs; i++)
-		free(s->bufs[i]);
-	free(s->bufs);
-	if (s->selfp)
-		elf_end(s->selfp);
-	if (s->sfd >= 0)
-		close(s->sfd);
-	if (s->elf)
-		elf_end(s->elf);
-	if (s->fd >= 0)
-		close(s->fd);
-	if (s->demangler_handle)
-		dlclose(s->demangler_handle);
-	arena_free(&s->arena);
-	free(s);
+	sym_close(s);
 }

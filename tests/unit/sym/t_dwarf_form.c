@@ -5,7 +5,7 @@
  * string indirections of DWARF 5 and both kinds of range list.
  */
 #include "check.h"
-#include "sym/sym_internal.h"
+#include "sym/dwarf_form.h"
 
 static void check_reads(void)
 {

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 #include "check.h"
-#include "sym/sym_internal.h"
+#include "sym/dwarf_form.h"
 
 /* The reference: AddrDieMap as a sorted array of (key, hi, sub). */
 struct ref {

@@ -5,8 +5,7 @@
  * tests/sym (DWARF 5 program, DWARF 4 C++ library, separate debug file),
  * for addresses spread over all their code plus the return addresses the
  * program captured.
- * Also: errors for missing and non-ELF files (demangling: t_demangle.c),
- * and the arena the tables live in.
+ * Also: errors for missing and non-ELF files (demangling: t_demangle.c).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -225,47 +224,8 @@ static void check_errors(void)
 	CHECK(strstr(err.message, "not an ELF file") != NULL);
 }
 
-/* Arrays built in place at the arena's end keep their bytes as they grow
- * past a block (into a huge-page one), aligned, and strings after them do
- * not overlap them. */
-static void check_arena(void)
-{
-	struct arena a = { 0 };
-	CHECK(arena_alloc(&a, 3) != NULL);
-	uint32_t *v = arena_room(&a, 0, 16 * sizeof(*v));
-	CHECK(v && (uintptr_t)v % 16 == 0);
-	if (!v)
-		return;
-	size_t n = 0, cap = 16;
-	for (uint32_t i = 0; i < 3u << 20; i++) {
-		if (n == cap) {
-			uint32_t *w = arena_room(&a, n * sizeof(*v), 2 * cap * sizeof(*v));
-			CHECK(w != NULL);
-			if (!w)
-				break;
-			v = w;
-			cap *= 2;
-		}
-		v[n++] = i * 2654435761u;
-	}
-	arena_take(&a, n * sizeof(*v));
-	char *str = arena_strdup(&a, "after");
-	CHECK(str && (str >= (char *)(v + n) || str + 6 <= (char *)v));
-	size_t bad = 0;
-	for (size_t i = 0; i < n; i++)
-		bad += v[i] != (uint32_t)i * 2654435761u;
-	CHECK_EQ(n, (size_t)3 << 20);
-	CHECK_EQ(bad, 0);
-	CHECK(a.nblocks > 1);
-	/* a room never taken is given back: the next starts there */
-	void *r = arena_room(&a, 0, 64);
-	CHECK(r == arena_room(&a, 0, 32));
-	arena_free(&a);
-}
-
 int main(void)
 {
-	check_arena();
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
