@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cmd.h"
 #include "profev_sym.h"
@@ -93,6 +94,31 @@ static void show_progress(void *ctx, const struct profev_debuginfod_progress *p)
 		fprintf(stderr, "\r\033[K%s: asking debuginfod for '%s' (build-id %s)", cmd_name,
 			p->module, p->build_id);
 	*shown = 1;
+}
+
+/*
+ * The file that replaces a trace in place gets the trace's owner and mode
+ * (mkstemp() makes it 0600, the caller's): owner first, since a change of
+ * owner clears the set-id bits. Only root may give a file away, others
+ * may give it a group they belong to; what cannot be kept is warned about.
+ */
+static void keep_owner_and_mode(int out, int in, const char *input)
+{
+	struct stat st, now;
+	if (fstat(in, &st) != 0 || fstat(out, &now) != 0)
+		return;
+	if ((st.st_uid != now.st_uid || st.st_gid != now.st_gid) &&
+	    fchown(out, st.st_uid, st.st_gid) != 0) {
+		int e = errno;
+		int group = st.st_gid == now.st_gid || fchown(out, (uid_t)-1, st.st_gid) == 0;
+		if (st.st_uid != now.st_uid || !group)
+			cmd_warn("'%s': its %s not kept (%s)", input,
+				 !group && st.st_uid != now.st_uid ? "owner and group are"
+				 : group ? "owner is" : "group is", strerror(e));
+	}
+	if (fchmod(out, st.st_mode & 07777) != 0)
+		cmd_warn("'%s': its mode %04o is not kept: %s", input, (unsigned)(st.st_mode & 07777),
+			 strerror(errno));
 }
 
 int cmd_sym(int argc, char **argv)
@@ -188,6 +214,8 @@ int cmd_sym(int argc, char **argv)
 		out = mkstemp(tmp);
 		if (out < 0)
 			cmd_error("unable to create '%s': %s", tmp, strerror(errno));
+		else
+			keep_owner_and_mode(out, fileno(in), input);
 	} else {
 		out = cmd_open_output(output);
 	}
