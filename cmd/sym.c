@@ -205,7 +205,7 @@ int cmd_sym(int argc, char **argv)
 	if (!in) {
 		free(dirs);
 		free(urls);
-		return EXIT_TRACE;
+		return EXIT_USAGE; /* as pfdump and pfconv: an unreadable file is the caller's */
 	}
 	char tmp[PATH_MAX];
 	int out;
