@@ -243,18 +243,29 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		}
 	}
 	int n = argc - optind;
-	if (n < 3)
-		return cmd_usage_error(n == 0 ? "what to do? 'to perfetto|chrome|folded|png TRACE'"
-				       : n == 1 ? "missing output format" : "missing trace");
+	if (n == 0)
+		return cmd_usage_error("what to do? 'to perfetto|chrome|folded|png TRACE'");
+	/* Each word is checked where it stands, so that a forgotten 'to' is
+	 * named as such rather than as a missing trace. */
+	const char *action = argv[optind];
+	if (strcmp(action, "to") != 0) {
+		if (profev_conv_format_from_name(action))
+			return cmd_usage_error("unknown action '%s'; did you mean 'pfconv to %s'?", action,
+					       action);
+		return cmd_usage_error("unknown action '%s' (only 'to')", action);
+	}
+	if (n == 1)
+		return cmd_usage_error("missing output format");
+	opts->format = profev_conv_format_from_name(argv[optind + 1]);
+	if (!opts->format)
+		return cmd_usage_error("unknown format '%s' (perfetto, chrome, folded or png)",
+				       argv[optind + 1]);
+	if (n == 2)
+		return cmd_usage_error("missing trace");
 	if (n > 3)
 		return cmd_usage_error("too many arguments: '%s'", argv[optind + 3]);
 	for (int i = 0; i < 3; i++)
 		operand[i] = argv[optind + i];
-	if (strcmp(operand[0], "to") != 0)
-		return cmd_usage_error("unknown action '%s' (only 'to')", operand[0]);
-	opts->format = profev_conv_format_from_name(operand[1]);
-	if (!opts->format)
-		return cmd_usage_error("unknown format '%s' (perfetto, chrome, folded or png)", operand[1]);
 	if (opts->from_ns > opts->to_ns)
 		return cmd_usage_error("--to comes before --from");
 	if (opts->split_size && (opts->format == PROFEV_CONV_FOLDED || opts->format == PROFEV_CONV_PNG))
