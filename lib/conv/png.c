@@ -1,17 +1,29 @@
 /*
  * png.c - pfconv's png target: each frame image a PNG file (libpng),
  * DIR/frame-NNNNNN.png by its frame number, decoded from DXT1 with its rows
- * top-down (flipped images were turned when recorded). Nothing goes to the
+ * top-down (flipped images were turned when recorded). A frame may have
+ * several images (two sent in one frame, or one sent later with an offset):
+ * the second is DIR/frame-NNNNNN-1.png, the third -2 and so on, in the
+ * order they are read, so no stored image is lost. Nothing goes to the
  * sink; every other event is left out.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <png.h>
 #include <stdio.h>
+#include "common/u64_map.h"
 #include "conv/conv_internal.h"
+
+/* Images written of one frame (the key is the frame number + 1, as 0
+ * marks an empty slot). */
+struct frame_images {
+	uint64_t key;
+	uint64_t written;
+};
 
 struct pngt {
 	struct conv_shots shots;
+	struct u64_map frames; /* struct frame_images per frame with an image */
 	png_bytep *rows;
 	uint32_t nrows;
 	char *path;
@@ -20,8 +32,12 @@ struct pngt {
 
 static int pn_init(struct conv *c)
 {
-	c->fmt = calloc(1, sizeof(struct pngt));
-	return c->fmt ? 0 : PROFEV_E_NOMEM;
+	struct pngt *p = calloc(1, sizeof(struct pngt));
+	if (!p)
+		return PROFEV_E_NOMEM;
+	u64_map_init(&p->frames, sizeof(struct frame_images));
+	c->fmt = p;
+	return 0;
 }
 
 static void pn_fini(struct conv *c)
@@ -30,6 +46,7 @@ static void pn_fini(struct conv *c)
 	if (!p)
 		return;
 	conv_shots_free(&p->shots);
+	u64_map_free(&p->frames);
 	free(p->rows);
 	free(p->path);
 	free(p);
@@ -123,7 +140,7 @@ static int pn_image(struct conv *c, struct conv_thread *t, const struct profev_e
 	}
 	for (uint32_t y = 0; y < img->height; y++)
 		p->rows[y] = p->shots.rgba + (size_t)y * img->width * 4;
-	size_t need = strlen(c->opts->image_dir) + 40;
+	size_t need = strlen(c->opts->image_dir) + 64; /* /frame-N-N.png: two 20-digit numbers */
 	if (need > p->path_cap) {
 		char *s = realloc(p->path, need);
 		if (!s)
@@ -131,7 +148,18 @@ static int pn_image(struct conv *c, struct conv_thread *t, const struct profev_e
 		p->path = s;
 		p->path_cap = need;
 	}
-	snprintf(p->path, p->path_cap, "%s/frame-%06" PRIu64 ".png", c->opts->image_dir, ev->frame);
+	/* Frame 2^64 - 1 has no key: a trace that claims it gets one file. */
+	struct frame_images none = { 0, 0 };
+	struct frame_images *fi = ev->frame == UINT64_MAX ? &none
+				  : u64_map_insert(&p->frames, ev->frame + 1, NULL);
+	if (!fi)
+		return PROFEV_E_NOMEM;
+	if (fi->written)
+		snprintf(p->path, p->path_cap, "%s/frame-%06" PRIu64 "-%" PRIu64 ".png",
+			 c->opts->image_dir, ev->frame, fi->written);
+	else
+		snprintf(p->path, p->path_cap, "%s/frame-%06" PRIu64 ".png", c->opts->image_dir,
+			 ev->frame);
 	FILE *f = fopen(p->path, "wb");
 	if (!f)
 		return PROFEV_E_IO;
@@ -140,6 +168,8 @@ static int pn_image(struct conv *c, struct conv_thread *t, const struct profev_e
 		rc = PROFEV_E_IO;
 	if (rc)
 		remove(p->path);
+	else
+		fi->written++;
 	return rc;
 }
 

@@ -120,8 +120,10 @@ struct profev_conv_opts {
 	 *  0: one part. Not for folded output. */
 	uint64_t split_size;
 	/** png: the directory the images go to, as DIR/frame-NNNNNN.png (the
-	 *  frame number, six digits or more; a later image of the same frame
-	 *  replaces an earlier one). It must exist. The sink gets no bytes. */
+	 *  frame number, six digits or more); a frame's second image, third...
+	 *  in reading order are DIR/frame-NNNNNN-1.png, -2..., so every image
+	 *  gets a file. It must exist. The sink gets no bytes. Memory grows
+	 *  by 16 bytes per frame with an image. */
 	const char *image_dir;
 	/** Warnings; the first few of each kind are reported one by one, then
 	 *  one PROFEV_CONV_W_SUMMARY at the end. May be NULL. */
