@@ -45,7 +45,15 @@ struct out {
 	int fd;
 	char *part_path;      /* the file being written */
 	int err;              /* errno of the failed write, open or close */
+	uint64_t part_bytes;  /* written to part_path */
+	uint64_t largest;     /* bytes of the largest part */
+	char *largest_path;   /* its name */
 };
+
+/* chrome://tracing parses the whole file as one JavaScript string, and V8
+ * refuses strings from 2^28 characters (256 MiB) on: past that the page
+ * fails to load the trace. */
+#define CHROME_TRACING_MAX (256ull << 20)
 
 struct ui {
 	int quiet;
@@ -81,6 +89,7 @@ static int out_open(void *ctx, unsigned part)
 		o->err = ENOMEM;
 		return -1;
 	}
+	o->part_bytes = 0;
 	if (strcmp(o->part_path, "-") == 0) {
 		o->fd = STDOUT_FILENO;
 		return 0;
@@ -107,6 +116,7 @@ static int out_write(void *ctx, const void *data, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+		o->part_bytes += (uint64_t)n;
 	}
 	return 0;
 }
@@ -115,6 +125,15 @@ static int out_close(void *ctx, unsigned part)
 {
 	struct out *o = ctx;
 	(void)part;
+	if (o->part_bytes > o->largest && o->part_path) {
+		char *s = strdup(o->part_path);
+		if (s) {
+			free(o->largest_path);
+			o->largest_path = s;
+			o->largest = o->part_bytes;
+		}
+	}
+	o->part_bytes = 0;
 	if (o->fd == STDOUT_FILENO || o->fd < 0)
 		return 0;
 	int rc = close(o->fd);
@@ -156,6 +175,30 @@ static void on_progress(void *ctx, const struct profev_conv_stats *st)
 		fprintf(stderr, "\r%s: %" PRIu64 "M events, %" PRIu64 " MiB read\033[K", cmd_name,
 			st->events_in / 1000000, st->bytes_in >> 20);
 	u->line = 1;
+}
+
+/* Outputs that are empty or too big without a failure: the conversion
+ * succeeds (exit 0), but the user asked for something else. */
+static void warn_output(const struct profev_conv_opts *opts, const struct profev_conv_stats *st,
+			const struct out *o, const char *input, const char *dir)
+{
+	const char *in = cmd_display_name(input);
+	if (opts->thread && !st->threads_selected)
+		cmd_warn("--thread '%s' matched no thread of '%s'", opts->thread, in);
+	if (opts->format == PROFEV_CONV_PNG && !st->images) {
+		char lost[64] = "";
+		if (st->lost_images)
+			snprintf(lost, sizeof lost, " (%" PRIu64 " lost in recording)", st->lost_images);
+		int window = opts->from_ns || opts->to_ns != UINT64_MAX;
+		cmd_warn("no frame images in '%s'%s%s%s%s%s: nothing written to '%s'", in, lost,
+			 window ? " within --from/--to" : "", opts->thread ? " of thread '" : "",
+			 opts->thread ? opts->thread : "", opts->thread ? "'" : "", dir);
+	}
+	if (opts->format == PROFEV_CONV_CHROME && o->largest >= CHROME_TRACING_MAX)
+		cmd_warn("'%s' has %" PRIu64 " MiB of JSON: chrome://tracing fails near %llu MiB; "
+			 "try --split-size 200M, or 'pfconv to perfetto'",
+			 strcmp(o->largest_path, "-") ? o->largest_path : "<stdout>", o->largest >> 20,
+			 CHROME_TRACING_MAX >> 20);
 }
 
 /* "dir/run.bin" -> "dir/run" + ext: the extension of the last path part
@@ -288,7 +331,7 @@ int cmd_conv(int argc, char **argv)
 {
 	struct profev_conv_opts opts;
 	struct ui ui = { 0 };
-	const char *output = NULL, *operand[3];
+	const char *output = NULL, *output_dir = NULL, *operand[3];
 	profev_conv_opts_init(&opts, 0);
 	int rc = parse(argc, argv, &opts, &ui, &output, operand);
 	if (rc >= 0)
@@ -307,7 +350,7 @@ int cmd_conv(int argc, char **argv)
 		struct stat ds;
 		if (stat(output, &ds) < 0 || !S_ISDIR(ds.st_mode))
 			return cmd_usage_error("'%s' is not a directory", output);
-		opts.image_dir = output;
+		opts.image_dir = output_dir = output;
 		output = "/dev/null"; /* the sink gets no bytes */
 	}
 	if (!output) {
@@ -378,7 +421,10 @@ int cmd_conv(int argc, char **argv)
 				  cmd_display_name(input), stats.events_in);
 		rc = EXIT_TRACE;
 	}
+	if (crc != PROFEV_E_IO && !ui.quiet)
+		warn_output(&opts, &stats, &o, input, output_dir);
 	free(o.part_path);
+	free(o.largest_path);
 	profev_reader_free(r);
 	cmd_close_input(in);
 out:

@@ -67,6 +67,7 @@ static struct conv_thread *track_add(struct conv_loop *l, uint64_t key, int kind
 			t->pid = pid;
 	}
 	t->selected = filter_matches(l, t);
+	l->c.st.threads_selected += t->selected && kind == CONV_THREAD;
 	l->threads[l->nthreads++] = t;
 	return l->last = t;
 }
@@ -109,6 +110,7 @@ struct conv_thread *conv_thread_lookup(struct conv_loop *l, const struct profev_
 			if (!t->selected && filter_matches(l, t)) {
 				/* Selected from here on: what is open shows from now. */
 				t->selected = 1;
+				l->c.st.threads_selected++;
 				if (t->phase == 1 &&
 				    conv_open_all(l, t, ev->ts > t->last_ts ? ev->ts : t->last_ts))
 					return NULL;

@@ -92,6 +92,9 @@ struct profev_conv_stats {
 	                              (Chrome counts a repeated name once) */
 	uint64_t images;         /**< frame images written */
 	uint64_t lost_images;    /**< frame_image events whose image was lost */
+	uint64_t threads_selected; /**< threads whose events were kept: those
+	                              opts->thread matched (0: it matched none),
+	                              else every thread */
 };
 
 /** Kinds of warnings; the message says which thread and when. */
