@@ -267,6 +267,7 @@ int chrome_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z
 	z->aux = 0;
 	if (begin_end(c, t)) {
 		z->aux = AUX_B_WRITTEN;
+		z->begun_name = z->name;
 		return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
 	}
 	struct chrome_thread *h = chrome_thread_of(c, t);
@@ -283,6 +284,7 @@ int chrome_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z
 	 * zones that begin with a parent whose B is written. */
 	if (edge == CONV_EDGE_CUT || (p && p->shown == z->shown && (p->aux & AUX_B_WRITTEN))) {
 		z->aux = AUX_B_WRITTEN;
+		z->begun_name = z->name;
 		return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
 	}
 	z->aux = p && p->shown == z->shown ? AUX_MEMBER : (uint64_t)h->n << AUX_BASE_SHIFT;
@@ -311,12 +313,25 @@ int chrome_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, 
 	return rc;
 }
 
+/* The E event of a zone whose B event was written at its begin: under the
+ * B's name, which viewers pair it by, also when the zone was named later
+ * (the B/E form keeps a zone's first name). */
+static int begun_end_event(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
+			   const char *args)
+{
+	if (__builtin_expect(z->name == z->begun_name, 1))
+		return zone_event(c, t, z, 'E', ts, 0, args);
+	struct conv_zone begun = *z;
+	begun.name = z->begun_name;
+	return zone_event(c, t, &begun, 'E', ts, 0, args);
+}
+
 /* args: the zone's own (malloc'ed, taken if deferred), or NULL. */
 static int zone_end_form(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
 			 int edge, char *args)
 {
 	if (begin_end(c, t))
-		return zone_event(c, t, z, 'E', ts, 0, args ? args : edge_args(edge));
+		return begun_end_event(c, t, z, ts, args ? args : edge_args(edge));
 	struct chrome_thread *h = chrome_thread_of(c, t);
 	if (!h)
 		return PROFEV_E_NOMEM;
@@ -326,7 +341,7 @@ static int zone_end_form(struct conv *c, struct conv_thread *t, struct conv_zone
 	int coincides = h->last_end == ts + 1; /* a child ended with it */
 	h->last_end = ts + 1;
 	if (z->aux & AUX_B_WRITTEN)
-		return zone_event(c, t, z, 'E', ts, 0, args ? args : edge_args(edge));
+		return begun_end_event(c, t, z, ts, args ? args : edge_args(edge));
 	if (__builtin_expect(h->n == h->cap, 0) &&
 	    array_grow((void **)&h->deferred, &h->cap, sizeof(*h->deferred), (uint64_t)h->n + 1))
 		return PROFEV_E_NOMEM;

@@ -40,9 +40,11 @@ struct conv_zone {
 		                    does not know) */
 	};
 	uint64_t aux;    /* the target's own (folded: the stack node) */
-	uint32_t name;   /* string id of the zone (frames: of the frame set) */
+	uint32_t name;   /* string id of the zone (frames: of the frame set); a
+	                    zone name event (PROFEV_EVF_ZONE_NAME) changes it */
 	uint32_t cat;    /* string id of its category */
 	uint32_t args;   /* its arguments and flow marks are t->args[args..t->nargs) */
+	uint32_t begun_name; /* the target's own: Chrome's name of its B event */
 };
 
 enum conv_track_kind {
@@ -183,6 +185,11 @@ struct conv_ops {
 	/* An ASYNC_BEGIN or ASYNC_END of thread t (the span's category is its
 	 * site's: profev_reader_srcloc()). May be NULL: skipped. */
 	int (*async)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	/* t's top zone z was renamed (z->name; a PROFEV_EVF_ZONE_NAME arg, which
+	 * is not one of its arguments): a target that wrote z's begin with its
+	 * old name may write it again. May be NULL: the zone shows under its
+	 * new name where its events are written from here on. */
+	int (*zone_rename)(struct conv *c, struct conv_thread *t, struct conv_zone *z);
 	/* Thread t waited for a lock and has it now. May be NULL: skipped. */
 	int (*lock_wait)(struct conv *c, struct conv_thread *t, const struct conv_wait *w);
 };

@@ -206,6 +206,13 @@ static int fo_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 	return 0;
 }
 
+/* Named at run time: its time goes to the node of its new name, under the
+ * same parent (children it already had stay under the old one). */
+static int fo_zone_rename(struct conv *c, struct conv_thread *t, struct conv_zone *z)
+{
+	return fo_zone_begin(c, t, z, CONV_EDGE_NORMAL);
+}
+
 static int fo_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
 		       int edge)
 {
@@ -488,6 +495,7 @@ const struct conv_ops conv_folded_ops = {
 	.thread = fo_thread,
 	.zone_begin = fo_zone_begin,
 	.zone_end = fo_zone_end,
+	.zone_rename = fo_zone_rename,
 	.instant = fo_event,
 	.message = fo_message,
 	.lost = fo_lost,

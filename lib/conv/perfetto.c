@@ -544,6 +544,7 @@ const struct conv_ops conv_perfetto_ops = {
 	.counter = perfetto_counter,
 	.memory = perfetto_memory,
 	.arg = perfetto_arg,
+	.zone_rename = perfetto_zone_rename,
 	.async = perfetto_async,
 	.lock_wait = perfetto_lock_wait,
 	.image = perfetto_image,

@@ -189,6 +189,7 @@ CONV_HIDDEN int perfetto_zone_end(struct conv *c, struct conv_thread *t, struct 
 				  int edge);
 CONV_HIDDEN int perfetto_arg(struct conv *c, struct conv_thread *t, struct conv_zone *z,
 			     const struct profev_event *ev);
+CONV_HIDDEN int perfetto_zone_rename(struct conv *c, struct conv_thread *t, struct conv_zone *z);
 
 /* perfetto_samples.c: the ops of samples and context switches. */
 CONV_HIDDEN int perfetto_sample(struct conv *c, struct conv_thread *t, const struct profev_event *ev);

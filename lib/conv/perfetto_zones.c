@@ -172,6 +172,11 @@ static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone 
 }
 
 
+/* z->aux in Perfetto output: the count of its arguments and flow marks its
+ * begin carried, and this bit when it was named after its begin was
+ * written (perfetto_zone_rename()). */
+#define AUX_NAMED_LATE (1ull << 63)
+
 static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone *z, uint64_t ts,
 			 int edge);
 
@@ -192,7 +197,7 @@ int perfetto_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z
 	struct outbuf *o = &c->out;
 	uint32_t nargs;
 	conv_zone_args(t, z, &nargs);
-	if (__builtin_expect(nargs > z->aux, 0) && end_args(t, z))
+	if (__builtin_expect(nargs != z->aux, 0) && ((z->aux & AUX_NAMED_LATE) || end_args(t, z)))
 		return zone_end_rich(c, t, z, ts, edge);
 	struct perfetto *pf = c->fmt;
 	struct perfetto_seq *s = perfetto_seq_ready(pf, t);
@@ -229,7 +234,9 @@ static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone
 	a += skip, n -= skip;
 	int rc = perfetto_seq_use(c, t);
 	if (!rc)
-		rc = outbuf_reserve(o, PACKET_MAX + perfetto_args_room(c, a, n) + 16 * (size_t)n);
+		rc = outbuf_reserve(o, PACKET_MAX + perfetto_args_room(c, a, n) + 16 * (size_t)n +
+					(z->aux & AUX_NAMED_LATE ? 3 * strlen(profev_reader_string(c->r, z->name)) +
+					 3 * PB_FIELD_MAX : 0));
 	if (rc)
 		return rc;
 	size_t pk = perfetto_packet_begin(c, ts, SEQ_NEEDS_INCREMENTAL_STATE);
@@ -248,9 +255,50 @@ static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone
 		perfetto_annotation_bool(o, "unclosed");
 	else if (edge == CONV_EDGE_CUT)
 		perfetto_annotation_bool(o, "cut");
+	if (z->aux & AUX_NAMED_LATE) {
+		/* named too late to write the begin again: the name rides on
+		 * the end as the argument "name" */
+		const char *name = profev_reader_string(c->r, z->name);
+		perfetto_annotation_string(c, "name", name, strlen(name));
+	}
 	pb_end(o, te);
 	pb_end(o, pk);
 	return 0;
+}
+
+/* When z's begin is still the last packet written (nothing followed it):
+ * takes it back, so that it can be written again, and returns 1. */
+static int begin_take_back(struct perfetto *p, struct outbuf *o, const struct conv_thread *t)
+{
+	if (t->kind != CONV_THREAD || p->open_t != t || p->open_depth != t->depth || p->open_p != o->p ||
+	    p->open_drained != o->drained || (size_t)(o->p - o->base) < p->open_len)
+		return 0;
+	for (unsigned i = 0; i < p->nundo; i++)
+		u64_map_delete(p->undo[i].set, p->undo[i].id);
+	o->p -= p->open_len;
+	p->open_seq->last = p->open_last;
+	p->open_t = NULL;
+	return 1;
+}
+
+/*
+ * t's top zone z was named at run time. Perfetto names a slice at its
+ * begin: while the begin is the last packet written (the name came right
+ * after it, before any child, instant, end or other output, as Tracy's
+ * ZoneName does after ZoneScoped), it is written again with the name;
+ * else the slice keeps its first name and its end carries the new one as
+ * the argument "name".
+ */
+int perfetto_zone_rename(struct conv *c, struct conv_thread *t, struct conv_zone *z)
+{
+	struct perfetto *p = c->fmt;
+	if (!begin_take_back(p, &c->out, t)) {
+		z->aux |= AUX_NAMED_LATE;
+		return 0;
+	}
+	uint32_t n;
+	const struct profev_event *a = conv_zone_args(t, z, &n);
+	return begin_packet(c, t, z, p->open_edge, a, n);
 }
 
 /*
@@ -269,15 +317,8 @@ int perfetto_arg(struct conv *c, struct conv_thread *t, struct conv_zone *z, con
 	const struct profev_event *a = conv_zone_args(t, z, &n);
 	if (ev->type == PROFEV_EV_ARG)
 		return 0;
-	if (t->kind == CONV_THREAD && p->open_t == t && p->open_depth == t->depth && p->open_p == o->p &&
-	    p->open_drained == o->drained && (size_t)(o->p - o->base) >= p->open_len) {
-		for (unsigned i = 0; i < p->nundo; i++)
-			u64_map_delete(p->undo[i].set, p->undo[i].id);
-		o->p -= p->open_len;
-		p->open_seq->last = p->open_last;
-		p->open_t = NULL;
+	if (begin_take_back(p, o, t))
 		return begin_packet(c, t, z, p->open_edge, a, n);
-	}
 	int rc = perfetto_seq_use(c, t);
 	if (!rc)
 		rc = outbuf_reserve(o, PACKET_MAX);

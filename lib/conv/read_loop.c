@@ -71,6 +71,23 @@ static __attribute__((noinline)) int on_memory_event(struct conv_loop *l, const 
 	return conv_memory_event(l, t, &e, ts);
 }
 
+/* A name given to t's top zone at run time (Tracy's ZoneName): the zone's
+ * name from its begin on, not an argument. An empty or unknown string
+ * leaves the name as it is. */
+static int on_zone_name(struct conv_loop *l, struct conv_thread *t, const struct profev_event *ev)
+{
+	struct conv *c = &l->c;
+	struct conv_zone *z = &t->stack[t->depth - 1];
+	if (!ev->payload || ev->payload > l->nstr || ev->payload == z->name ||
+	    !profev_reader_string(c->r, (uint32_t)ev->payload)[0])
+		return 0;
+	z->name = (uint32_t)ev->payload;
+	if (!conv_emitting(t) || !c->ops->zone_rename)
+		return 0;
+	l->part_events++;
+	return c->ops->zone_rename(c, t, z);
+}
+
 /* The rich events (arguments, flows, async spans, locks, discontinuous
  * frames), apart from the hot path. */
 static __attribute__((noinline)) int on_rich(struct conv_loop *l, const struct profev_event *ev)
@@ -100,6 +117,9 @@ static __attribute__((noinline)) int on_rich(struct conv_loop *l, const struct p
 	case PROFEV_EV_FLOW_IN:
 		if (!t->depth || t->dropped)
 			return 0; /* no zone, or one nested too deep to be shown */
+		if (__builtin_expect(ev->flags & PROFEV_EVF_ZONE_NAME, 0) && ev->type == PROFEV_EV_ARG &&
+		    profev_event_arg_kind(ev) == PROFEV_AK_STR)
+			return on_zone_name(l, t, ev);
 		if (array_grow((void **)&t->args, &t->args_cap, sizeof(*t->args), (uint64_t)t->nargs + 1))
 			return PROFEV_E_NOMEM;
 		t->args[t->nargs] = *ev;

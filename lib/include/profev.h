@@ -196,6 +196,7 @@ enum {
 	PROFEV__AK_BOOL = 3 << 8,
 	PROFEV__AK_PTR = 4 << 8,
 	PROFEV__AF_POINT = 0x80 << 8, /* ARG, ARG_STR: of the next instant or message */
+	PROFEV__AF_ZONE_NAME = 0x40 << 8, /* ARG_STR: renames the innermost open zone */
 	PROFEV__SITE_LOC = 1 << 24, /* in profev_site.type: function, file, line are set */
 };
 
@@ -638,9 +639,12 @@ struct profev__scope {
  */
 /** Text for the innermost open zone: the string argument "text". */
 #define PROFEV_ZONE_TEXT(str, len) PROFEV_ARG_STRN("text", str, len)
-/** A name for the innermost open zone given at run time: the string
- *  argument "name" (the zone keeps its call site's name). */
-#define PROFEV_ZONE_NAME(str, len) PROFEV_ARG_STRN("name", str, len)
+/** A name for the innermost open zone given at run time (Tracy's ZoneName):
+ *  the zone shows under it from its begin in every output and in pfdump's
+ *  statistics. Recorded as the string argument "name" flagged as the zone's
+ *  name, which readers older than the flag show as an argument. */
+#define PROFEV_ZONE_NAME(str, len) \
+	PROFEV__ARG_STRING("name", PROFEV__AF_ZONE_NAME, profev__arg_str(&profev__site, (str), (size_t)(len)))
 /** A number for the innermost open zone: the unsigned argument "value". */
 #define PROFEV_ZONE_VALUE(value) PROFEV_ARG_UINT("value", value)
 /** A color (0xRRGGBB) for the innermost open zone: the unsigned argument

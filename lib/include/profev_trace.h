@@ -130,6 +130,9 @@ enum profev_event_flags {
 	PROFEV_EVF_ARG_KIND = 7u << 3, /**< ARG: enum profev_arg_kind << 3 */
 	PROFEV_EVF_TRUNCATED = 1u << 6, /**< ARG: the string was cut at
 	                                     PROFEV_ARG_STR_MAX bytes */
+	PROFEV_EVF_ZONE_NAME = 1u << 7, /**< ARG of kind STR: the zone's name from
+	                                     here on (PROFEV_ZONE_NAME, Tracy's
+	                                     ZoneName), not an argument */
 };
 
 /** The kind of an ARG event's value, (flags & PROFEV_EVF_ARG_KIND) >> 3. */

@@ -267,6 +267,8 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		ev.flags = PROFEV_AK_STR << 3;
 		if ((word >> 8) & PFW_RF_TRUNCATED)
 			ev.flags |= PROFEV_EVF_TRUNCATED;
+		if (((word >> 8) & PFW_RF_ZONE_NAME) && !point)
+			ev.flags |= PROFEV_EVF_ZONE_NAME;
 		return emit_event(r, &ev) < 0 ? -2 : (long)size;
 	}
 	case PFW_R_ASYNC_BEGIN:

@@ -154,6 +154,8 @@ static void text_arg(struct dump *d, const struct profev_event *ev)
 		text(o, "\"");
 		text_name(o, v, strlen(v));
 		text(o, "\"%s", ev->flags & PROFEV_EVF_TRUNCATED ? " (truncated)" : "");
+		if (ev->flags & PROFEV_EVF_ZONE_NAME)
+			text(o, " (the zone's name)");
 		break;
 	}
 	default: text(o, "%" PRIu64 " (unknown kind)", ev->payload); break;
@@ -782,10 +784,20 @@ static int list_next(struct dump *d)
 	uint32_t name;
 	if (ev.type == PROFEV_EV_ZONE_BEGIN && zone_track_begin(d->zones, ev.tid, ev.name, ev.ts, NULL) < 0)
 		return PROFEV_E_NOMEM;
+	if (ev.type == PROFEV_EV_ARG && (ev.flags & PROFEV_EVF_ZONE_NAME) &&
+	    profev_event_arg_kind(&ev) == PROFEV_AK_STR && ev.payload <= UINT32_MAX &&
+	    profev_reader_string(d->r, (uint32_t)ev.payload)[0]) {
+		int64_t ti = zone_track_thread(d->zones, ev.tid);
+		if (ti < 0)
+			return PROFEV_E_NOMEM;
+		zone_track_rename(d->zones, (uint32_t)ti, (uint32_t)ev.payload);
+	}
+	int renamed = ev.type == PROFEV_EV_ZONE_END && zone_track_renamed(d->zones, ev.tid);
 	if (ev.type == PROFEV_EV_ZONE_END && zone_track_end(d->zones, ev.tid, &name, &begin)) {
 		has_duration = 1;
 		duration = ev.ts - begin;
-		if (!ev.name) { /* the recorder may leave an end's name out */
+		if (!ev.name || renamed) { /* the recorder may leave an end's name out; a
+					     zone named at run time ends under that name */
 			ev.name = name;
 			in.name = profev_reader_string(d->r, name);
 		}

@@ -382,6 +382,14 @@ static int event(struct collect *c, const struct profev_event *ev)
 	case PROFEV_EV_MEM_FREE:
 		return memory(c, ev);
 	case PROFEV_EV_ARG:
+		if ((ev->flags & PROFEV_EVF_ZONE_NAME) && profev_event_arg_kind(ev) == PROFEV_AK_STR &&
+		    ev->payload <= UINT32_MAX && profev_reader_string(c->r, (uint32_t)ev->payload)[0]) {
+			/* Tracy's ZoneName: the zone counts under its new name */
+			zone_track_rename(c->zones, (uint32_t)ti, (uint32_t)ev->payload);
+			return 0;
+		}
+		s->args++;
+		return 0;
 	case PROFEV_EV_POINT_ARG:
 		s->args++;
 		return 0;

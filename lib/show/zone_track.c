@@ -5,6 +5,7 @@
 
 struct open_zone {
 	uint32_t name;
+	uint32_t renamed; /* named at run time (zone_track_rename()) */
 	uint64_t ts;
 };
 
@@ -98,7 +99,7 @@ int zone_track_push(struct zone_track *z, uint32_t index, uint32_t name, uint64_
 		t->stack = s;
 		t->cap = cap;
 	}
-	t->stack[t->depth++] = (struct open_zone){ name, ts };
+	t->stack[t->depth++] = (struct open_zone){ name, 0, ts };
 	return had;
 }
 
@@ -154,4 +155,20 @@ int zone_track_innermost_at(struct zone_track *z, uint32_t tid, uint64_t ts, uin
 		}
 	}
 	return 0;
+}
+
+int zone_track_rename(struct zone_track *z, uint32_t index, uint32_t name)
+{
+	struct thread *t = &z->threads[index];
+	if (!t->depth || !name)
+		return 0;
+	t->stack[t->depth - 1].name = name;
+	t->stack[t->depth - 1].renamed = 1;
+	return 1;
+}
+
+int zone_track_renamed(struct zone_track *z, uint32_t tid)
+{
+	uint32_t s = find(z, tid);
+	return s && z->threads[s - 1].depth && z->threads[s - 1].stack[z->threads[s - 1].depth - 1].renamed;
 }

@@ -22,6 +22,11 @@ int zone_track_pop(struct zone_track *z, uint32_t index, uint32_t *name, uint64_
 /* Pops tid's innermost open zone: 1 with its name and begin time, 0 if the
  * thread has none open (an end without a begin). */
 int zone_track_end(struct zone_track *z, uint32_t tid, uint32_t *name, uint64_t *begin_ts);
+/* Thread number index's innermost open zone is named name from here on (a
+ * PROFEV_EVF_ZONE_NAME argument): 1, or 0 with no zone open. */
+int zone_track_rename(struct zone_track *z, uint32_t index, uint32_t name);
+/* 1 if tid's innermost open zone was renamed. */
+int zone_track_renamed(struct zone_track *z, uint32_t tid);
 /* Zones still open on all threads. */
 uint64_t zone_track_open(const struct zone_track *z);
 /* The innermost of tid's open zones that began at ts or before: 1 with its

@@ -289,6 +289,7 @@ enum pfw_rec_flags {
 	PFW_RF_SECURE = 1u << 0,  /* memory records: from a SECURE macro */
 	PFW_RF_FLIP = 1u << 0,    /* FRAME_IMAGE: rows are bottom-up */
 	PFW_RF_TRUNCATED = 1u << 0, /* ARG_STR: the program's string was longer */
+	PFW_RF_ZONE_NAME = 1u << 6, /* ARG_STR: the open zone's name from here on */
 	PFW_RF_POINT = 1u << 7,   /* ARG, ARG_STR: of the thread's next instant or
 	                             message, not of its open zone */
 };
