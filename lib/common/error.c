@@ -99,6 +99,7 @@ const char *profev_event_type_name(unsigned type)
 		[PROFEV_EV_SWITCH_OUT] = "switch_out",
 		[PROFEV_EV_SWITCH_IN] = "switch_in",
 		[PROFEV_EV_SAMPLE_LOST] = "sample_lost",
+		[PROFEV_EV_CRASH] = "crash",
 	};
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];

@@ -206,6 +206,24 @@ static int chrome_lost(struct conv *c, struct conv_thread *t, const struct profe
 	return 0;
 }
 
+/* A crash: an instant "crash: SIGSEGV" of its thread, with its callstack
+ * and the fault address. */
+static int chrome_crash(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	char name[80];
+	int len = snprintf(name, sizeof name, "crash: %s", profev_reader_string(c->r, ev->name));
+	if (len < 0 || (size_t)len >= sizeof name)
+		len = (int)sizeof name - 1;
+	int rc = instant_head(c, t, 40 + 48, name, (size_t)len, 0);
+	if (rc || (rc = chrome_put_sf(c, ev->stack)))
+		return rc;
+	outbuf_lit(&c->out, ",\"args\":{\"address\":");
+	json_u64(&c->out, ev->payload);
+	outbuf_byte(&c->out, '}');
+	chrome_event_end(c);
+	return 0;
+}
+
 static int chrome_counter(struct conv *c, const struct profev_event *ev)
 {
 	struct json_name n;
@@ -382,6 +400,7 @@ const struct conv_ops conv_chrome_ops = {
 	.part_begin = chrome_part_begin,
 	.part_end = chrome_part_end,
 	.sample = chrome_sample,
+	.crash = chrome_crash,
 	.thread = chrome_thread,
 	.zone_begin = chrome_zone_begin,
 	.zone_end = chrome_zone_end,

@@ -177,6 +177,10 @@ struct conv_ops {
 	 * (SAMPLE_LOST, on the program's main thread t), as sample(). NULL:
 	 * losses are left out. */
 	int (*sample_lost)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
+	/* The program crashed on t (ev->type CRASH: ev->name the signal's
+	 * name, ev->payload the fault address, ev->stack known to the reader
+	 * or 0), in the window, at ev->ts, as sample(). NULL: left out. */
+	int (*crash)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
 	/* After the last event, before the last part_end. May be NULL. */
 	int (*finish)(struct conv *c);
 	/* An ARG, FLOW_OUT or FLOW_IN event of t's top zone z, which the read

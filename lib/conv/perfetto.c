@@ -392,6 +392,38 @@ static int perfetto_memory(struct conv *c, struct conv_thread *t, const struct p
 	return 0;
 }
 
+/*
+ * A crash: an instant "crash: SIGSEGV" on its thread's track, with the
+ * thread's callstack (interned on sequence 1, as a zone's) and the fault
+ * address.
+ */
+static int perfetto_crash(struct conv *c, struct conv_thread *t, const struct profev_event *ev)
+{
+	struct outbuf *o = &c->out;
+	char name[80];
+	int len = snprintf(name, sizeof name, "crash: %s", profev_reader_string(c->r, ev->name));
+	if (len < 0 || (size_t)len >= sizeof name)
+		len = (int)sizeof name - 1;
+	int rc = perfetto_seq_use(c, t);
+	if (rc)
+		return rc;
+	if (ev->stack)
+		perfetto_use_shared(c->fmt); /* callstacks are interned on sequence 1 only */
+	size_t extra = 3 * (size_t)len + 64;
+	int stack = perfetto_stack_prepare(c, ev->stack, &extra);
+	if (stack < 0)
+		return stack;
+	struct te_marks m;
+	if ((rc = perfetto_te_open(c, &m, c->now, TYPE_INSTANT, perfetto_track_uuid(t), 0, 0, extra)))
+		return rc;
+	c->st.replaced_bytes += pb_string_utf8(o, TE_NAME, name, (size_t)len);
+	if (stack)
+		pb_uint(o, TE_CALLSTACK_IID, ev->stack);
+	perfetto_annotation_uint(o, "address", ev->payload);
+	perfetto_te_close(c, &m);
+	return 0;
+}
+
 
 static uint64_t async_hash(uint32_t name, uint64_t id)
 {
@@ -551,4 +583,5 @@ const struct conv_ops conv_perfetto_ops = {
 	.sample = perfetto_sample,
 	.sched = perfetto_sched,
 	.sample_lost = perfetto_sample_lost,
+	.crash = perfetto_crash,
 };

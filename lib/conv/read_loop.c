@@ -149,7 +149,8 @@ static __attribute__((noinline)) int on_rich(struct conv_loop *l, const struct p
 /* Samples and context switches come from the kernel in their own order,
  * behind or ahead of their thread's zones: each is passed on at its own
  * time when that falls in the window, and moves neither its thread's clock
- * nor its place in the window, which the zones keep. */
+ * nor its place in the window, which the zones keep. A crash, its thread's
+ * last event, passes the same way. */
 static __attribute__((noinline)) int on_kernel_event(struct conv_loop *l, const struct profev_event *ev)
 {
 	struct conv *c = &l->c;
@@ -158,6 +159,8 @@ static __attribute__((noinline)) int on_kernel_event(struct conv_loop *l, const 
 		pass = c->ops->sample;
 	else if (ev->type == PROFEV_EV_SAMPLE_LOST)
 		pass = c->ops->sample_lost;
+	else if (ev->type == PROFEV_EV_CRASH)
+		pass = c->ops->crash;
 	if (!pass || ev->ts < l->from || ev->ts > l->to)
 		return 0;
 	struct conv_thread *t = conv_thread_of(l, ev);
@@ -256,6 +259,7 @@ static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_eve
 	case PROFEV_EV_SWITCH_OUT:
 	case PROFEV_EV_SWITCH_IN:
 	case PROFEV_EV_SAMPLE_LOST:
+	case PROFEV_EV_CRASH:
 		return on_kernel_event(l, ev);
 	case PROFEV_EV_FRAME_IMAGE:
 		if (!c->ops->image || (c->opts->flags & PROFEV_CONV_NO_IMAGES))

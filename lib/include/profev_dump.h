@@ -223,6 +223,8 @@ struct profev_stats {
 	uint32_t nframe_sets;
 	uint64_t origin_ts;          /**< the trace's start as the listing counts
 	                                  (metadata start, else the first event) */
+	uint64_t crashes;            /**< CRASH events */
+	struct profev_event crash;   /**< the first of them; type 0 if none */
 };
 
 /**

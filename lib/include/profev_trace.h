@@ -114,7 +114,11 @@ enum profev_event_type {
 	PROFEV_EV_SAMPLE_LOST = 27, /**< payload: samples and switches the kernel
 	                                could not hand over (PERF_RECORD_LOST) */
 	/* 28..29: reserved for samples and context switches */
-	PROFEV_EV_TYPE_MAX = 27
+	PROFEV_EV_CRASH = 30,      /**< the program crashed on thread tid: name:
+	                                the signal ("SIGSEGV"); payload: the fault
+	                                address, 0 for a signal sent; stack: the
+	                                thread's callstack, frame 0 exact */
+	PROFEV_EV_TYPE_MAX = 30
 };
 
 /** SWITCH_OUT payload bit: the thread was preempted (still runnable);

@@ -5,6 +5,8 @@
  * the writer in batches (decode_plain_run); the rest one by one
  * (decode_record).
  */
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include "rec/rec_internal.h"
 
@@ -348,6 +350,44 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 	default:
 		return -1;
 	}
+}
+
+/* The signals the client's crash handler catches, by name. */
+static int signal_name(uint32_t sig, char *buf, size_t len)
+{
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGILL, "SIGILL" },
+		{ SIGFPE, "SIGFPE" }, { SIGABRT, "SIGABRT" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if ((uint32_t)names[i].sig == sig)
+			return snprintf(buf, len, "%s", names[i].name);
+	return snprintf(buf, len, "signal %u", sig);
+}
+
+int decode_crash(struct profev_recorder *r, uint32_t tid, const unsigned char *b, uint32_t len)
+{
+	struct pfw_crash c;
+	if (len < sizeof c)
+		return -1;
+	memcpy(&c, b, sizeof c);
+	struct profev_event ev;
+	memset(&ev, 0, sizeof ev);
+	long k = decode_callstack(r, b + sizeof c, len - sizeof c, &ev.stack);
+	if (k <= 0)
+		return k == 0 ? -1 : (int)k; /* the message is whole: not incomplete */
+	struct thr *t = thread_get(r, tid, NULL, 0);
+	if (!t)
+		return -2;
+	char name[32];
+	int n = signal_name(c.signal, name, sizeof name);
+	ev.ts = tick_ns(r, t, c.tick);
+	ev.tid = tid;
+	ev.type = PROFEV_EV_CRASH;
+	ev.payload = c.addr;
+	if (!(ev.name = name_id(r, name, (size_t)n)))
+		return writer_failed(r), -2;
+	return emit_event(r, &ev) < 0 ? -2 : 0;
 }
 
 /*

@@ -73,6 +73,8 @@ static int decode_message(struct profev_recorder *r, const struct pfw_header *h,
 		return ring_data(r, h, b);
 	case PFW_IMAGES:
 		return rec_images_map(&r->img, r->shm_fd, b, h->len);
+	case PFW_CRASH:
+		return decode_crash(r, h->tid, b, h->len);
 	case PFW_BYE:
 		if (h->len >= sizeof(struct pfw_bye)) {
 			struct pfw_bye bye;

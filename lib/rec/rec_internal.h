@@ -238,6 +238,7 @@ static inline uint32_t map_cat(const struct profev_recorder *r, unsigned index)
 #define decode_record profev__rec_decode_record
 #define decode_plain_run profev__rec_decode_plain_run
 #define decode_ring_span profev__rec_decode_ring_span
+#define decode_crash profev__rec_decode_crash
 
 /* Writes ev, numbering its frame. 0, or -1 when the writer failed. */
 int emit_event(struct profev_recorder *r, struct profev_event *ev);
@@ -255,6 +256,10 @@ uint32_t decode_plain_run(struct profev_recorder *r, const unsigned char *p, uin
 /* Records of the current thread in [p, p + len), a whole number of them:
  * a ring's records never cross its end. 0, or -1 (stream marked bad). */
 int decode_ring_span(struct profev_recorder *r, const unsigned char *p, uint32_t len);
+/* PFW_CRASH of thread tid: a crash event with its callstack. 0, -1 if
+ * malformed, -2 if the trace could not be written (or the stream was given
+ * up). */
+int decode_crash(struct profev_recorder *r, uint32_t tid, const unsigned char *b, uint32_t len);
 
 /* ---- shared_rings.c ---- */
 #define ring_attach profev__rec_ring_attach

@@ -538,6 +538,11 @@ static void show_text(struct dump *d, const struct profev_event *ev, const struc
 	case PROFEV_EV_SAMPLE_LOST:
 		text(o, "%" PRIu64 " samples or switches lost", ev->payload);
 		break;
+	case PROFEV_EV_CRASH:
+		text_name(o, in->name, strlen(in->name));
+		if (ev->payload)
+			text(o, " at 0x%" PRIx64, ev->payload);
+		break;
 	default:
 		text(o, "type %u payload %" PRIu64, ev->type, ev->payload);
 		break;
@@ -649,6 +654,10 @@ static void show_json(struct dump *d, const struct profev_event *ev, const struc
 		break;
 	case PROFEV_EV_SAMPLE_LOST:
 		json_key_u64(o, "count", ev->payload);
+		break;
+	case PROFEV_EV_CRASH:
+		json_key_string(o, "signal", in->name, strlen(in->name));
+		json_key_u64(o, "addr", ev->payload);
 		break;
 	default:
 		json_key_string(o, "name", in->name, strlen(in->name));

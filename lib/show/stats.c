@@ -378,6 +378,10 @@ static int event(struct collect *c, const struct profev_event *ev)
 	case PROFEV_EV_LOST:
 		s->lost_events += ev->payload;
 		return 0;
+	case PROFEV_EV_CRASH:
+		if (!s->crashes++)
+			s->crash = *ev;
+		return 0;
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
 		return memory(c, ev);
@@ -596,6 +600,32 @@ static void lock_rows(const struct profev_stats *s, const struct profev_reader *
 	}
 }
 
+/* Where the program crashed: the signal, the thread, and the innermost
+ * frame (its function once the trace is symbolized). */
+static void crash_line(const struct profev_stats *s, const struct profev_reader *r, FILE *out)
+{
+	const struct profev_event *ev = &s->crash;
+	const char *thread = profev_reader_thread_name(r, ev->tid);
+	fprintf(out, "crash:        %s", profev_reader_string(r, ev->name));
+	if (ev->payload)
+		fprintf(out, " at 0x%" PRIx64, ev->payload);
+	fprintf(out, " on thread %u%s%s%s", ev->tid, thread[0] ? " (" : "", thread, thread[0] ? ")" : "");
+	unsigned n = 0, ns = 0;
+	const struct profev_frame *f = ev->stack ? profev_reader_stack(r, ev->stack, &n) : NULL;
+	if (f && n && !(f->flags & PROFEV_FRAMEF_NOMODULE)) {
+		const struct profev_symframe *sym = profev_reader_symbol(r, f->module, f->offset, &ns);
+		const struct profev_module *m = profev_reader_module(r, f->module);
+		const char *path = m ? m->path : "?", *base = strrchr(path, '/');
+		if (ns && sym[0].function)
+			fprintf(out, " in %s", sym[0].function);
+		else
+			fprintf(out, " in %s+0x%" PRIx64, base ? base + 1 : path, f->offset);
+	}
+	if (s->crashes > 1)
+		fprintf(out, " (and %" PRIu64 " more)", s->crashes - 1);
+	fputc('\n', out);
+}
+
 void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
 			unsigned top_zones)
 {
@@ -626,6 +656,8 @@ void profev_stats_print(const struct profev_stats *s, const struct profev_reader
 		fprintf(out, "recorder:     %s, clock %s\n", m->recorder, m->clock ? m->clock : "?");
 	fprintf(out, "ended:        ");
 	ended(m, s->complete, out);
+	if (s->crashes)
+		crash_line(s, r, out);
 	duration_text(a, sizeof(a), s->events ? s->last_ts - s->first_ts : 0);
 	fprintf(out, "duration:     %s (first to last event)\n", a);
 	fprintf(out, "events:       %" PRIu64 " in %" PRIu64 " chunks (%" PRIu64 " events chunks)\n",

@@ -44,6 +44,7 @@ enum pfw_msg {
 	PFW_RING_DATA = 11,  /* tid: struct pfw_ring_data; its records up to pos */
 	PFW_SITE = 12,       /* struct pfw_site, name, function, file: a call site */
 	PFW_IMAGES = 16,     /* struct pfw_images: the frame-image slots in the shared file */
+	PFW_CRASH = 24,      /* tid: struct pfw_crash, then a callstack: the thread crashed */
 	/* 13..15 and 20..23 reserved for rich events, 17..19 for frame images */
 };
 
@@ -99,6 +100,17 @@ struct pfw_sync {
 struct pfw_bye {
 	uint64_t lost; /* events the client dropped and could not report */
 };
+
+/** A crash signal caught, sent after the crash handler's last flush;
+ *  a callstack (as in records) follows: the faulting thread's, from the
+ *  signal's context, its first pc exact. */
+struct pfw_crash {
+	uint32_t signal;   /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT */
+	int32_t code;      /* si_code */
+	uint64_t addr;     /* si_addr of a fault, 0 for a signal sent */
+	uint64_t tick;     /* when the handler ran */
+};
+_Static_assert(sizeof(struct pfw_crash) == 24, "formats/wire.md: CRASH is 24 bytes + a callstack");
 
 /** A module (the program or a shared object), as dl_iterate_phdr sees it. */
 struct pfw_module {

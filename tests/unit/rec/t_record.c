@@ -468,6 +468,47 @@ static void test_stacks_and_memory(void)
 	CHECK_EQ(o.nmods, 0);
 }
 
+/* CRASH: after the thread's records, a crash event at the handler's tick
+ * with the faulting thread's callstack (frame 0 exact); one too short for
+ * its callstack is a malformed message. */
+static void test_crash(void)
+{
+	static struct stream x;
+	struct bytes *s = &stream_new(&x)->s, *r = &x.r;
+	module(s, 0x10000, 0, 0x5000, "\x01\x02", "/bin/a");
+	msg(s, PFW_THREAD, 9, "worker", 6);
+	rec(r, 2000, PFW_R_INSTANT, 0, 0);
+	events(&x, 9);
+	unsigned char b[128];
+	struct pfw_crash c = { 11, 1, 0x8, 2500 };
+	uint64_t pc[2] = { 0x10200, 0x10300 };
+	memcpy(b, &c, sizeof c);
+	struct bytes st = { .n = 0 };
+	rec_stack(&st, 1, 2, pc);
+	memcpy(b + sizeof c, st.b, st.n);
+	msg(s, PFW_CRASH, 9, b, (uint32_t)(sizeof c + st.n));
+	struct result o;
+	play(&o, &x.s);
+	CHECK_EQ(o.rc, 0);
+	CHECK_STR(o.warnings, "");
+	CHECK_EQ(o.n, 2);
+	CHECK_EQ(o.ev[1].type, PROFEV_EV_CRASH);
+	CHECK_EQ(o.ev[1].tid, 9);
+	CHECK_EQ_U64(o.ev[1].ts, 2500);
+	CHECK_EQ_U64(o.ev[1].payload, 0x8);
+	CHECK_STR(o.names[1], "SIGSEGV");
+	CHECK_STR(o.threads[1], "worker");
+	CHECK_EQ(o.nframes[1], 2);
+	FRAME(&o.frames[1][0], 0, 0, 0x200);
+	FRAME(&o.frames[1][1], 0, PROFEV_FRAMEF_RETURN, 0x300);
+
+	stream_new(&x);
+	msg(&x.s, PFW_CRASH, 9, b, (uint32_t)(sizeof c + st.n - 8));
+	play(&o, &x.s);
+	CHECK(strstr(o.warnings, "malformed message") != NULL);
+	CHECK_EQ(o.n, 0);
+}
+
 static void test_broken_streams(void)
 {
 	struct result o;
@@ -654,6 +695,7 @@ int main(void)
 {
 	test_every_record();
 	test_stacks_and_memory();
+	test_crash();
 	test_broken_streams();
 	test_mutations();
 	test_programs();
