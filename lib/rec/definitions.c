@@ -31,6 +31,19 @@ uint32_t name_id(struct profev_recorder *r, const char *s, size_t len)
 }
 
 
+/* A map of client ids to writer ids grown from *have to n entries, the new
+ * ones 0. 0, or -1 on no memory (the map unchanged). */
+static int ids_grow(uint32_t **map, uint32_t *have, uint32_t n)
+{
+	uint32_t *m = realloc(*map, n * sizeof *m);
+	if (!m)
+		return -1;
+	memset(m + *have, 0, (n - *have) * sizeof *m);
+	*map = m;
+	*have = n;
+	return 0;
+}
+
 int def_string(struct profev_recorder *r, uint32_t id, const char *s, size_t len)
 {
 	/* Ids count call sites: a larger one is a corrupt stream, not a reason
@@ -41,12 +54,8 @@ int def_string(struct profev_recorder *r, uint32_t id, const char *s, size_t len
 		uint32_t n = r->nstrings ? r->nstrings : 256;
 		while (n <= id)
 			n *= 2;
-		uint32_t *m = realloc(r->strings, n * sizeof *m);
-		if (!m)
+		if (ids_grow(&r->strings, &r->nstrings, n))
 			return -1;
-		memset(m + r->nstrings, 0, (n - r->nstrings) * sizeof *m);
-		r->strings = m;
-		r->nstrings = n;
 	}
 	if (!s)
 		return 0;
@@ -90,44 +99,46 @@ int def_site(struct profev_recorder *r, const unsigned char *b, uint32_t len)
 
 /*
  * The items of a --categories list ("render,-audio,*", formats/wire.md
- * PROFEV_CATEGORIES) that name is matched by, one bit per item by
- * position; "*" matches every name. The client reads the list the same way.
+ * PROFEV_CATEGORIES), as the client reads them: the one at *list (its name
+ * without '-' in *item, *len bytes), *list moved to the next. 0 at the end.
  */
+static int category_item(const char **list, const char **item, size_t *len)
+{
+	const char *s = *list;
+	if (!s || !*s)
+		return 0;
+	size_t n = strcspn(s, ",");
+	*item = s + (*s == '-');
+	*len = n - (size_t)(*item - s);
+	*list = s + n + (s[n] == ',');
+	return 1;
+}
+
+/* The items that name matches, one bit per item by position; "*" matches
+ * every name. */
 static uint64_t category_items_matching(const char *list, const char *name, size_t len)
 {
 	uint64_t bits = 0;
-	for (unsigned i = 0; list && *list && i < 64; i++) {
-		size_t n = strcspn(list, ",");
-		const char *item = list + (*list == '-');
-		size_t k = n - (size_t)(item - list);
+	const char *item;
+	size_t k;
+	for (unsigned i = 0; i < 64 && category_item(&list, &item, &k); i++)
 		if ((k == 1 && *item == '*') || (k == len && !memcmp(item, name, len)))
 			bits |= 1ull << i;
-		list += n;
-		if (*list == ',')
-			list++;
-	}
 	return bits;
 }
 
 void categories_unmatched(struct profev_recorder *r)
 {
-	const char *list = r->o.categories;
-	size_t at = 0;
+	const char *list = r->o.categories, *item;
+	size_t at = 0, k;
 	r->cats_unmatched[0] = 0;
-	for (unsigned i = 0; list && *list && i < 64; i++) {
-		size_t n = strcspn(list, ",");
-		const char *item = list + (*list == '-');
-		size_t k = n - (size_t)(item - list);
-		if (k && !(r->cats_matched >> i & 1) &&
-		    at + k + 2 < sizeof r->cats_unmatched) {
-			if (at)
-				r->cats_unmatched[at++] = ',';
-			memcpy(r->cats_unmatched + at, item, k);
-			r->cats_unmatched[at += k] = 0;
-		}
-		list += n;
-		if (*list == ',')
-			list++;
+	for (unsigned i = 0; i < 64 && category_item(&list, &item, &k); i++) {
+		if (!k || (r->cats_matched >> i & 1) || at + k + 2 >= sizeof r->cats_unmatched)
+			continue;
+		if (at)
+			r->cats_unmatched[at++] = ',';
+		memcpy(r->cats_unmatched + at, item, k);
+		r->cats_unmatched[at += k] = 0;
 	}
 }
 
@@ -139,15 +150,8 @@ int def_category(struct profev_recorder *r, const unsigned char *b, uint32_t len
 	memcpy(&c, b, sizeof c);
 	if (c.index > UINT16_MAX || c.name_len > len - sizeof c)
 		return -1;
-	if (c.index >= r->ncats) {
-		uint32_t n = c.index + 16;
-		uint32_t *m = realloc(r->cats, n * sizeof *m);
-		if (!m)
-			return -1;
-		memset(m + r->ncats, 0, (n - r->ncats) * sizeof *m);
-		r->cats = m;
-		r->ncats = n;
-	}
+	if (c.index >= r->ncats && ids_grow(&r->cats, &r->ncats, c.index + 16))
+		return -1;
 	uint32_t wid = name_id(r, (const char *)b + sizeof c, c.name_len);
 	if (!wid)
 		return writer_failed(r);
