@@ -27,6 +27,8 @@
  * the program's namespace, so the linker sees them under profev__. */
 #define cl profev__cl
 #define in_client profev__in_client
+#define thread_stack_lo profev__thread_stack_lo
+#define thread_stack_hi profev__thread_stack_hi
 #define calib_mono0 profev__calib_mono0
 #define calib_rate profev__calib_rate
 #define calib_real0 profev__calib_real0
@@ -64,6 +66,7 @@
 #define modules_check profev__modules_check
 #define modules_init profev__modules_init
 #define unwind_fast profev__unwind_fast
+#define unwind_context profev__unwind_context
 #define client_init profev__client_init
 
 #define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -145,6 +148,10 @@ extern struct client cl;
  * registration, definitions, module scans, unwinding): an event that an
  * allocator hook makes then is dropped instead of re-entering the client. */
 extern __thread int in_client __attribute__((tls_model("initial-exec")));
+/* This thread's stack, set when its ring is made (ring.c), for the crash
+ * handler's unwinding; 0, 0 before the thread records. */
+extern __thread uint64_t thread_stack_lo __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t thread_stack_hi __attribute__((tls_model("initial-exec")));
 
 /* The kernel's id of the calling thread, as pfrec and perf name threads. */
 static inline uint32_t client_gettid(void)
@@ -212,6 +219,12 @@ void modules_check(const uint64_t *pc, unsigned n);
 /* unwind.c: up to depth return addresses from the one equal to `from`, by
  * the cached .eh_frame rules; -1 when _Unwind_Backtrace must do it. */
 int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc);
+/* A signal handler's: at most max pcs of the thread the signal stopped,
+ * from its ucontext_t, the first the interrupted instruction; only
+ * [stack_lo, stack_hi) is read (0, 0: the first pc alone). No allocation,
+ * no lock. 0 where this unwinder does not run (not x86-64). */
+unsigned unwind_context(const void *context, uint64_t stack_lo, uint64_t stack_hi, uint64_t *pc,
+			unsigned max);
 
 /* init.c: the start of the runtime, from the constructor, from the first
  * category registered or from the first thread that records. */

@@ -1,7 +1,8 @@
 /*
  * flush.c - the flush thread, which moves what threads wrote to the pipe,
  * and the crash handlers, which do the same one last time before the
- * program's own handler or the default action runs.
+ * program's own handler or the default action runs, then send the crash
+ * with the callstack of the thread it stopped.
  *
  * The flush thread writes to the pipe while the program runs (it has every
  * signal blocked, so a dead pfrec gives it EPIPE, never SIGPIPE); a thread
@@ -397,13 +398,49 @@ static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
 static struct sigaction old_actions[NCRASH];
 static int in_crash;
 
+/* A CRASH message (formats/wire.md): the signal, and the callstack of the
+ * thread it stopped, from its context. */
+struct crash_msg {
+	struct pfw_header h;
+	struct pfw_crash c;
+	uint64_t stack[2 + PFW_MAX_FRAMES]; /* head, pcs, padding */
+};
+
+/* Taken before the last flush, which may take a while (pfrec reading), so
+ * that the crash's time is the crash's; sent after it, so that the
+ * thread's records come first. */
+static void crash_capture(struct crash_msg *m, int sig, const siginfo_t *si, void *uc)
+{
+	uint64_t pc[PFW_MAX_FRAMES];
+	unsigned n = unwind_context(uc, thread_stack_lo, thread_stack_hi, pc, PFW_MAX_FRAMES);
+	m->c = (struct pfw_crash){ (uint32_t)sig, si->si_code,
+				   si->si_code > 0 ? (uint64_t)(uintptr_t)si->si_addr : 0, client_ticks() };
+	m->h = (struct pfw_header){ PFW_MAGIC, PFW_CRASH, 0,
+				    (uint32_t)sizeof m->c + pfw_stack_size(n), client_gettid() };
+	m->stack[0] = n | (n ? PFW_STACK_EXACT : 0);
+	memcpy(m->stack + 1, pc, 8u * n);
+	m->stack[1 + n] = 0; /* the padding of an even n */
+}
+
+static void crash_send(struct crash_msg *m)
+{
+	if (pipe_lock(1) < 0)
+		return;
+	struct iovec iov = { m, sizeof m->h + m->h.len };
+	writev_all(cl.fd, &iov, 1, NULL);
+	pipe_unlock();
+}
+
 static void on_crash(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno, i = 0;
 	while (i < NCRASH - 1 && crash_sigs[i] != sig)
 		i++;
 	if (ATOMIC_LOAD(&cl.active) && !__atomic_exchange_n(&in_crash, 1, __ATOMIC_ACQUIRE)) {
-		flush_pass(1);
+		struct crash_msg m;
+		crash_capture(&m, sig, si, uc);
+		if (flush_pass(1) == 0)
+			crash_send(&m);
 		__atomic_store_n(&in_crash, 0, __ATOMIC_RELEASE);
 	}
 	struct sigaction *o = &old_actions[i];

@@ -99,6 +99,8 @@ static void stack_bounds(struct ring *r)
 		r->stack_hi = (uint64_t)(uintptr_t)lo + size;
 	}
 	pthread_attr_destroy(&a);
+	thread_stack_lo = r->stack_lo;
+	thread_stack_hi = r->stack_hi;
 }
 
 static struct ring *ring_register(void)

@@ -8,3 +8,5 @@
 struct client cl = { .fd = -1, .shm_fd = -1 };
 
 __thread int in_client __attribute__((tls_model("initial-exec")));
+__thread uint64_t thread_stack_lo __attribute__((tls_model("initial-exec")));
+__thread uint64_t thread_stack_hi __attribute__((tls_model("initial-exec")));

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
 #include "client.h"
@@ -126,12 +127,63 @@ int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc)
 	return found ? (int)n : -1;
 }
 
+/*
+ * The stack of the thread a signal stopped, from the registers in its
+ * context: the interrupted instruction, then return addresses. For a crash
+ * handler, so async-signal-safe: no cache, no allocation, no lock (the
+ * tables are found through _dl_find_object, which takes none), and every
+ * read checked against [lo, hi), the thread's stack (0, 0: unknown, only
+ * the first pc).
+ */
+unsigned unwind_context(const void *context, uint64_t lo, uint64_t hi, uint64_t *pc, unsigned max)
+{
+	const ucontext_t *uc = context;
+	uint64_t ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	uint64_t bp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	unsigned n = 0;
+	if (!max)
+		return 0;
+	pc[n++] = ip;
+	if (!hi || sp < lo || sp >= hi)
+		return n;
+	while (n < max) {
+		struct rule ru;
+		/* pc[0] is exact, the others return addresses: their call is
+		 * the byte before. */
+		if (find_rule(n == 1 ? ip : ip - 1, &ru) < 0 || ru.r.end)
+			break;
+		uint64_t cfa = (ru.r.cfa_rbp ? bp : sp) + (uint64_t)(int64_t)ru.r.cfa_off;
+		if (cfa <= sp || cfa < lo + 8 || cfa > hi)
+			break;
+		uint64_t ra = load(cfa - 8);
+		if (ru.r.rbp_saved) {
+			uint64_t at = cfa + (uint64_t)(int64_t)ru.r.rbp_off;
+			if (at < lo || at + 8 > hi)
+				break;
+			bp = load(at);
+		}
+		sp = cfa;
+		ip = ra;
+		if (!ip)
+			break;
+		pc[n++] = ip;
+	}
+	return n;
+}
+
 #else
 
 int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc)
 {
 	(void)r, (void)from, (void)depth, (void)pc;
 	return -1;
+}
+
+unsigned unwind_context(const void *context, uint64_t lo, uint64_t hi, uint64_t *pc, unsigned max)
+{
+	(void)context, (void)lo, (void)hi, (void)pc, (void)max;
+	return 0;
 }
 
 #endif
