@@ -74,7 +74,10 @@ void category_add(struct profev_category *c)
 		if (ATOMIC_LOAD(&cl.active)) {
 			int on = category_wanted(c->name);
 			category_announce(c, on);
-			__atomic_store_n(&c->enabled, (unsigned char)on, __ATOMIC_RELAXED);
+			/* Release: index, end_word and the queued CATEGORY
+			 * come before any record that a macro makes once it
+			 * sees the category on (profev__on's acquire). */
+			__atomic_store_n(&c->enabled, (unsigned char)on, __ATOMIC_RELEASE);
 		}
 	}
 	pthread_mutex_unlock(&cat_lock);
@@ -86,8 +89,8 @@ void categories_start(void)
 	category_add(&profev__locks);
 	category_add(&profev__app_info);
 	category_add(&profev__program_name);
-	__atomic_store_n(&profev__frames.enabled, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&profev__rec.enabled, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&profev__frames.enabled, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&profev__rec.enabled, 1, __ATOMIC_RELEASE);
 }
 
 /* Called on shutdown and in forked children: no more events anywhere. */

@@ -96,7 +96,9 @@ struct ring {
 	unsigned char *base;
 	uint32_t size;
 	uint32_t tid;
-	uint64_t dropped;         /* --drop: events not yet reported as LOST */
+	uint64_t dropped;         /* --drop: events not yet reported as LOST; the
+				   * owner counts (dropped_add), the flush thread
+				   * reads it at the end: relaxed atomics */
 	char name[16];            /* thread name at registration */
 	uint64_t stack_lo, stack_hi; /* the owner's stack, 0 if unknown */
 	struct rule *rules;       /* unwind.c's cache, made on first use */
@@ -111,6 +113,15 @@ struct ring {
 	struct ring *next_free;
 	struct ring_ctl own_ctl __attribute__((aligned(64)));
 };
+
+/* One more event dropped; by the ring's owner only, so no read-modify-write
+ * instruction is needed: a relaxed load and store (plain movs on x86-64),
+ * atomic for the flush thread's read at the end. */
+static inline void dropped_add(struct ring *r)
+{
+	__atomic_store_n(&r->dropped, __atomic_load_n(&r->dropped, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
 
 /* The ring whose position a thread's profev__tls points at. */
 static inline struct ring *ring_of(struct profev__ring *pub)

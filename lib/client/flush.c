@@ -52,11 +52,18 @@ void pipe_unlock(void)
 	__atomic_store_n(&pipe_owner, 0, __ATOMIC_RELEASE);
 }
 
+/* The pipe, read under the pipe lock: at_exit() takes the lock to set it to
+ * -1, so a writer never writes to a descriptor closed or reused since. */
+static int pipe_fd(void)
+{
+	return __atomic_load_n(&cl.fd, __ATOMIC_RELAXED);
+}
+
 static int send_msg(uint16_t type, uint32_t tid, const void *body, uint32_t len)
 {
 	struct pfw_header h = { PFW_MAGIC, type, 0, len, tid };
 	struct iovec iov[2] = { { &h, sizeof h }, { (void *)body, len } };
-	return writev_all(cl.fd, iov, len ? 2 : 1, NULL);
+	return writev_all(pipe_fd(), iov, len ? 2 : 1, NULL);
 }
 
 #define BATCH 64
@@ -173,7 +180,7 @@ int flush_pass(int from_signal)
 				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
 			}
 		}
-		if (ni && writev_all(cl.fd, iov, ni, NULL) < 0) {
+		if (ni && writev_all(pipe_fd(), iov, ni, NULL) < 0) {
 			rc = -1;
 			break;
 		}
@@ -237,7 +244,7 @@ void flush_announce(struct ring *r)
 				v[n++] = (struct iovec){ r->name, len };
 			v[n++] = (struct iovec){ &rh, sizeof rh };
 			v[n++] = (struct iovec){ &rm, sizeof rm };
-			rc = writev_all(cl.fd, v, n, NULL);
+			rc = writev_all(pipe_fd(), v, n, NULL);
 			if (rc == 0)
 				ATOMIC_STORE(&r->announced, 1);
 		}
@@ -335,7 +342,7 @@ static void *flush_main(void *arg)
 		struct pfw_bye b = { __atomic_load_n(&cl.lost_unreported, __ATOMIC_RELAXED) };
 		for (struct ring *r = ATOMIC_LOAD(&all_rings); r; r = r->next)
 			if (ATOMIC_LOAD(&r->state) != RING_FREE)
-				b.lost += r->dropped;
+				b.lost += __atomic_load_n(&r->dropped, __ATOMIC_RELAXED);
 		pipe_lock(0);
 		send_msg(PFW_BYE, 0, &b, sizeof b);
 		pipe_unlock();

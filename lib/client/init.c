@@ -80,8 +80,13 @@ static void at_exit(void)
 	flush_stop();
 	ATOMIC_STORE(&cl.active, 0);
 	categories_disable_all();
-	/* Threads still running may check the pipe (recorder_gone). */
+	/* Threads still running may check the pipe (recorder_gone), or be
+	 * announcing their ring: under the pipe lock (bounded) they either
+	 * finish their message first or find the pipe gone. */
+	int locked = pipe_lock(1) == 0;
 	int fd = __atomic_exchange_n(&cl.fd, -1, __ATOMIC_RELAXED);
+	if (locked)
+		pipe_unlock();
 	close(fd);
 }
 

@@ -128,7 +128,7 @@ static struct ring *ring_register(void)
 	stack_bounds(r);
 	memset(r->name, 0, sizeof r->name);
 	pthread_getname_np(pthread_self(), r->name, sizeof r->name);
-	r->dropped = 0;
+	__atomic_store_n(&r->dropped, 0, __ATOMIC_RELAXED);
 	r->ctl->pub.end = NULL;
 	ATOMIC_STORE(&r->ctl->pub.pos, r->base);
 	r->sent = 0;
@@ -227,7 +227,7 @@ static unsigned char *acquire(uint32_t n)
 	struct profev__ring *pub = profev__tls;
 	if (in_client) {
 		if (pub != &no_ring)
-			ring_of(pub)->dropped++;
+			dropped_add(ring_of(pub));
 		return NULL;
 	}
 	struct ring *r = pub == &no_ring ? ring_register() : ring_of(pub);
@@ -238,22 +238,23 @@ static unsigned char *acquire(uint32_t n)
 			r->ctl->pub.end = NULL;
 			return NULL;
 		}
-		uint32_t lost = r->dropped ? PFW_REC_LONG : 0;
+		uint64_t dropped = __atomic_load_n(&r->dropped, __ATOMIC_RELAXED);
+		uint32_t lost = dropped ? PFW_REC_LONG : 0;
 		unsigned char *p = reserve(r, n + lost);
 		if (p) {
 			if (lost) {
 				uint64_t *q = (uint64_t *)(void *)p;
 				q[0] = client_ticks();
 				q[1] = pfw_word(PFW_R_LOST, 0, 0);
-				q[2] = r->dropped;
+				q[2] = dropped;
 				q[3] = 0;
-				r->dropped = 0;
+				__atomic_store_n(&r->dropped, 0, __ATOMIC_RELAXED);
 				p += PFW_REC_LONG;
 			}
 			return p;
 		}
 		if (cl.drop) {
-			r->dropped++;
+			dropped_add(r);
 			flush_kick();
 			return NULL;
 		}

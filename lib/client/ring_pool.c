@@ -80,7 +80,8 @@ struct ring *ring_take(void)
 void ring_recycle(struct ring *r)
 {
 	pthread_mutex_lock(&reg_lock);
-	__atomic_add_fetch(&cl.lost_unreported, r->dropped, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&cl.lost_unreported, __atomic_load_n(&r->dropped, __ATOMIC_RELAXED),
+			   __ATOMIC_RELAXED);
 	ATOMIC_STORE(&r->state, RING_FREE);
 	r->next_free = free_rings;
 	free_rings = r;
