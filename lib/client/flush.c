@@ -433,8 +433,8 @@ static void crash_send(struct crash_msg *m)
 {
 	if (pipe_lock(1) < 0)
 		return;
-	struct iovec iov = { m, sizeof m->h + m->h.len };
-	writev_all(cl.fd, &iov, 1, NULL);
+	struct iovec v = { m, sizeof m->h + m->h.len };
+	writev_all(pipe_fd(), &v, 1, NULL);
 	pipe_unlock();
 }
 
