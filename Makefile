@@ -51,7 +51,12 @@ LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLIENT_SHARED := lib/common/write_all.c
 CLIENT_SRC  := $(wildcard lib/client/*.c lib/unwind/*.c) $(CLIENT_SHARED)
 CLIENT_OBJ  := $(CLIENT_SRC:%.c=$(BUILD)/%.o)
-CLIENT_CFLAGS := -fvisibility=hidden
+# A shared library exports its API and nothing else, so that no internal name
+# can clash with a name of the program that links it: libprofev's public
+# headers and the client's PROFEV_API mark the API, the rest is hidden.
+# Hidden symbols still link from the static archives (commands, unit tests).
+# lib/tracy/ exports Tracy's C API names as well and keeps the default.
+HIDDEN_CFLAGS = $(if $(filter lib/%,$<),$(if $(filter lib/tracy/%,$<),,-fvisibility=hidden))
 # lib/image/: the SIMD paths of the DXT1 encoder are files of their own,
 # built for their ISA; CPUID chooses among them at run time.
 X86         := $(filter x86_64 i386 i486 i586 i686,$(firstword $(subst -, ,$(shell $(CC) -dumpmachine))))
@@ -109,7 +114,7 @@ tools: $(TOOL_BIN) ## build the test tools (trace generator)
 $(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(if $(findstring lib/client/,$<)$(findstring lib/unwind/,$<)$(filter $(CLIENT_SHARED),$<),$(CLIENT_CFLAGS)) $(ISA_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(HIDDEN_CFLAGS) $(ISA_CFLAGS) -c $< -o $@
 
 $(TRACY_OBJ): $(TRACY_HDR)
 

@@ -34,6 +34,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default) /* the API: exported (profev_trace.h) */
+
 /** Output formats. */
 enum profev_conv_format {
 	PROFEV_CONV_PERFETTO = 1, /**< Perfetto TracePacket protobuf (.pftrace) */
@@ -157,6 +159,8 @@ void profev_conv_opts_init(struct profev_conv_opts *opts, int format);
 int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts,
 		    const struct profev_conv_sink *sink, struct profev_conv_stats *stats,
 		    struct profev_error *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

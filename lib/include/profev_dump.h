@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default) /* the API: exported (profev_trace.h) */
+
 enum profev_dump_format {
 	PROFEV_DUMP_TEXT = 0,  /**< one aligned line per event */
 	PROFEV_DUMP_JSONL = 1, /**< one JSON object per line */
@@ -265,6 +267,8 @@ int profev_leaks_write(const struct profev_stats *s, const struct profev_reader 
 
 /** Accepts NULL. */
 void profev_stats_free(struct profev_stats *s);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default) /* the API: exported (profev_trace.h) */
+
 struct profev_recorder;
 
 /** Running totals, handed to the progress callback and to the result. */
@@ -122,6 +124,8 @@ const struct profev_error *profev_recorder_error(const struct profev_recorder *r
 
 /** Accepts NULL. Does not wait for the program. */
 void profev_recorder_free(struct profev_recorder *r);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

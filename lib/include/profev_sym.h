@@ -32,6 +32,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default) /* the API: exported (profev_trace.h) */
+
 /* ------------------------------------------------------------------ */
 /* Symbolizer                                                          */
 /* ------------------------------------------------------------------ */
@@ -340,6 +342,8 @@ int profev_symtrace(FILE *in, int out, const struct profev_symtrace_opts *opts,
 
 /** Accepts NULL. */
 void profev_symtrace_report_free(struct profev_symtrace_report *r);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,10 @@
 extern "C" {
 #endif
 
+/* libprofev is built with -fvisibility=hidden: what these headers declare
+ * is its API and all it exports; its other functions stay inside it. */
+#pragma GCC visibility push(default)
+
 #define PROFEV_VERSION_STRING "0.1.0"
 
 /** Trace format version this library writes (formats/trace.md). */
@@ -617,6 +621,8 @@ uint64_t profev_reader_offset(const struct profev_reader *r);
 
 /** Accepts NULL. */
 void profev_reader_free(struct profev_reader *r);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,10 @@ flags=$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs --static profev) || fail
 # A sanitized build's library needs the sanitizer runtime in the program.
 cc ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} -o reader reader.c $flags -pthread || fail "cannot build against the installed library"
 [ "$(LD_LIBRARY_PATH=$root/lib ./reader "$GOLDEN/allkinds.bin")" = 16 ] || fail "installed library read the wrong count"
+# Without --static: the shared library alone, which exports only the API.
+flags=$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs profev) || fail "pkg-config"
+cc ${PROFEV_SAN:+-fsanitize=$PROFEV_SAN} -o reader-so reader.c $flags || fail "cannot link with pkg-config --libs profev"
+[ "$(LD_LIBRARY_PATH=$root/lib ./reader-so "$GOLDEN/allkinds.bin")" = 16 ] || fail "shared library read the wrong count"
 # An instrumented program builds against the installed client with pkg-config.
 cat > game.c <<'C'
 #include <profev.h>
