@@ -165,8 +165,9 @@ static int sticky(struct chunk_store *s, struct profev_error *err)
 	return s->err.code;
 }
 
-static int put(struct chunk_store *s, const struct job *j, const void *body, size_t len,
-	       struct profev_error *err)
+/* Stores the chunk now, or queues a copy for the store's thread. */
+static int store_or_queue(struct chunk_store *s, const struct job *j, const void *body, size_t len,
+			  struct profev_error *err)
 {
 	if (!s->threaded) {
 		int rc = sticky(s, err);
@@ -204,14 +205,14 @@ int chunk_store_put(struct chunk_store *s, unsigned kind, uint32_t count, const 
 		    size_t len, int compress, struct profev_error *err)
 {
 	struct job j = { kind, count, compress, 0, { 0 } };
-	return put(s, &j, body, len, err);
+	return store_or_queue(s, &j, body, len, err);
 }
 
 int chunk_store_raw(struct chunk_store *s, const void *bytes, size_t len, uint32_t chunks,
 		    struct profev_error *err)
 {
 	struct job j = { 0, chunks, 0, 1, { 0 } };
-	return put(s, &j, bytes, len, err);
+	return store_or_queue(s, &j, bytes, len, err);
 }
 
 int chunk_store_drain(struct chunk_store *s, struct profev_error *err)

@@ -5,6 +5,7 @@
 #define PROFEV_TRACE_INTERNAL_H
 
 #include "common/common.h"
+#include "common/u64_map.h"
 
 /* ---- file framing (formats/trace.md) ---- */
 #define FILE_MAGIC "\x89PFV\r\n\x1a\n"
@@ -159,5 +160,151 @@ uint32_t cstack_intern(struct cstack *t, const struct profev_frame *f, unsigned 
 /* Append under the next id even if an equal array exists (see strtab_append). */
 uint32_t cstack_append(struct cstack *t, const struct profev_frame *f, unsigned n);
 uint32_t cstack_count(const struct cstack *t);
+
+
+/* ---- the reader ----
+ * reader.c opens the file and reads and checks each chunk, then hands its
+ * body to the parser of its kind; reader_defs.c keeps the definition tables
+ * (strings, threads, modules, callstacks, symbols, source locations),
+ * reader_meta.c the metadata and the end chunk's totals, reader_images.c
+ * the frame images, and reader_events.c hands the events out. */
+struct str_entry {
+	uint32_t offset, len;
+};
+
+/* A thread, in the reader's map under tid + 1 (key 0 is an empty slot). */
+struct thread_entry {
+	uint64_t key;
+	uint32_t pid, name;
+};
+
+struct stack_entry {
+	size_t start;
+	uint32_t n;
+};
+
+struct sym_raw {
+	uint32_t function, file, line, column;
+};
+
+struct sym_entry {
+	uint32_t module, n;
+	uint64_t offset;
+	size_t start; /* in symraw */
+};
+
+struct module_entry {
+	char *path;
+	uint8_t *build_id;
+	uint32_t build_id_len;
+	uint64_t load_bias, size;
+	uint64_t exec_vaddr, exec_offset, exec_size; /* kind 12; size 0: none */
+};
+
+struct held_image {
+	struct profev_image img;
+	uint8_t *data;
+	size_t cap;
+};
+
+struct profev_reader {
+	FILE *f;
+	struct profev_error err;
+	int failed, ended;
+	unsigned major, minor;
+	uint64_t offset;
+	uint32_t chunk_index;
+	struct ZSTD_DCtx_s *dctx; /* a ZSTD_DCtx: <zstd.h> stays in reader.c */
+	struct buf stored; /* header + stored body of the current chunk */
+	struct buf raw;    /* decompressed body */
+	const uint8_t *body; /* the current chunk's body: raw, or stored if uncompressed */
+
+	struct buf arena;  /* NUL-terminated strings */
+	struct str_entry *strs;
+	uint32_t nstrs, strs_cap;
+
+	struct u64_map threads; /* of struct thread_entry */
+	/* The thread of the previous event: runs of one thread are the rule. */
+	const struct thread_entry *last_thread;
+	uint32_t last_tid;
+
+	struct module_entry *modules;
+	struct profev_module *module_views;
+	uint32_t nmodules, modules_cap;
+
+	struct profev_frame *frames;
+	size_t nframes, frames_cap;
+	struct stack_entry *stacks;
+	uint32_t nstacks, stacks_cap;
+
+	struct sym_raw *symraw;
+	size_t nsymraw, symraw_cap;
+	struct sym_entry *syms;
+	uint32_t nsyms, syms_cap;
+	uint32_t *sym_slots, sym_mask;
+	struct profev_symframe symscratch[STACK_MAX_FRAMES];
+
+	struct profev_srcloc *srclocs;
+	uint32_t nsrclocs, srclocs_cap;
+	uint32_t *srcloc_of;  /* string id -> 1 + index in srclocs, 0 = none */
+	uint32_t srcloc_of_cap;
+
+	struct profev_meta meta;
+	char *meta_strings[6];  /* program, host, clock, recorder: owned copies */
+	char **meta_argv;
+
+	struct profev_totals totals;
+	int have_totals;
+
+	struct profev_event *events;
+	uint32_t nevents, events_cap, ev_pos;
+	struct event_text *texts;
+	uint32_t ntexts, texts_cap;
+	/* THREAD_NAME events of the chunk that next_events() has not handed
+	 * out yet, or more: 0 means none is left to end a run at */
+	uint32_t thread_names_left;
+	/* Index of each text's MESSAGE event in events, made on first need. */
+	uint32_t *text_events;
+	uint32_t text_events_cap;
+	int texts_indexed;
+	struct profev_image image;
+	struct image_coder *images;  /* made at the first coded image */
+	struct buf image_blocks;     /* its DXT1 blocks */
+	uint64_t lost_images;        /* image chunks that were corrupt */
+	/* Images held for the frame_image events that name them, oldest at
+	 * held_first: a ring of IMAGE_HOLD_COUNT, at most IMAGE_HOLD_BYTES. */
+	struct held_image *held;
+	uint32_t held_first, nheld;
+	size_t held_bytes;
+};
+
+/* The definition tables (reader_defs.c). 0 or PROFEV_E_NOMEM. */
+int reader_defs_init(struct profev_reader *r);
+void reader_defs_free(struct profev_reader *r);
+void reader_meta_free(struct profev_reader *r);
+void reader_images_free(struct profev_reader *r);
+
+/* A chunk's body, count entries as its header says, into the reader's
+ * tables: 0, -1 when the body is malformed or names an undefined id,
+ * PROFEV_E_NOMEM, or PROFEV_E_LIMIT (the strings outgrow the format). A
+ * parser reads to the body's end; reader.c checks that it did. */
+int reader_parse_strings(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_threads(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_modules(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_segments(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_stacks(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_symbols(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_srclocs(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_meta(struct profev_reader *r, struct cursor *c, uint32_t count);
+int reader_parse_end(struct profev_reader *r, struct cursor *c);
+/* 0 with the image in r->image, 1 when the image is lost (its data do not
+ * decode), <0 on errors. */
+int reader_parse_image(struct profev_reader *r, struct cursor *c);
+
+/* The entry of thread tid, or NULL; valid until the next reader_set_thread(). */
+const struct thread_entry *reader_thread(const struct profev_reader *r, uint32_t tid);
+/* Define thread tid, or rename it (keep_pid: a THREAD_NAME event's rename
+ * keeps the pid it had). 0 or PROFEV_E_NOMEM. */
+int reader_set_thread(struct profev_reader *r, uint32_t tid, uint32_t pid, uint32_t name, int keep_pid);
 
 #endif

@@ -615,6 +615,48 @@ static void test_rich(void)
 	free(m.data);
 }
 
+/* Many symbols after a call site: the symbol table grows (twice) while a
+ * source location is defined, and the source locations stay (the growth
+ * once freed them too, and the reader freed them a second time). */
+static uint32_t grow_site;
+
+static int fill_symbols_after_site(struct profev_writer *w)
+{
+	uint32_t fn = profev_writer_cstring(w, "main"), file = profev_writer_cstring(w, "a.c");
+	struct profev_srcloc loc = { 0, 0, fn, file, 7 };
+	grow_site = profev_writer_site(w, "site", 4, &loc);
+	int rc = profev_writer_flush(w);
+	struct profev_module m = { "/bin/x", build_id, sizeof(build_id), 0, 4096, 0, 0, 0 };
+	rc |= profev_writer_module(w, &m) < 0;
+	struct profev_symframe sf = { "f", "a.c", 1, 0 };
+	for (uint32_t i = 0; i < 3000; i++)
+		rc |= profev_writer_symbol(w, 0, 0x1000 + 16 * i, &sf, 1);
+	return rc | profev_writer_close(w);
+}
+
+static void test_symbols_grow_after_sites(void)
+{
+	struct tracemem m = write_trace(fill_symbols_after_site, NULL);
+	FILE *f;
+	struct profev_error err;
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	struct profev_event ev;
+	while (profev_reader_next_event(r, &ev, NULL) > 0)
+		;
+	const struct profev_srcloc *l = profev_reader_srcloc(r, grow_site);
+	CHECK(l != NULL && l->line == 7);
+	unsigned n;
+	const struct profev_symframe *s = profev_reader_symbol(r, 0, 0x1000 + 16 * 2999, &n);
+	CHECK(s != NULL && n == 1);
+	CHECK(profev_reader_symbol(r, 0, 0x1008, &n) == NULL);
+	profev_reader_free(r);
+	fclose(f);
+	free(m.data);
+}
+
 /* Modules' executable segments (kind 12): written for the modules that
  * have one, read back into their views; an older trace's modules (or one
  * without) have exec_size 0; an entry for a module not defined yet is an
@@ -681,6 +723,7 @@ int main(void)
 {
 	test_every_kind();
 	test_rich();
+	test_symbols_grow_after_sites();
 	test_dedup();
 	test_many();
 	test_cut_everywhere();
