@@ -109,7 +109,7 @@ commands: $(BUILD)/profev $(COMMANDS:%=$(BUILD)/%) ## build the profev multi-cal
 
 examples: $(EXAMPLE_BIN) ## build the instrumented example programs
 
-tools: $(TOOL_BIN) ## build the test tools (trace generator)
+tools: $(TOOL_BIN) $(BENCH_BIN) $(BENCH_CXX_BIN) ## build the test tools (trace generator) and the benchmarks (a test runs them on tiny inputs)
 
 $(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
@@ -172,11 +172,11 @@ $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -O3 -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
-$(BUILD)/bench/%: tests/bench/%.cpp $(BUILD)/tests/lib/callgrind.o $(STATIC_LIB) $(CLIENT_LIBS) $(TRACY_LIBS) $(TRACY_HDR) $(LIB_HDR)
+$(BUILD)/bench/%: tests/bench/%.cpp $(BUILD)/tests/lib/callgrind.o $(BUILD)/tests/lib/bench.o $(STATIC_LIB) $(CLIENT_LIBS) $(TRACY_LIBS) $(TRACY_HDR) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CXX     $<")
 	$(Q)$(CXX) -std=c++11 $(OPT) -O3 -Wall -Wextra -pthread -Ilib/include -Itests/lib $(SANFLAGS) $(CXXFLAGS) -o $@ $< \
-	  $(BUILD)/tests/lib/callgrind.o $(STATIC_LIB) $(if $(TRACY_SRC),$(TRACY_A)) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+	  $(BUILD)/tests/lib/callgrind.o $(BUILD)/tests/lib/bench.o $(STATIC_LIB) $(if $(TRACY_SRC),$(TRACY_A)) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \

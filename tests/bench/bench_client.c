@@ -3,6 +3,7 @@
  *
  *   bench_client [SUSTAINED_ZONES]      run everything, print the table
  *
+ * PROFEV_BENCH_TINY=1: every measure once, on a few thousand events.
  * The bare loop reads the TSC twice and stores two 40-byte records into a
  * thread-local ring: what a zone pair cannot go below. The traced cases run
  * this same program again under the recorder (libprofev's pfrec engine, in
@@ -24,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "profev.h"
+#include "bench.h"
 #include "callgrind.h"
 #include "profev_record.h"
 
@@ -34,7 +36,9 @@ PROFEV_CATEGORY(cold, "a category the benchmark disables");
  * so neither waits for the flush thread. */
 #define BURST 16384
 #define HOT_BUFFER (2u << 20)
-#define ROUNDS 40
+static int rounds = 40;
+/* Iterations of each function counted under callgrind. */
+static long cg_iter = 100000;
 
 static double now(void)
 {
@@ -175,12 +179,12 @@ static void deep_allocs(long n)
 	below(24, alloc_events, n);
 }
 
-/* Best of ROUNDS bursts, in ns per iteration; the flush thread gets time
+/* Best of rounds bursts, in ns per iteration; the flush thread gets time
  * between bursts so each one starts with empty buffers. */
 static double best(void (*f)(long), long n)
 {
 	double b = 1e9;
-	for (int i = 0; i < ROUNDS; i++) {
+	for (int i = 0; i < rounds; i++) {
 		double t0 = now();
 		f(n);
 		double t = (now() - t0) * 1e9 / (double)n;
@@ -265,7 +269,7 @@ static int mode_callgrind(void)
 		fs[i](1);
 	CALLGRIND_TOGGLE_COLLECT;
 	for (unsigned i = 0; i < sizeof fs / sizeof fs[0]; i++)
-		fs[i](100000);
+		fs[i](cg_iter);
 	CALLGRIND_TOGGLE_COLLECT;
 	return 0;
 }
@@ -334,8 +338,10 @@ static int sustained(const char *self, const char *tmp)
 	snprintf(zones, sizeof zones, "%ld", sustained_zones);
 	char *sus_argv[] = { (char *)self, "sustained", zones, NULL };
 	double t0 = now(), rec0 = cpu_seconds(RUSAGE_SELF), prog0 = cpu_seconds(RUSAGE_CHILDREN);
-	if (record(sus_argv, NULL, 0, tmp, &res, 0) < 0)
+	if (record(sus_argv, NULL, 0, tmp, &res, 0) < 0) {
+		bench_cannot("the sustained run", "the recording failed");
 		return 0;
+	}
 	double wall = now() - t0, rec = cpu_seconds(RUSAGE_SELF) - rec0;
 	double prog = cpu_seconds(RUSAGE_CHILDREN) - prog0;
 	struct stat st;
@@ -343,17 +349,21 @@ static int sustained(const char *self, const char *tmp)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	uint64_t events = res.stats.events;
+	if (!events || !st.st_size) {
+		bench_cannot("the sustained run", "the recorder wrote %llu events, %lld bytes",
+			     (unsigned long long)events, (long long)st.st_size);
+		unlink(tmp);
+		return 0;
+	}
 	printf("  %-44s %8.2f ns  (program start to trace closed)\n", "zone pair, end to end",
 	       wall * 1e9 / (double)sustained_zones);
 	printf("  %-44s %8.1f M/s\n", "events reaching the trace file", events / wall / 1e6);
 	printf("  %-44s %8.2f ns  (the program, flush thread included: %.2f ns)\n",
-	       "recorder CPU time per event", events ? rec * 1e9 / (double)events : 0.0,
-	       events ? prog * 1e9 / (double)events : 0.0);
+	       "recorder CPU time per event", rec * 1e9 / (double)events, prog * 1e9 / (double)events);
 	printf("  %-44s %8llu     (expected %ld)\n", "events in the trace",
 	       (unsigned long long)events, 2 * sustained_zones);
 	printf("  %-44s %8llu\n", "events lost", (unsigned long long)res.stats.lost);
-	printf("  %-44s %8.4f bytes\n", "trace size per event",
-	       events ? (double)st.st_size / (double)events : 0.0);
+	printf("  %-44s %8.4f bytes\n", "trace size per event", (double)st.st_size / (double)events);
 	if (!pipe_only)
 		printf("  %-44s %8.1f MiB\n", "recorder peak RSS", ru.ru_maxrss / 1024.0);
 	fflush(stdout);
@@ -361,8 +371,71 @@ static int sustained(const char *self, const char *tmp)
 	return events == 2 * (uint64_t)sustained_zones && res.stats.lost == 0;
 }
 
+/* Instructions per iteration of fn's loop in callgrind's file; 0 when
+ * not measured (bench_cannot() said why). A loop takes at least one
+ * instruction per iteration: fewer means it was not collected. */
+static double per_iteration(const char *file, const char *fn)
+{
+	unsigned long long ir = callgrind_ir(file, fn);
+	if (ir && ir < (unsigned long long)cg_iter) {
+		char what[64];
+		snprintf(what, sizeof what, "the instructions of %s()", fn);
+		bench_cannot(what, "callgrind counted %llu in %ld iterations: its loop was not collected",
+			     ir, cg_iter);
+		return 0;
+	}
+	return (double)ir / (double)cg_iter;
+}
+
+/* Instructions per iteration of the measured loops, from callgrind run
+ * under the recorder. */
+static void instructions(const char *self, const char *tmp)
+{
+	struct profev_record_result res = { 0 };
+	if (access("/usr/bin/valgrind", X_OK) != 0) {
+		bench_cannot("instructions per zone pair", "valgrind not found (/usr/bin/valgrind)");
+		return;
+	}
+	char out[300];
+	snprintf(out, sizeof out, "--callgrind-out-file=%s.cg", tmp);
+	/* With callgrind.h the program's client requests start and stop the
+	 * collection; without, these toggles do, and count the first calls
+	 * too. Both at once would toggle twice: nothing collected. */
+	char *counted_argv[] = { "valgrind", "--tool=callgrind", out, "--collect-atstart=no",
+				 (char *)self, "callgrind", NULL };
+	char *toggled_argv[] = { "valgrind", "--tool=callgrind", out, "--toggle-collect=zone_pairs*",
+				 "--toggle-collect=bare_pairs*", "--toggle-collect=noloc_pairs*",
+				 "--toggle-collect=arg_events*", "--toggle-collect=lock_pairs*",
+				 (char *)self, "callgrind", NULL };
+	char **cg_argv = COUNTED_ONLY ? counted_argv : toggled_argv;
+	if (record(cg_argv, NULL, 64u << 20, tmp, &res, 1) != 0 || res.status != 0) {
+		bench_cannot("instructions per zone pair", "valgrind under the recorder failed (status %d)",
+			     res.status);
+		return;
+	}
+	snprintf(out, sizeof out, "%s.cg", tmp);
+	double z = per_iteration(out, "zone_pairs"), b = per_iteration(out, "bare_pairs");
+	double nl = per_iteration(out, "noloc_pairs"), a = per_iteration(out, "arg_events");
+	double l = per_iteration(out, "lock_pairs");
+	if (z && b)
+		printf("  %-44s %8.1f     (bare loop %.1f)\n", "instructions per zone pair (callgrind)", z, b);
+	if (z && nl)
+		printf("  %-44s %8.1f     (site without one %.1f)\n",
+		       "instructions per zone pair with its location", z, nl);
+	if (a)
+		printf("  %-44s %8.1f\n", "instructions per argument (callgrind)", a);
+	if (l)
+		printf("  %-44s %8.1f\n", "instructions per instrumented lock pair", l);
+	unlink(out);
+}
+
 int main(int argc, char **argv)
 {
+	if (bench_tiny()) { /* the recorded children see it too */
+		rounds = 2;
+		cg_iter = 1000;
+		sustained_zones = 20000;
+	}
 	if (argc > 2)
 		sustained_zones = atol(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "hot") == 0)
@@ -382,7 +455,7 @@ int main(int argc, char **argv)
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
 	struct profev_record_result res;
 
-	printf("client hot path (best of %d bursts of %d pairs)\n", ROUNDS, BURST);
+	printf("client hot path (best of %d bursts of %d pairs)\n", rounds, BURST);
 	double bare = best(bare_pairs, BURST);
 	double empty = best(empty_loop, BURST * 100);
 	double off = best(zone_pairs, BURST * 100);
@@ -404,38 +477,12 @@ int main(int argc, char **argv)
 		return 1;
 	fflush(stdout);
 
-	if (access("/usr/bin/valgrind", X_OK) == 0) {
-		char out[300];
-		snprintf(out, sizeof out, "--callgrind-out-file=%s.cg", tmp);
-		/* Without callgrind.h the toggles count the first calls too. */
-		char *cg_argv[] = { "valgrind", "--tool=callgrind", out,
-				    COUNTED_ONLY ? "--collect-atstart=no" : "--toggle-collect=zone_pairs*",
-				    "--toggle-collect=bare_pairs*", "--toggle-collect=noloc_pairs*",
-				    "--toggle-collect=arg_events*", "--toggle-collect=lock_pairs*",
-				    (char *)self, "callgrind", NULL };
-		if (COUNTED_ONLY)
-			cg_argv[5] = (char *)self, cg_argv[6] = "callgrind", cg_argv[7] = NULL;
-		if (record(cg_argv, NULL, 64u << 20, tmp, &res, 1) == 0 && res.status == 0) {
-			snprintf(out, sizeof out, "%s.cg", tmp);
-			unsigned long long z = callgrind_ir(out, "zone_pairs");
-			unsigned long long b = callgrind_ir(out, "bare_pairs");
-			unsigned long long nl = callgrind_ir(out, "noloc_pairs");
-			unsigned long long a = callgrind_ir(out, "arg_events");
-			unsigned long long l = callgrind_ir(out, "lock_pairs");
-			printf("  %-44s %8.1f     (bare loop %.1f)\n",
-			       "instructions per zone pair (callgrind)", z / 100000.0, b / 100000.0);
-			printf("  %-44s %8.1f     (site without one %.1f)\n",
-			       "instructions per zone pair with its location", z / 100000.0, nl / 100000.0);
-			printf("  %-44s %8.1f\n", "instructions per argument (callgrind)", a / 100000.0);
-			printf("  %-44s %8.1f\n",
-			       "instructions per instrumented lock pair", l / 100000.0);
-			unlink(out);
-		}
-	}
+	instructions(self, tmp);
+	fflush(stdout);
 
 	int ok = 1;
 	for (pipe_only = 0; pipe_only < 2; pipe_only++)
 		ok &= sustained(self, tmp);
-	return ok ? 0 : 1;
+	return ok && !bench_status() ? 0 : 1;
 }
 

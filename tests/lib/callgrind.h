@@ -5,9 +5,10 @@
 extern "C" {
 #endif
 
-/* The inclusive instruction count of the first function whose line in
- * callgrind_annotate's listing of FILE contains FN (its own cost plus what
- * it calls); 0 if there is none or callgrind_annotate cannot run. */
+/* The inclusive instruction count (its own cost plus what it calls) of
+ * the function FN in callgrind_annotate's listing of FILE: the first line
+ * that names it, the costliest. 0 when there is none, callgrind_annotate
+ * cannot run or the count is 0: then bench_cannot() said why (bench.h). */
 unsigned long long callgrind_ir(const char *file, const char *fn);
 
 #ifdef __cplusplus
