@@ -2,7 +2,8 @@
  * bench_conv: events per second of each pfconv target, bytes per event of
  * each output, and peak memory, on one core.
  *
- * usage: bench_conv [EVENTS [RUNS]]   (default 50000000 events, best of 3)
+ * usage: bench_conv [EVENTS [RUNS]]   (default 50000000 events, best of 3;
+ *                                     PROFEV_BENCH_TINY=1: 20000, one run)
  *
  * The trace is a game-shaped synthetic one made by tools/mktrace (found
  * beside this program's directory, or in $PROFEV_BUILD/tools), cached in
@@ -29,6 +30,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 #include "profev_conv.h"
 
 struct result {
@@ -160,7 +162,7 @@ static int table(const char *argv0, const char *kind, unsigned long long events,
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/profev-bench-conv-%s-%llu.pftr", tmp, kind, events);
 	if (make_trace(argv0, path, kind, events)) {
-		fprintf(stderr, "bench_conv: no trace to convert\n");
+		bench_cannot("the conversions", "no trace to convert: mktrace failed");
 		return 1;
 	}
 	struct stat st;
@@ -174,10 +176,11 @@ static int table(const char *argv0, const char *kind, unsigned long long events,
 		struct result best = { 0 }, r;
 		double best_cpu = 0;
 		long rss = 0, peak = 0;
-		for (int k = 0; k < runs; k++) {
+		int failed = 0;
+		for (int k = 0; k < runs && !failed; k++) {
 			if (run_child(path, rows[i].format, rows[i].flags, &r, &rss) || r.rc < 0) {
-				fprintf(stderr, "bench_conv: %s failed\n", rows[i].name);
-				fails++;
+				bench_cannot(rows[i].name, "the conversion failed");
+				failed = 1;
 				break;
 			}
 			if (!k || r.seconds < best.seconds)
@@ -187,14 +190,24 @@ static int table(const char *argv0, const char *kind, unsigned long long events,
 			if (rss > peak)
 				peak = rss;
 		}
-		if (!best.events)
+		if (!failed && !best.events)
+			bench_cannot(rows[i].name, "the reader handed out no event");
+		else if (!failed && rows[i].format > 0 && !best.bytes)
+			bench_cannot(rows[i].name, "the converter wrote nothing");
+		if (failed || !best.events || (rows[i].format > 0 && !best.bytes)) {
+			fails++;
 			continue;
+		}
 		double rate = (double)best.events / best.seconds / 1e6;
 		double cpu_rate = (double)best.events / best_cpu / 1e6;
-		printf("%-10s %12" PRIu64 " %9.3f %12.1f %9.3f %12.1f %11.1f %10.1f %8.1f", rows[i].name,
-		       best.events, best.seconds, rate, best_cpu, cpu_rate,
-		       rows[i].format > 0 ? (double)best.bytes / (double)best.events : 0.0,
-		       (double)best.bytes / (1 << 20), (double)peak / 1024);
+		char per_event[32] = "-", output[32] = "-"; /* reading alone writes nothing */
+		if (rows[i].format > 0) {
+			snprintf(per_event, sizeof per_event, "%.1f", (double)best.bytes / (double)best.events);
+			snprintf(output, sizeof output, "%.1f", (double)best.bytes / (1 << 20));
+		}
+		printf("%-10s %12" PRIu64 " %9.3f %12.1f %9.3f %12.1f %11s %10s %8.1f", rows[i].name,
+		       best.events, best.seconds, rate, best_cpu, cpu_rate, per_event, output,
+		       (double)peak / 1024);
 		if (rows[i].goal)
 			printf("   (goal >= %.0f)", rows[i].goal);
 		printf("\n");
@@ -204,8 +217,8 @@ static int table(const char *argv0, const char *kind, unsigned long long events,
 
 int main(int argc, char **argv)
 {
-	unsigned long long events = argc > 1 ? strtoull(argv[1], NULL, 10) : 50000000ull;
-	int runs = argc > 2 ? atoi(argv[2]) : 3;
+	unsigned long long events = argc > 1 ? strtoull(argv[1], NULL, 10) : bench_tiny() ? 20000 : 50000000ull;
+	int runs = argc > 2 ? atoi(argv[2]) : bench_tiny() ? 1 : 3;
 	if (!events || runs < 1) {
 		fprintf(stderr, "usage: bench_conv [EVENTS [RUNS]]\n");
 		return 2;

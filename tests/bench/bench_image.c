@@ -9,6 +9,9 @@
  *   bench_image call       only the run under the recorder (the game
  *                          thread's cost, pfrec's, the conversions)
  *
+ * PROFEV_BENCH_TINY=1: the encoding table, then the run under the recorder
+ * with 20 frames.
+ *
  * The pictures are tests/lib/pictures.c's 320 x 180 game frame and
  * photograph-like picture. Baselines measured in the same run: a memcpy of
  * the RGBA image, zstd level 3 of the raw DXT1 blocks (what Tracy stores
@@ -29,6 +32,7 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 #include <zstd.h>
+#include "bench.h"
 #include "image/image.h"
 #include "pictures.h"
 #include "profev.h"
@@ -489,11 +493,18 @@ static int count_bytes(void *ctx, const void *data, size_t len)
 	return 0;
 }
 
+/* CPU seconds of the conversion, or -1 when it fails (said on stderr). */
 static double convert(const char *trace, int format, unsigned flags, const char *dir, uint64_t *bytes)
 {
 	FILE *f = fopen(trace, "rb");
 	struct profev_error err;
-	struct profev_reader *r = profev_reader_new(f, &err);
+	struct profev_reader *r = f ? profev_reader_new(f, &err) : NULL;
+	if (!r) {
+		bench_cannot("the conversions", "cannot read '%s'", trace);
+		if (f)
+			fclose(f);
+		return -1;
+	}
 	struct profev_conv_opts o;
 	profev_conv_opts_init(&o, format);
 	o.flags = flags;
@@ -501,16 +512,20 @@ static double convert(const char *trace, int format, unsigned flags, const char 
 	*bytes = 0;
 	struct profev_conv_sink sink = { NULL, count_bytes, NULL, bytes };
 	double c0 = cpu_seconds(RUSAGE_SELF);
-	profev_conv_run(r, &o, &sink, NULL, &err);
+	int rc = profev_conv_run(r, &o, &sink, NULL, &err);
 	double c = cpu_seconds(RUSAGE_SELF) - c0;
 	profev_reader_free(r);
 	fclose(f);
+	if (rc < 0) {
+		bench_cannot("the conversions", "pfconv to %s: %s", profev_conv_format_name(format), err.message);
+		return -1;
+	}
 	return c;
 }
 
 static void recorded(const char *self)
 {
-	const int n = 600;
+	const int n = bench_tiny() ? 20 : 600;
 	char tmp[] = "/tmp/profev-bench-image-XXXXXX";
 	if (!mkdtemp(tmp))
 		return;
@@ -525,31 +540,47 @@ static void recorded(const char *self)
 		char *argv[] = { (char *)self, "client", count, NULL };
 		int efd = open(errs, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		double c0 = cpu_seconds(RUSAGE_SELF);
-		record(argv, trace, efd);
+		int rc = record(argv, trace, efd);
 		rec[k] = cpu_seconds(RUSAGE_SELF) - c0;
 		close(efd);
+		if (rc < 0) {
+			bench_cannot("the images under the recorder", "the recording of %s frames failed", count);
+			goto out;
+		}
 	}
+	/* The client's figures: its stderr, one line of numbers (client()). */
 	double f[4 + 2 * NBASE] = { 0 };
 	FILE *e = fopen(errs, "r");
 	int got = 0;
 	while (e && got < 4 + 2 * NBASE && fscanf(e, "%lf", &f[got]) == 1)
 		got++;
-	if (got != 4 + 2 * NBASE)
-		fprintf(stderr, "bench_image: no figures from the client\n");
 	if (e)
 		fclose(e);
 	struct stat st;
-	stat(trace, &st);
-	printf("\nunder the recorder: %d game frames %dx%d, %.0f ms apart, lossless; load average %.2f, then %.2f\n", n,
-	       W, H, FRAME_NS / 1e6, f[2 + 2 * NBASE], f[3 + 2 * NBASE]);
-	printf("  %-46s %8s %8s %s\n", "the game thread's cost", "best", "median", "(the call: best, median)");
-	printf("  %-46s %5.2f us %5.2f us\n", "PROFEV_FRAME_IMAGE", f[0] * 1e6, f[1] * 1e6);
-	const char *base[NBASE] = { "memcpy, hot buffer (baseline)", "memcpy, 4 buffers in turn, paced as the calls",
-				    "memcpy, buffer another core reads", "memcpy, 4 buffers in turn another core reads",
-				    "the same, the reader's cache has let them go" };
-	for (int i = 0; i < NBASE; i++)
-		printf("  %-46s %5.2f us %5.2f us  call %.2fx, %.2fx\n", base[i], f[2 + 2 * i] * 1e6, f[3 + 2 * i] * 1e6,
-		       f[2 + 2 * i] > 0 ? f[0] / f[2 + 2 * i] : 0, f[3 + 2 * i] > 0 ? f[1] / f[3 + 2 * i] : 0);
+	if (stat(trace, &st) != 0 || st.st_size == 0) {
+		bench_cannot("the images under the recorder", "no trace in '%s'", trace);
+		goto out;
+	}
+	printf("\nunder the recorder: %d game frames %dx%d, %.0f ms apart, lossless", n, W, H, FRAME_NS / 1e6);
+	if (got == 4 + 2 * NBASE)
+		printf("; load average %.2f, then %.2f", f[2 + 2 * NBASE], f[3 + 2 * NBASE]);
+	printf("\n");
+	int timed = got == 4 + 2 * NBASE;
+	for (int i = 0; timed && i < 2 + 2 * NBASE; i++)
+		timed = f[i] > 0;
+	if (!timed) {
+		bench_cannot("the game thread's cost", "the client printed %d of its %d figures, or a time of 0, in '%s'",
+			     got, 4 + 2 * NBASE, errs);
+	} else {
+		printf("  %-46s %8s %8s %s\n", "the game thread's cost", "best", "median", "(the call: best, median)");
+		printf("  %-46s %5.2f us %5.2f us\n", "PROFEV_FRAME_IMAGE", f[0] * 1e6, f[1] * 1e6);
+		const char *base[NBASE] = { "memcpy, hot buffer (baseline)", "memcpy, 4 buffers in turn, paced as the calls",
+					    "memcpy, buffer another core reads", "memcpy, 4 buffers in turn another core reads",
+					    "the same, the reader's cache has let them go" };
+		for (int i = 0; i < NBASE; i++)
+			printf("  %-46s %5.2f us %5.2f us  call %.2fx, %.2fx\n", base[i], f[2 + 2 * i] * 1e6,
+			       f[3 + 2 * i] * 1e6, f[0] / f[2 + 2 * i], f[1] / f[3 + 2 * i]);
+	}
 	printf("  %-44s %8.1f us (both its threads; run without images subtracted)\n", "pfrec CPU time per image",
 	       (rec[1] - rec[0]) * 1e6 / n);
 	printf("  %-44s %8.0f bytes per image (whole trace)\n", "trace size", (double)st.st_size / n);
@@ -558,9 +589,14 @@ static void recorded(const char *self)
 	double png = convert(trace, PROFEV_CONV_PNG, 0, dir, &b0);
 	double pf = convert(trace, PROFEV_CONV_PERFETTO, 0, NULL, &b1);
 	double pf0 = convert(trace, PROFEV_CONV_PERFETTO, PROFEV_CONV_NO_IMAGES, NULL, &b0);
-	printf("  %-44s %8.1f us per image (CPU, reading included)\n", "pfconv to png", png * 1e6 / n);
-	printf("  %-44s %8.1f us per image (CPU, the run with --no-images subtracted), %.0f bytes\n",
-	       "pfconv to perfetto: JPEG screenshots", (pf - pf0) * 1e6 / n, (double)(b1 - b0) / n);
+	if (png >= 0)
+		printf("  %-44s %8.1f us per image (CPU, reading included)\n", "pfconv to png", png * 1e6 / n);
+	if (pf >= 0 && pf0 >= 0 && b1 > b0)
+		printf("  %-44s %8.1f us per image (CPU, the run with --no-images subtracted), %.0f bytes\n",
+		       "pfconv to perfetto: JPEG screenshots", (pf - pf0) * 1e6 / n, (double)(b1 - b0) / n);
+	else if (pf >= 0 && pf0 >= 0)
+		bench_cannot("the JPEG screenshots", "the Perfetto output is no larger with the images than without");
+out:;
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
@@ -596,7 +632,7 @@ int main(int argc, char **argv)
 		return client(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "call") == 0) {
 		recorded(argv[0]);
-		return 0;
+		return bench_status();
 	}
 	pic_game(game, W, H, 7);
 	pic_photo(photo, W, H, 0);
@@ -604,9 +640,11 @@ int main(int argc, char **argv)
 	encoding();
 	if (argc > 1 && strcmp(argv[1], "encode") == 0)
 		return 0;
-	storage();
-	sequences();
-	jpeg();
+	if (!bench_tiny()) {
+		storage();
+		sequences();
+		jpeg();
+	}
 	recorded(argv[0]);
-	return 0;
+	return bench_status();
 }

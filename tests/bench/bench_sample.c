@@ -28,6 +28,8 @@
  * recorder. PROFEV_BENCH_SAMPLE_HZ=1000 or
  * 10000 runs only that frequency's rows. Last, dwarf_unwind() itself on a
  * stack 20 frames deep, copied in this process as the kernel copies one.
+ * PROFEV_BENCH_TINY=1: one round of the 1 kHz rows on a twentieth of the
+ * work, and a short gap probe.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -41,6 +43,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 #include "profev_trace.h"
 #include "rec/dwarf_unwind.h"
 
@@ -150,10 +153,17 @@ static void join(char *const *pre, char *prog, char *arg, char **argv)
 	argv[k] = NULL;
 }
 
+/* The seconds of CPU the gap probe spins for. */
+static const char *gap_seconds(void)
+{
+	return bench_tiny() ? "0.05" : "0.5";
+}
+
 /* GAPS under the recorder: its line into r's gap fields. */
 static void measure_gaps(char *const *pre, char *gaps, const char *out, struct run *r)
 {
-	char *argv[24], secs[] = "0.5";
+	char *argv[24], secs[8];
+	snprintf(secs, sizeof secs, "%s", gap_seconds());
 	join(pre, gaps, secs, argv);
 	struct run g = { 0 };
 	if (out)
@@ -304,8 +314,10 @@ static double now(void)
 static void bench_unwind(void)
 {
 	uw = dwarf_unwinder_new();
-	if (!uw)
+	if (!uw) {
+		bench_cannot("dwarf_unwind()", "out of memory");
 		return;
+	}
 	double t0 = now();
 	dl_iterate_phdr(add_module, NULL);
 	double t_load = now() - t0;
@@ -336,6 +348,11 @@ static void bench_unwind(void)
 		if (t < best)
 			best = t;
 	}
+	if (!n) {
+		bench_cannot("dwarf_unwind()", "it found no frame on the copied stack");
+		dwarf_unwinder_free(uw);
+		return;
+	}
 	printf("\ndwarf_unwind() on a copied stack of %u frames (%s):\n", n,
 	       complete ? "to _start" : "cut short");
 	printf("  tables of %d modules loaded in %.0f us; first walk (every rule decoded) %.2f us\n",
@@ -362,6 +379,14 @@ __attribute__((noinline)) static int bench_recorders(int argc, char **argv)
 	if (reps < 1 || reps > MAX_REPS)
 		reps = 7;
 	const char *only = getenv("PROFEV_BENCH_SAMPLE_HZ");
+	char tiny_n[32];
+	if (bench_tiny()) {
+		reps = 1;
+		snprintf(tiny_n, sizeof tiny_n, "%ld", atol(n) / 20);
+		n = tiny_n;
+		if (!only)
+			only = "1000";
+	}
 	char out[] = "/tmp/profev-bench-sample.XXXXXX";
 	int fd = mkstemp(out);
 	if (fd < 0)
@@ -425,7 +450,7 @@ __attribute__((noinline)) static int bench_recorders(int argc, char **argv)
 		if (modes[0].runs[k].ok)
 			base_v[nb++] = modes[0].runs[k].cpu;
 	if (!nb) {
-		fprintf(stderr, "bench_sample: '%s' does not run\n", work);
+		bench_cannot("the unsampled program", "'%s' does not run, or prints no \"work ...\" line", work);
 		return 1;
 	}
 	double blo, bhi, base = median(base_v, nb, &blo, &bhi);
@@ -446,8 +471,8 @@ __attribute__((noinline)) static int bench_recorders(int argc, char **argv)
 			if (modes[0].runs[k].gap_ok)
 				v[c++] = (double)modes[0].runs[k].gaps;
 		if (c)
-			printf("the gap probe unsampled: %.0f interruptions of 0.5-200 us in 0.5 s of CPU, %.2f%% of it "
-			       "(medians)\n", median(v, c, NULL, NULL), base_share * 100);
+			printf("the gap probe unsampled: %.0f interruptions of 0.5-200 us in %s s of CPU, %.2f%% of it "
+			       "(medians)\n", median(v, c, NULL, NULL), gap_seconds(), base_share * 100);
 	}
 	printf("load average %.2f %.2f %.2f before, %.2f %.2f %.2f after (%ld CPUs), %d rounds\n\n", la0[0], la0[1],
 	       la0[2], la1[0], la1[1], la1[2], sysconf(_SC_NPROCESSORS_ONLN), reps);
@@ -458,16 +483,23 @@ __attribute__((noinline)) static int bench_recorders(int argc, char **argv)
 	for (int i = 1; i < nmodes; i++) {
 		if (!want[i]) {
 			if (modes[i].perf && !have_perf && (!only || (unsigned)atoi(only) == modes[i].hz))
-				printf("%-41s SKIP: perf is not installed\n", modes[i].name);
+				bench_cannot(modes[i].name, "perf is not installed (Debian: linux-perf)");
 			continue;
 		}
 		struct run *rs = modes[i].runs;
-		int m = 0;
-		for (int k = 0; k < reps; k++)
+		int m = 0, ran = 0;
+		for (int k = 0; k < reps; k++) {
+			ran += rs[k].ok;
 			if (rs[k].ok && rs[k].samples)
 				v[m++] = rs[k].cpu / base;
+		}
 		if (!m) {
-			printf("%-41s failed (perf_event_open refused?)\n", modes[i].name);
+			if (!ran)
+				bench_cannot(modes[i].name, "the program did not run under it (perf_event_open refused?)");
+			else if (modes[i].perf)
+				bench_cannot(modes[i].name, "'perf report --stats' lists no SAMPLE events");
+			else
+				bench_cannot(modes[i].name, "its traces hold no sample");
 			continue;
 		}
 		double lo, hi, ratio = median(v, m, &lo, &hi);
@@ -491,6 +523,8 @@ __attribute__((noinline)) static int bench_recorders(int argc, char **argv)
 		for (int k = 0; k < reps; k++)
 			if (rs[k].gap_ok)
 				v[c++] = (rs[k].gap_share - base_share) / modes[i].hz * 1e6;
+		if (gaps && !c)
+			bench_cannot(modes[i].name, "the gap probe printed no \"gaps ...\" line under it");
 		if (c) {
 			double glo, ghi, g = median(v, c, &glo, &ghi);
 			snprintf(gr, sizeof gr, "%.2f [%.2f-%.2f]", g, glo, ghi);
@@ -551,5 +585,5 @@ int main(int argc, char **argv)
 	int rc = bench_recorders(argc, argv);
 	if (!rc && !getenv("PROFEV_BENCH_SAMPLE_HZ"))
 		bench_unwind();
-	return rc;
+	return rc || bench_status();
 }

@@ -20,7 +20,9 @@
  *
  * usage: bench_sym [BINARY [COUNT]]   (default: the generated builds, 100000)
  *        bench_sym --pfsym BINARY < addresses > answers
- * Exit status 1 if an answer differs from llvm-symbolizer's.
+ * Exit status 1 if an answer differs from llvm-symbolizer's, or a figure
+ * could not be measured. PROFEV_BENCH_TINY=1: the same three builds of a
+ * small program (8 files of 10 functions), 500 addresses.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench.h"
 #include "profev_sym.h"
 
 static double now(void)
@@ -420,11 +423,18 @@ static size_t differing(const char *x_path, const char *y_path, size_t n, const 
 	return differ > n ? n : differ;
 }
 
+/* A tool's row; its ratios to llvm-symbolizer's figures only when those
+ * were measured. */
 static void row(const char *tool, const struct run *r, const struct run *llvm, size_t n)
 {
-	printf("%-22s %8.3f %11.0f %7.2fx %8.3f %7.2fx %8.1f %6.2fx\n", tool, r->wall,
-	       (double)n / r->wall, llvm->ok ? llvm->wall / r->wall : 0, r->cpu,
-	       llvm->ok ? llvm->cpu / r->cpu : 0, r->rss, llvm->ok ? r->rss / llvm->rss : 0);
+	char vs[3][16] = { "-", "-", "-" };
+	if (llvm->ok) {
+		snprintf(vs[0], sizeof vs[0], "%.2fx", llvm->wall / r->wall);
+		snprintf(vs[1], sizeof vs[1], "%.2fx", llvm->cpu / r->cpu);
+		snprintf(vs[2], sizeof vs[2], "%.2fx", r->rss / llvm->rss);
+	}
+	printf("%-22s %8.3f %11.0f %8s %8.3f %8s %8.1f %7s\n", tool, r->wall, (double)n / r->wall, vs[0], r->cpu,
+	       vs[1], r->rss, vs[2]);
 }
 
 static void loadavg(char *buf, size_t cap)
@@ -465,7 +475,7 @@ static int bench_one(const char *self, const char *title, const char *bin, size_
 	uint64_t text = 0;
 	uint64_t *a = addresses(bin, want, &n, &text);
 	if (!a) {
-		fprintf(stderr, "bench_sym: '%s': no code to sample\n", bin);
+		bench_cannot(title, "'%s' has no code to sample", bin);
 		return 2;
 	}
 	FILE *f = fopen(list, "w");
@@ -494,12 +504,14 @@ static int bench_one(const char *self, const char *title, const char *bin, size_
 	printf("load average %s before, %s after\n", la0, la1);
 	printf("%-22s %8s %11s %8s %8s %8s %8s %7s\n", "tool", "wall s", "addr/s", "vs llvm",
 	       "CPU s", "vs llvm", "RSS MB", "vs llvm");
-	if (pf.ok)
-		row("pfsym (libprofev)", &pf, &lv, n);
-	if (lv.ok)
-		row("llvm-symbolizer", &lv, &lv, n);
-	if (ad.ok)
-		row("addr2line (binutils)", &ad, &lv, n);
+	const struct { const char *name; const struct run *r; } tools[] = {
+		{ "pfsym (libprofev)", &pf }, { "llvm-symbolizer", &lv }, { "addr2line (binutils)", &ad } };
+	for (int i = 0; i < 3; i++) {
+		if (tools[i].r->ok)
+			row(tools[i].name, tools[i].r, &lv, n);
+		else
+			bench_cannot(tools[i].name, "it failed on '%s' (said above)", bin);
+	}
 	if (ref) {
 		printf("answers equal to llvm-symbolizer's on the plain DWARF build: %zu of %zu\n",
 		       n - differ, n);
@@ -526,7 +538,10 @@ int main(int argc, char **argv)
 		return pfsym_main(argv[2]);
 	char dir[4000], bin[4096], cmd[32768], self[4096];
 	const char *root = getenv("PROFEV_ROOT") ? getenv("PROFEV_ROOT") : ".";
-	size_t want = argc > 2 ? strtoul(argv[2], NULL, 10) : 100000;
+	size_t want = argc > 2 ? strtoul(argv[2], NULL, 10) : bench_tiny() ? 500 : 100000;
+	/* The generated program's size (tests/sym/big.sh FILES FUNCS), and
+	 * where its builds go. */
+	const char *size = bench_tiny() ? " 8 10" : "", *tiny = bench_tiny() ? "-tiny" : "";
 	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (k <= 0)
 		snprintf(self, sizeof(self), "%s", argv[0]);
@@ -540,16 +555,17 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), ".");
 	if (argc > 1) {
 		snprintf(bin, sizeof(bin), "%s", argv[1]);
-		return bench_one(self, "pfsym benchmark", bin, want, dir, "", 10, NULL, NULL, NULL) == 1;
+		return bench_one(self, "pfsym benchmark", bin, want, dir, "", 10, NULL, NULL, NULL) == 1 ||
+		       bench_status();
 	}
 
 	int status = 0;
-	snprintf(bin, sizeof(bin), "%s/symbig/big", dir);
-	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/big.sh' '%s/symbig' >/dev/null 2>&1", root, dir);
+	snprintf(bin, sizeof(bin), "%s/symbig%s/big", dir, tiny);
+	snprintf(cmd, sizeof(cmd), "sh '%s/tests/sym/big.sh' '%s/symbig%s'%s >/dev/null 2>&1", root, dir, tiny, size);
 	if (access(bin, X_OK) != 0)
 		fprintf(stderr, "bench_sym: building the large binary (once, minutes)...\n");
 	if (sh(cmd) < 0) {
-		fprintf(stderr, "bench_sym: '%s' failed\n", cmd);
+		bench_cannot("pfsym", "'%s' failed", cmd);
 		return 2;
 	}
 	status |= bench_one(self, "plain DWARF", bin, want, dir, "", 10, NULL, NULL, NULL) == 1;
@@ -557,41 +573,43 @@ int main(int argc, char **argv)
 	/* dwz over a copy: DW_TAG_partial_unit and DW_TAG_imported_unit,
 	 * abstract origins by DW_FORM_ref_addr into the partial units */
 	char dwz[4200];
-	snprintf(dwz, sizeof(dwz), "%s/symbig-dwz/big", dir);
+	snprintf(dwz, sizeof(dwz), "%s/symbig%s-dwz/big", dir, tiny);
 	snprintf(cmd, sizeof(cmd),
-		 "test -x '%s' || { mkdir -p '%s/symbig-dwz' && cp '%s' '%s.tmp' && dwz '%s.tmp' && "
+		 "test -x '%s' || { mkdir -p '%s/symbig%s-dwz' && cp '%s' '%s.tmp' && dwz '%s.tmp' && "
 		 "mv '%s.tmp' '%s'; } >/dev/null 2>&1",
-		 dwz, dir, bin, dwz, dwz, dwz, dwz);
+		 dwz, dir, tiny, bin, dwz, dwz, dwz, dwz);
 	if (sh("command -v dwz >/dev/null 2>&1") < 0)
-		printf("dwz build: SKIP: dwz is not installed (Debian package dwz)\n\n");
+		bench_cannot("the dwz build", "dwz is not installed (Debian package dwz)");
 	else if (sh(cmd) < 0)
-		printf("dwz build: SKIP: dwz failed on '%s'\n\n", bin);
+		bench_cannot("the dwz build", "dwz failed on '%s'", bin);
 	else
 		status |= bench_one(self, "after dwz", dwz, want, dir, "-dwz", 5, NULL, NULL, NULL) == 1;
 
 	/* split DWARF: the same sources built with -gsplit-dwarf */
 	char split[4200];
-	snprintf(split, sizeof(split), "%s/symbig-split/big", dir);
+	snprintf(split, sizeof(split), "%s/symbig%s-split/big", dir, tiny);
 	snprintf(cmd, sizeof(cmd),
-		 "BIG_FLAGS='-g -O2 -gsplit-dwarf' sh '%s/tests/sym/big.sh' '%s/symbig-split' >/dev/null 2>&1",
-		 root, dir);
+		 "BIG_FLAGS='-g -O2 -gsplit-dwarf' sh '%s/tests/sym/big.sh' '%s/symbig%s-split'%s >/dev/null 2>&1",
+		 root, dir, tiny, size);
 	if (access(split, X_OK) != 0)
 		fprintf(stderr, "bench_sym: building the split DWARF binary (once, minutes)...\n");
 	struct profev_error err;
 	struct profev_symbolizer *s = sh(cmd) == 0 ? profev_symbolizer_new(split, NULL, &err) : NULL;
 	if (!s)
-		printf("split DWARF build: SKIP: '%s' could not be built or opened\n\n", split);
+		bench_cannot("the split DWARF build", "'%s' could not be built or opened", split);
 	else if (!profev_symbolizer_has_dwarf(s))
-		printf("split DWARF build: SKIP: this pfsym reads no unit of '%s' (its skeleton "
-		       "units need split DWARF support)\n\n", split);
+		bench_cannot("the split DWARF build", "this pfsym reads no unit of '%s' (its skeleton "
+			     "units need split DWARF support)", split);
 	else {
 		/* llvm-symbolizer 14 leaves out some inlined frames of split
 		 * units: pfsym's answers must be those of the plain build */
-		char ref[4200];
+		char ref[4200], from[64], to[64];
 		snprintf(ref, sizeof(ref), "%s/bench_sym.llvm", dir);
+		snprintf(from, sizeof(from), "/symbig%s-split/", tiny);
+		snprintf(to, sizeof(to), "/symbig%s/", tiny);
 		status |= bench_one(self, "split DWARF (.dwo files)", split, want, dir, "-split", 5,
-				    ref, "/symbig-split/", "/symbig/") == 1;
+				    ref, from, to) == 1;
 	}
 	profev_symbolizer_free(s);
-	return status;
+	return status || bench_status();
 }

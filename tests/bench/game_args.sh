@@ -3,9 +3,15 @@
 # with two arguments on every frame zone (-DGAME_ARGS) against the plain
 # game, each recorded RUNS times, the median of each.
 # usage: tests/bench/game_args.sh BUILD [FRAMES [RUNS]]
+# (PROFEV_BENCH_TINY=1: 20 frames, one run)
 BUILD=${1:-build}
-FRAMES=${2:-400}
-RUNS=${3:-3}
+if [ -n "${PROFEV_BENCH_TINY:-}" ] && [ "$PROFEV_BENCH_TINY" != 0 ]; then
+	FRAMES=${2:-20}
+	RUNS=${3:-1}
+else
+	FRAMES=${2:-400}
+	RUNS=${3:-3}
+fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=${TMPDIR:-/tmp}/profev-game-args-$$
 mkdir -p "$TMP" || exit 1
@@ -17,18 +23,29 @@ cc -O2 -I"$ROOT/lib/include" -DGAME_ARGS -o "$TMP/game-args" "$ROOT/examples/gam
 # bytes events args: the bytes of the trace's events chunks (the frame
 # images the game sends are chunks of their own, and their size varies
 # from run to run far more than arguments weigh), its events other than
-# arguments, and its arguments
+# arguments, and its arguments. A figure missing from pfdump --stats (or
+# no argument in the game built with them) fails, with the reason.
+cannot() { echo "game_args.sh: cannot measure $*" >&2; exit 1; }
 measure() {
-	"$BUILD/pfrec" -q -o "$TMP/t.bin" "$TMP/$1" "$FRAMES" > /dev/null || return 1
-	"$BUILD/pfdump" --stats "$TMP/t.bin" | awk '
+	"$BUILD/pfrec" -q -o "$TMP/t.bin" "$TMP/$1" "$FRAMES" > /dev/null || cannot "$1: pfrec failed"
+	"$BUILD/pfdump" --stats "$TMP/t.bin" > "$TMP/stats.txt" || cannot "$1: pfdump --stats failed"
+	awk -v want_args="$2" '
 		/^events:/ { ev = $2 } /^  arg / { args = $2 }
-		/^on disk:/ { sub(/.*events chunks /, ""); per = $1 + 0 }
-		END { printf "%d %d %d\n", per * ev + 0.5, ev - args, args }'
+		/^on disk:/ && /events chunks / { sub(/.*events chunks /, ""); per = $1 + 0 }
+		END {
+			if (!ev || !per || (want_args && !args)) {
+				printf "game_args.sh: cannot measure the events chunks: pfdump --stats gave" \
+				       " %d events, %s bytes/event of events chunks, %d arguments\n", ev, per, args > "/dev/stderr"
+				exit 1
+			}
+			printf "%d %d %d\n", per * ev + 0.5, ev - args, args }' "$TMP/stats.txt" || exit 1
 }
 median() { sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"; }
 for kind in plain args; do
 	: > "$TMP/$kind.txt"
-	for i in $(seq "$RUNS"); do measure "game-$kind" >> "$TMP/$kind.txt" || exit 1; done
+	want_args=0
+	[ $kind = args ] && want_args=1
+	for i in $(seq "$RUNS"); do measure "game-$kind" $want_args >> "$TMP/$kind.txt" || exit 1; done
 done
 p_size=$(cut -d' ' -f1 "$TMP/plain.txt" | median)
 a_size=$(cut -d' ' -f1 "$TMP/args.txt" | median)

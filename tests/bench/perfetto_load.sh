@@ -6,6 +6,9 @@
 # before the first query or the UI's first picture. A figure, not a goal.
 # The same for the output of --compress (compressed_packets).
 # usage: tests/bench/perfetto_load.sh BUILD EVENTS TRACE
+# A figure that cannot be measured (no trace_processor_shell, a count
+# missing from a tool's output) fails the script, with the reason.
+cannot() { echo "perfetto_load.sh: cannot measure $*" >&2; exit 1; }
 BUILD=$1
 EVENTS=$2
 TRACE=$3
@@ -20,9 +23,10 @@ trap 'rm -f "$OUT" "$OUTZ" "$OUT.sql" "$OUT.rows" "$OUT.time"' EXIT INT TERM
 "$BUILD/pfdump" --stats "$TRACE" > "$OUT.stats" 2>/dev/null
 events=$(awk '/^events:/ { print $2; exit }' "$OUT.stats")
 rm -f "$OUT.stats"
-[ -n "$events" ] || events=$EVENTS
+[ "${events:-0}" -gt 0 ] 2>/dev/null || cannot "bytes per event: pfdump --stats gave no event count for '$TRACE'"
 bytes=$(wc -c < "$OUT")
 zbytes=$(wc -c < "$OUTZ")
+[ "$bytes" -gt 0 ] && [ "$zbytes" -gt 0 ] || cannot "bytes per event: an output of pfconv is empty"
 awk -v b="$bytes" -v z="$zbytes" -v e="$events" 'BEGIN {
 	printf "%-34s %12s %12s\n", "", "bytes/event", "output MiB"
 	printf "%-34s %12.1f %12s\n", "one sequence (before issue 10)", 22.2, "-"
@@ -37,8 +41,7 @@ if [ -z "$TP" ]; then
 	done
 fi
 if [ -z "$TP" ] || [ ! -x "$TP" ]; then
-	echo "trace_processor load: skipped, no trace_processor_shell (\$TRACE_PROCESSOR, ../shared/tools, PATH)"
-	exit 0
+	cannot "trace_processor's load: no trace_processor_shell (\$TRACE_PROCESSOR, ../shared/tools, PATH)"
 fi
 echo "select count(*) as slices from slice;" > "$OUT.sql"
 # load WHAT FILE: one line of trace_processor's load time and memory.
@@ -59,6 +62,12 @@ load() {
 	fi
 	rows=$(sed -n 2p "$OUT.rows")
 	rm -f "$OUT.rows" "$OUT.time"
+	# trace_processor prints the column's name, then its value.
+	[ "${rows:-0}" -gt 0 ] 2>/dev/null ||
+		{ echo "perfetto_load.sh: cannot measure the $1 output's load: trace_processor_shell counted no slice" >&2
+		  return 1; }
+	awk -v w="$2" 'BEGIN { exit !(w > 0) }' ||
+		{ echo "perfetto_load.sh: cannot measure the $1 output's load: no time from /usr/bin/time" >&2; return 1; }
 	awk -v what="$1" -v wall="$2" -v user="$3" -v sys="$4" -v rss="$5" -v e="$events" -v n="$rows" -v l="$load" 'BEGIN {
 		printf "trace_processor_shell, %s output, load and one query: %.1f s wall (%.2f M events/s)", what, wall, e / wall / 1e6
 		if (user != "")

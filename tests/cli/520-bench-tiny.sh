@@ -1,0 +1,40 @@
+# Every benchmark's measuring path, once on a tiny input
+# (PROFEV_BENCH_TINY=1 tests/bench/run.sh): a parse of a tool's output that
+# finds nothing fails here, not months later in make bench. A benchmark
+# whose tool is missing (valgrind, perf, trace_processor_shell, ...) is
+# left out and named; the test then ends as skipped, once the others pass.
+. "$PROFEV_ROOT/tests/cli/lib.sh"
+. "$PROFEV_ROOT/tests/cli/tp-lib.sh"
+B=$PROFEV_BUILD
+for b in bench_trace bench_client bench_tracy bench_conv bench_image bench_sample bench_sym; do
+	[ -x "$B/bench/$b" ] || fail "$B/bench/$b is not built (make tools builds the benchmarks)"
+done
+has() { command -v "$1" >/dev/null 2>&1; }
+run="" missing=""
+need() { # NAME TOOL-CHECK WHY: NAME runs if the check passes
+	name=$1 why=$3
+	if eval "$2"; then run="$run $name"; else missing="$missing $name ($why);"; fi
+}
+need trace true ""
+need client "has valgrind && has callgrind_annotate" "no valgrind"
+need game_args "has cc" "no cc"
+need tracy "has valgrind && has callgrind_annotate" "no valgrind"
+need conv true ""
+need dump_stats "has python3" "no python3"
+tp_find && export TRACE_PROCESSOR=$TP
+need perfetto "tp_find" "${tp_why:-}"
+need image true ""
+need sample "has perf && [ \"\$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)\" -le 2 ]" \
+	"no perf, or perf_event_paranoid above 2"
+need sym "has llvm-symbolizer && has addr2line && has dwz" "no llvm-symbolizer, addr2line or dwz"
+
+# The caches of the generated inputs stay in the scratch directory.
+PROFEV_BENCH_TINY=1 TMPDIR=$PWD sh "$PROFEV_ROOT/tests/bench/run.sh" "$B" $run > out.txt 2> err.txt ||
+	{ cat out.txt err.txt >&2; fail "a benchmark failed on its tiny input"; }
+cat out.txt
+# The figures the parses give are never 0 (the callgrind rows were, once).
+if grep -E 'instructions per .* 0\.0( |$)' out.txt >&2; then
+	fail "an instruction count of 0 was printed as a result"
+fi
+[ -z "$missing" ] || { echo "SKIP: not run:$missing"; exit 77; }
+exit 0
