@@ -256,7 +256,11 @@ int profev_debuginfod_has_servers(const struct profev_debuginfod *d);
  * the servers, and check it as profev_debuginfo_find() checks a candidate
  * (ELF, not cut, same build-id, DWARF). When it is good it becomes
  * di->path, with di->debuginfod and di->server set, and the file di had
- * found before (symbols only) becomes di->symbols_path. When the debug
+ * found before (symbols only) becomes di->symbols_path. A file that fails
+ * those checks (not ELF, cut, another build-id) leaves the cache, where
+ * libdebuginfod keeps what a server sent, and a cached one is then asked
+ * for again; a transfer that broke is not left as a remembered miss
+ * (libdebuginfod's verbose log tells it from a 404). When the debug
  * file (found here or fetched) refers to a dwz supplementary file by
  * .gnu_debugaltlink that was not found here, that file is fetched the same
  * way by its build-id, and becomes di->sup_path. Otherwise di is

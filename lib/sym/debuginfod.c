@@ -12,6 +12,7 @@
  * warning. The cache is read here directly, so files downloaded before
  * are found offline and without the library.
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "profev_sym.h"
@@ -40,6 +43,7 @@ typedef int (*debuginfod_progressfn_t)(debuginfod_client *c, long a, long b);
 debuginfod_client *debuginfod_begin(void);
 int debuginfod_find_debuginfo(debuginfod_client *c, const unsigned char *id, int len, char **path);
 void debuginfod_set_progressfn(debuginfod_client *c, debuginfod_progressfn_t fn);
+void debuginfod_set_verbose_fd(debuginfod_client *c, int fd);
 void debuginfod_set_user_data(debuginfod_client *c, void *value);
 void *debuginfod_get_user_data(debuginfod_client *c);
 const char *debuginfod_get_url(debuginfod_client *c);
@@ -65,6 +69,8 @@ static struct {
 	__typeof__(debuginfod_get_user_data) *get_user_data;
 	__typeof__(debuginfod_get_url) *get_url;
 	__typeof__(debuginfod_end) *end;
+	/* optional: where the client says what happened (see query_log()) */
+	__typeof__(debuginfod_set_verbose_fd) *set_verbose_fd;
 } lib;
 
 /* 0, or -1 with lib.error set. Not thread-safe, as the handles. */
@@ -96,6 +102,7 @@ static int lib_load(void)
 			return -1;   /* kept loaded all the same, see above */
 		}
 	}
+	*(void **)&lib.set_verbose_fd = dlsym(dl, "debuginfod_set_verbose_fd");
 	lib.dl = dl;
 	return 0;
 }
@@ -111,6 +118,7 @@ struct profev_debuginfod {
 	int load_failed;     /* the library could not be used (said once) */
 	char timed_out[512]; /* the module a query timed out for: no more */
 	debuginfod_client *client;
+	int log_fd;          /* the client's verbose log, -1: none */
 	struct profev_debuginfod_progress cur;  /* the download under way */
 	char server[1024];
 };
@@ -165,6 +173,8 @@ struct profev_debuginfod *profev_debuginfod_new(const struct profev_debuginfod_o
 		opts = &none;
 	struct profev_debuginfod *d = calloc(1, sizeof(*d));
 	int nomem = !d;
+	if (d)
+		d->log_fd = -1;
 	if (d && opts->nurls) {
 		size_t n = 1;
 		for (unsigned i = 0; i < opts->nurls; i++)
@@ -214,6 +224,8 @@ void profev_debuginfod_free(struct profev_debuginfod *d)
 		return;
 	if (d->client)
 		lib.end(d->client);
+	if (d->log_fd >= 0)
+		close(d->log_fd);
 	free(d->urls);
 	free(d->cache);
 	free(d);
@@ -264,8 +276,85 @@ static int load(struct profev_debuginfod *d, char *msg, size_t cap)
 	}
 	lib.set_user_data(d->client, d);
 	lib.set_progressfn(d->client, progress_cb);
+	if (lib.set_verbose_fd && (d->log_fd = memfd_create("profev-debuginfod", MFD_CLOEXEC)) >= 0)
+		lib.set_verbose_fd(d->client, d->log_fd);
 	d->load_failed = 0;
 	return 0;
+}
+
+/*
+ * What libdebuginfod told its verbose log about the query just made, for
+ * what its answer leaves out: a "not found" (-ENOENT) is its answer both
+ * to a 404 and to a transfer that broke (a body cut short), and it
+ * remembers both as a miss. The log names the cause ("server response
+ * Transferred a partial file", "url 0 The requested URL returned error:
+ * 404", "transfer closed with N bytes remaining to read", the headers).
+ * Its text is elfutils' (0.179 and later), not a promise: a log that says
+ * nothing known leaves the answer as libdebuginfod gave it (a remembered
+ * miss asks no server and logs no response).
+ */
+struct query_log {
+	int broken;           /* a transfer failed, not by a 404 */
+	char why[160];        /* that failure, as curl says it */
+	long long length;     /* the last Content-Length announced, -1 none */
+	long long remaining;  /* bytes a cut transfer lacked, -1 unknown */
+};
+
+static void query_log(struct profev_debuginfod *d, struct query_log *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->length = q->remaining = -1;
+	if (d->log_fd < 0)
+		return;
+	off_t n = lseek(d->log_fd, 0, SEEK_END);
+	/* the head of a log a server made long with headers is enough */
+	size_t cap = n > 0 ? (size_t)(n < 1 << 20 ? n : 1 << 20) : 0;
+	char *buf = cap ? malloc(cap + 1) : NULL;
+	ssize_t got = buf ? pread(d->log_fd, buf, cap, 0) : -1;
+	if (got > 0) {
+		buf[got] = '\0';
+		for (char *line = buf, *next; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			const char *v;
+			long long x;
+			if (strncmp(line, "server response ", 16) == 0) {
+				v = line + 16;
+				if (strcmp(v, "HTTP response code said error") != 0 && !q->broken) {
+					q->broken = 1;
+					snprintf(q->why, sizeof(q->why), "%s", v);
+				}
+			} else if (strstr(line, "returned error: ") && !strstr(line, "error: 404") &&
+				   !q->broken) {
+				q->broken = 1;
+				snprintf(q->why, sizeof(q->why), "%s", strstr(line, "returned error: ") + 9);
+			} else if ((v = strstr(line, "transfer closed with ")) &&
+				   sscanf(v, "transfer closed with %lld bytes remaining", &x) == 1) {
+				q->remaining = x;
+			} else if (strncasecmp(line, "header content-length:", 22) == 0 &&
+				   sscanf(line + 22, "%lld", &x) == 1) {
+				q->length = x;
+			}
+		}
+	}
+	free(buf);
+	if (ftruncate(d->log_fd, 0) == 0)
+		lseek(d->log_fd, 0, SEEK_SET);
+}
+
+/* path is libdebuginfod's <cache>/<hex>/debuginfo: remove it and its
+ * directory (when empty). Only a file of that name is touched. */
+static void cache_remove(const char *path, const char *hex)
+{
+	size_t n = strlen(path), h = strlen(hex);
+	if (n < h + 12 || strcmp(path + n - 10, "/debuginfo") != 0 ||
+	    strncmp(path + n - 10 - h, hex, h) != 0 || path[n - 11 - h] != '/')
+		return;
+	unlink(path);
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(n - 10), path);
+	rmdir(dir);
 }
 
 static int add_warning(struct profev_debuginfo *di, const char *fmt, ...)
@@ -326,6 +415,8 @@ static int query(struct profev_debuginfod *d, const char *mod, const char *what,
 		d->cur.finished = 1;
 		d->progress(d->progress_ctx, &d->cur);
 	}
+	struct query_log q;
+	query_log(d, &q);
 	if (fd >= 0) {
 		close(fd);
 		*path = p;
@@ -335,6 +426,22 @@ static int query(struct profev_debuginfod *d, const char *mod, const char *what,
 	}
 	free(p);
 	const char *s = strchr(d->urls, ' ') ? "servers" : "server";
+	if (fd == -ENOENT && q.broken) {
+		/* libdebuginfod remembers this as a miss (an empty file): a
+		 * broken transfer is not one, the next run asks again */
+		if (d->cache) {
+			char cpath[4096 + 160];
+			struct stat st;
+			snprintf(cpath, sizeof(cpath), "%s/%s/debuginfo", d->cache, hex);
+			if (stat(cpath, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+				cache_remove(cpath, hex);
+		}
+		if (q.remaining >= 0 && q.length >= q.remaining)
+			return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' cut the file short at %lld of %lld bytes (not kept: asked again next time)",
+					   mod, what, hex, s, d->urls, q.length - q.remaining, q.length);
+		return add_warning(di, "'%s': %sbuild-id %s: unable to fetch from debuginfod %s '%s': %s (not remembered as missing: asked again next time)",
+				   mod, what, hex, s, d->urls, q.why[0] ? q.why : "the transfer failed");
+	}
 	if (fd == -ENOENT)
 		return add_warning(di, "'%s': %sbuild-id %s not found on debuginfod %s '%s'%s", mod, what,
 				   hex, s, d->urls,
@@ -353,20 +460,23 @@ static int query(struct profev_debuginfod *d, const char *mod, const char *what,
 /*
  * The file of build-id hex: from the cache, else from the servers (what
  * says what it is in warnings). 1 with *path (*server NULL when from the
- * cache), 0 with a warning added (or none: no server), <0 NOMEM.
+ * cache; *cached set when read from the cache here, no server asked), 0
+ * with a warning added (or none: no server), <0 NOMEM.
  */
 static int locate(struct profev_debuginfod *d, const char *mod, const char *what, const char *hex,
 		  const uint8_t *id, unsigned idlen, struct profev_debuginfo *di, char **path,
-		  char **server)
+		  char **server, int *cached)
 {
 	int negative = 0;
 	*path = *server = NULL;
+	*cached = 0;
 	if (d->cache) {
 		char cpath[4096 + 160];
 		struct stat st;
 		snprintf(cpath, sizeof(cpath), "%s/%s/debuginfo", d->cache, hex);
 		if (stat(cpath, &st) == 0 && S_ISREG(st.st_mode)) {
 			/* an empty file is libdebuginfod's record of a miss */
+			*cached = st.st_size > 0;
 			if (st.st_size > 0)
 				return (*path = strdup(cpath)) ? 1 : PROFEV_E_NOMEM;
 			negative = 1;
@@ -387,6 +497,24 @@ static int locate(struct profev_debuginfod *d, const char *mod, const char *what
 		*path = *server = NULL;
 	}
 	return rc;
+}
+
+/*
+ * The file at path, from the cache (server NULL) or just downloaded, is
+ * not the one of build-id hex: it leaves the cache, so that the next run
+ * asks the servers again rather than taking it without asking (as
+ * libdebuginfod would). 0 with the warning added, <0 NOMEM.
+ */
+static int refused(struct profev_debuginfod *d, struct profev_debuginfo *di, const char *mod,
+		   const char *what, const char *hex, const char *path, const char *server,
+		   const char *why)
+{
+	cache_remove(path, hex);
+	if (server)
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod server '%s' sent a wrong file (%s): not kept in the cache",
+				   mod, what, hex, server, why);
+	return add_warning(di, "'%s': %sbuild-id %s: the debuginfod cache held a wrong file (%s): removed%s",
+			   mod, what, hex, why, d->urls ? ", the servers asked again" : "");
 }
 
 /* The build-id a debug file's .gnu_debugaltlink gives (dwz -m). Its length, 0 if none. */
@@ -446,12 +574,26 @@ static int fetch_sup(struct profev_debuginfod *d, const char *mod, struct profev
 	char hex[129];
 	build_id_hex(hex, alt, altlen);
 	char *path, *server;
-	int rc = locate(d, mod, "supplementary file (dwz) ", hex, alt, altlen, di, &path, &server);
+	int cached, rc;
+again:
+	rc = locate(d, mod, "supplementary file (dwz) ", hex, alt, altlen, di, &path, &server, &cached);
 	if (rc <= 0)
 		return rc;
 	int n = profev_elf_build_id(path, got, sizeof(got));
 	if (n != (int)altlen || memcmp(got, alt, altlen) != 0) {
-		rc = add_warning(di, "'%s': not the supplementary file %s", path, hex);
+		char why[200];
+		if (n < 0)
+			snprintf(why, sizeof(why), "%s", n == PROFEV_E_UNSUPPORTED ? "not an ELF file" : "unreadable");
+		else if (n == 0)
+			snprintf(why, sizeof(why), "no build-id");
+		else
+			build_id_hex(why + snprintf(why, sizeof(why), "build-id "), got, (unsigned)n);
+		rc = refused(d, di, mod, "supplementary file (dwz) ", hex, path, server, why);
+		free(path);
+		free(server);
+		if (rc == 0 && cached && d->urls)
+			goto again;  /* the cache's copy removed: the servers asked */
+		return rc;
 	} else {
 		drop_warnings(di, hex);
 		di->sup_path = path;
@@ -468,13 +610,29 @@ static int fetch_debug(struct profev_debuginfod *d, const char *mod, const char 
 		       const uint8_t *build_id, unsigned build_id_len, struct profev_debuginfo *di)
 {
 	char *path, *server;
-	int rc = locate(d, mod, "", hex, build_id, build_id_len, di, &path, &server);
+	int cached;
+again:;
+	int rc = locate(d, mod, "", hex, build_id, build_id_len, di, &path, &server, &cached);
 	if (rc <= 0)
 		return rc;
 	/* the same checks as a local candidate's, and its dwz file beside it */
 	static const struct profev_debuginfo_opts only = { NULL, 0, "" };
 	struct profev_debuginfo f;
 	rc = profev_debuginfo_find(path, build_id, build_id_len, &only, &f);
+	if (rc == 0 && !f.path && f.nwarnings) {
+		/* not ELF, cut, another build: its warning says which */
+		const char *why = f.warnings[0];
+		size_t n = strlen(path);
+		if (why[0] == '\'' && strncmp(why + 1, path, n) == 0 && strncmp(why + 1 + n, "': ", 3) == 0)
+			why += n + 4;
+		rc = refused(d, di, mod, "", hex, path, server, why);
+		profev_debuginfo_release(&f);
+		free(path);
+		free(server);
+		if (rc == 0 && cached && d->urls)
+			goto again;  /* the cache's copy removed: the servers asked */
+		return rc;
+	}
 	for (unsigned i = 0; rc == 0 && i < f.nwarnings; i++)
 		rc = add_warning(di, "%s", f.warnings[i]);
 	if (rc == 0 && !(f.path && f.has_dwarf) && !f.nwarnings)

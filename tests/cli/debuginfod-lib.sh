@@ -75,3 +75,74 @@ for line in urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().split
 print(n)
 PY
 }
+
+# The hostile server (hostile-debuginfod.py: 127.0.0.1 only, stops by
+# itself), for the tests of broken and malicious answers (418-...):
+#   hostile_start MODE [FILE]  serve MODE (FILE's bytes); sets HOSTILE_URL
+#   hostile_need               SKIP unless python3 is here; the test's cache
+#   hostile_requests ID        requests for build-id ID it has had so far
+#   hostile_stop               stop it now
+#   bounded S MB CMD...        CMD with stdout in out.txt, stderr in err.txt,
+#                              failing if it takes S seconds or more, or
+#                              more than MB MiB at its peak; sets RC
+HOSTILE_PID=
+hostile_stop() {
+	[ -n "$HOSTILE_PID" ] || return 0
+	kill "$HOSTILE_PID" 2>/dev/null
+	wait "$HOSTILE_PID" 2>/dev/null
+	HOSTILE_PID=
+}
+trap 'dfd_stop; hostile_stop' EXIT
+
+hostile_start() { # MODE [FILE]
+	hostile_stop
+	rm -f hostile.port hostile.port.count
+	python3 "$PROFEV_ROOT/tests/cli/hostile-debuginfod.py" "$1" hostile.port ${2:+"$2"} --lifetime 60 &
+	HOSTILE_PID=$!
+	i=0
+	while [ ! -s hostile.port ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s hostile.port ] || fail "the hostile server did not start"
+	HOSTILE_URL="http://127.0.0.1:$(cat hostile.port)"
+}
+
+hostile_requests() { # ID
+	awk -v id="$1" '$1 == id { n = $2 } END { print n + 0 }' hostile.port.count 2>/dev/null || echo 0
+}
+
+hostile_need() {
+	command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not installed"; exit 77; }
+	unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE DEBUGINFOD_MAXSIZE DEBUGINFOD_MAXTIME
+	export DEBUGINFOD_CACHE_PATH="$PWD/dfd-cache"
+}
+
+# skip_without_libdebuginfod: after a run, SKIP if pfsym could not load it
+skip_without_libdebuginfod() {
+	if grep -q "unable to load libdebuginfod" err.txt; then
+		echo "SKIP: libdebuginfod.so.1 not installed (Debian package libdebuginfod1)"
+		exit 77
+	fi
+}
+
+bounded() { # SECONDS MIB CMD...
+	RC=$(python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+s, mb, cmd = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+t = time.monotonic()
+with open("out.txt", "wb") as o, open("err.txt", "wb") as e:
+    try:
+        rc = subprocess.run(cmd, stdout=o, stderr=e, timeout=s + 5).returncode
+    except subprocess.TimeoutExpired:
+        rc = "timeout"
+took = time.monotonic() - t
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+if rc == "timeout" or took >= s:
+    rc = "slow %.1f s" % took
+elif peak > mb:
+    rc = "big %d MiB" % peak
+print(rc)
+PY
+)
+	case $RC in
+	slow*|big*) cat err.txt >&2; fail "'$*': $RC (bounds: $1 s, $2 MiB)" ;;
+	esac
+}

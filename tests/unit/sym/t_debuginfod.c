@@ -2,8 +2,8 @@
  * lib/sym/debuginfod.c without a debuginfod server (tests/cli/415 and 416
  * run one): which servers a client asks (options over DEBUGINFOD_URLS,
  * none when blank or offline); the debuginfod cache read directly, its
- * files checked as a local candidate is (a wrong build, not ELF, a
- * remembered miss); a good cached file made the module's debug file, the
+ * files checked as a local candidate is (a wrong build or not ELF:
+ * removed from the cache; a remembered miss); a good cached file made the module's debug file, the
  * stripped module kept for its symbols, answering as llvm-symbolizer on
  * the unstripped program; a refused connection warned about with the
  * module, build-id and server, and progress ended.
@@ -123,18 +123,20 @@ int main(void)
 	unsigned nw = di.nwarnings;
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 0);
 	CHECK_EQ(di.nwarnings, nw + 1);
-	/* a wrong build in the cache: refused */
+	/* a wrong build in the cache: refused, and removed from the cache */
 	CHECK_EQ(symfix_runf("rm -f '%s' && objcopy --only-keep-debug '%s/prog.other' '%s'", cpath, fx, cpath), 0);
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 0);
-	CHECK(has_warning(&di, "does not match the recorded"));
+	CHECK(has_warning(&di, "the debuginfod cache held a wrong file (build-id 0123456789abcdef0123456789abcdef01234567 does not match the recorded"));
 	CHECK(!di.has_dwarf && strcmp(di.path, mod) == 0);
+	CHECK(access(cpath, F_OK) != 0 && access(entry, F_OK) != 0);
 	/* not ELF */
-	CHECK_EQ(symfix_runf("echo junk > '%s'", cpath), 0);
+	CHECK_EQ(symfix_runf("mkdir -p '%s' && echo junk > '%s'", entry, cpath), 0);
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 0);
-	CHECK(has_warning(&di, "not an ELF file"));
+	CHECK(has_warning(&di, "the debuginfod cache held a wrong file (not an ELF file): removed"));
+	CHECK(access(cpath, F_OK) != 0);
 
 	/* the right file: found offline, the module kept for its symbols */
-	CHECK_EQ(symfix_runf("rm -f '%s' && objcopy --only-keep-debug '%s' '%s'", cpath, prog, cpath), 0);
+	CHECK_EQ(symfix_runf("mkdir -p '%s' && objcopy --only-keep-debug '%s' '%s'", entry, prog, cpath), 0);
 	CHECK_EQ(profev_debuginfo_fetch(d, mod, id, (unsigned)idlen, &di), 1);
 	CHECK_STR(di.path, cpath);
 	CHECK_STR(di.symbols_path, mod);
