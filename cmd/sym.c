@@ -1,8 +1,10 @@
 /* pfsym: symbolize a trace's callstacks offline (lib/sym/rewrite.c does the
  * work). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,7 +15,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: %s [--debug-dir DIR]... [--debuginfod URL]... [--offline] [-o OUT|-] [-q] TRACE|-\n"
+		"usage: %s [--debug-dir DIR]... [--debuginfod URL]... [--offline]\n"
+		"       [--debuginfod-max-size SIZE] [--debuginfod-max-time SECONDS] [-o OUT|-] [-q] TRACE|-\n"
 		"\n"
 		"Adds function, file and line (with inline chains) for every callstack\n"
 		"address of TRACE. Without -o a trace file is rewritten in place and\n"
@@ -27,6 +30,11 @@ static void usage(FILE *out)
 		"                        of $DEBUGINFOD_URLS; none: no fetching)\n"
 		"      --offline         ask no debuginfod server (files already in the\n"
 		"                        debuginfod cache are still used)\n"
+		"      --debuginfod-max-size SIZE  largest debug file to download, in bytes or\n"
+		"                        with K, M, G (default $DEBUGINFOD_MAXSIZE, else 1G)\n"
+		"      --debuginfod-max-time SECONDS  longest one download may take (default\n"
+		"                        $DEBUGINFOD_MAXTIME, else 120); all downloads of a run\n"
+		"                        take at most twice that\n"
 		"  -o, --output OUT      write the symbolized trace to OUT ('-': standard output)\n"
 		"  -q, --quiet           do not print the per-module report\n"
 		"  -h, --help            show this help\n"
@@ -34,7 +42,8 @@ static void usage(FILE *out)
 		"\n"
 		"Environment: DEBUGINFOD_URLS (servers, space-separated), DEBUGINFOD_CACHE_PATH\n"
 		"(default ~/.cache/debuginfod_client, shared with gdb and perf),\n"
-		"DEBUGINFOD_TIMEOUT (seconds without progress before a server is given up, 90).\n",
+		"DEBUGINFOD_TIMEOUT (seconds without progress before a server is given up, 90),\n"
+		"DEBUGINFOD_MAXSIZE and DEBUGINFOD_MAXTIME (as the options).\n",
 		cmd_name);
 }
 
@@ -121,9 +130,34 @@ static void keep_owner_and_mode(int out, int in, const char *input)
 			 strerror(errno));
 }
 
+/*
+ * SIGINT or SIGTERM: a download under way stops within a second (the
+ * library sees stop_signal; libdebuginfod then removes its partial file
+ * from the cache), the output's temporary file is removed and the signal
+ * taken, as soon as the run ends or two seconds later, whichever is first.
+ */
+static volatile sig_atomic_t stop_signal;
+static char stop_tmp[PATH_MAX];   /* set before the handlers are */
+
+static void on_stop(int sig)
+{
+	if (!stop_signal)
+		alarm(2);
+	stop_signal = sig;
+}
+
+static void on_stop_late(int sig)
+{
+	(void)sig;
+	if (stop_tmp[0])
+		unlink(stop_tmp);
+	signal(stop_signal, SIG_DFL);
+	raise(stop_signal);
+}
+
 int cmd_sym(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_DEBUGINFOD, OPT_OFFLINE };
+	enum { OPT_VERSION = 256, OPT_DEBUGINFOD, OPT_OFFLINE, OPT_MAX_SIZE, OPT_MAX_TIME };
 	static const struct option longopts[] = {
 		{ "debug-dir", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
@@ -132,6 +166,8 @@ int cmd_sym(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "debuginfod-max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "debuginfod-max-time", required_argument, NULL, OPT_MAX_TIME },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -139,6 +175,7 @@ int cmd_sym(int argc, char **argv)
 	unsigned ndirs = 0, nurls = 0;
 	const char *output = NULL;
 	int quiet = 0, offline = 0, c;
+	unsigned long long max_size = 0, max_time = 0;
 	if (!dirs || !urls) {
 		free(dirs);
 		free(urls);
@@ -166,6 +203,20 @@ int cmd_sym(int argc, char **argv)
 		case OPT_OFFLINE:
 			offline = 1;
 			break;
+		case OPT_MAX_SIZE:
+			if (cmd_parse_size(optarg, &max_size) || max_size == 0)
+				return free(dirs), free(urls),
+				       cmd_usage_error("--debuginfod-max-size: '%s' is not a size (bytes, or with K, M, G)", optarg);
+			break;
+		case OPT_MAX_TIME: {
+			char *end;
+			errno = 0;
+			max_time = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || max_time == 0 || max_time > 1u << 30)
+				return free(dirs), free(urls),
+				       cmd_usage_error("--debuginfod-max-time: '%s' is not a whole number of seconds", optarg);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			free(dirs);
@@ -207,15 +258,34 @@ int cmd_sym(int argc, char **argv)
 		free(urls);
 		return EXIT_USAGE; /* as pfdump and pfconv: an unreadable file is the caller's */
 	}
+	/* A file (the trace in place, or OUT) is written beside itself and
+	 * renamed over it once complete: a run that fails or is stopped
+	 * leaves no empty or partial file, and an existing one as it was.
+	 * Other outputs (standard output, a device, a pipe) are written. */
 	char tmp[PATH_MAX];
+	struct stat st;
+	int had_output = !in_place && strcmp(output, "-") != 0 && stat(output, &st) == 0;
+	int replace = in_place || (strcmp(output, "-") != 0 && (!had_output || S_ISREG(st.st_mode)));
+	const char *target = in_place ? input : output;
 	int out;
-	if (in_place) {
-		snprintf(tmp, sizeof(tmp), "%s.pfsym-XXXXXX", input);
+	if (replace) {
+		snprintf(tmp, sizeof(tmp), "%s.pfsym-XXXXXX", target);
 		out = mkstemp(tmp);
-		if (out < 0)
-			cmd_error("unable to create '%s': %s", tmp, strerror(errno));
-		else
+		if (out < 0) {
+			cmd_error("unable to create '%s': %s", in_place ? tmp : output, strerror(errno));
+		} else if (in_place) {
 			keep_owner_and_mode(out, fileno(in), input);
+		} else if (had_output) {
+			int fd = open(output, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				keep_owner_and_mode(out, fd, output);
+				close(fd);
+			}
+		} else {
+			mode_t mask = umask(0);
+			umask(mask);
+			fchmod(out, 0644 & ~mask);   /* as open() would make it */
+		}
 	} else {
 		out = cmd_open_output(output);
 	}
@@ -233,6 +303,19 @@ int cmd_sym(int argc, char **argv)
 	opts.debuginfod.urls = urls;
 	opts.debuginfod.nurls = nurls;
 	opts.debuginfod.offline = offline;
+	opts.debuginfod.max_size = max_size;
+	opts.debuginfod.max_time = (unsigned)max_time;
+	opts.debuginfod.stop = &stop_signal;
+	if (replace)
+		snprintf(stop_tmp, sizeof(stop_tmp), "%s", tmp);
+	struct sigaction sa, old_int, old_term, old_alrm;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop_late;
+	sigaction(SIGALRM, &sa, &old_alrm);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	int shown = 0;
 	if (!quiet && isatty(STDERR_FILENO)) {
 		opts.debuginfod.progress = show_progress;
@@ -254,18 +337,28 @@ int cmd_sym(int argc, char **argv)
 		cmd_error("unable to write '%s': %s", in_place ? tmp : output, strerror(errno));
 		rc = -1;
 	}
-	if (in_place) {
-		if (rc >= 0 && rename(tmp, input) != 0) {
-			cmd_error("unable to replace '%s': %s", input, strerror(errno));
+	if (replace) {
+		if (rc >= 0 && !stop_signal && rename(tmp, target) != 0) {
+			cmd_error("unable to replace '%s': %s", target, strerror(errno));
 			rc = -1;
 		}
-		if (rc < 0) {
+		if (rc < 0 || stop_signal) {
 			unlink(tmp);
-			cmd_error("'%s' is left as it was", input);
+			if (in_place || had_output)
+				cmd_error("'%s' is left as it was", target);
 		}
 	}
 	cmd_close_input(in);
 	free(dirs);
 	free(urls);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (!stop_signal)
+		sigaction(SIGALRM, &old_alrm, NULL);
+	if (stop_signal) {
+		alarm(0);
+		signal(stop_signal, SIG_DFL);
+		raise(stop_signal);
+	}
 	return rc < 0 ? EXIT_TRACE : EXIT_OK;
 }

@@ -24,6 +24,7 @@
 #ifndef PROFEV_SYM_H
 #define PROFEV_SYM_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "profev_trace.h"
@@ -224,7 +225,21 @@ struct profev_debuginfod_opts {
 	int offline;              /**< ask no server; the cache is still read */
 	profev_debuginfod_progress_fn progress; /**< NULL: none */
 	void *progress_ctx;
+	/** bytes a downloaded file may have; 0: $DEBUGINFOD_MAXSIZE, else
+	 *  PROFEV_DEBUGINFOD_MAX_SIZE */
+	unsigned long long max_size;
+	/** seconds one download may take; 0: $DEBUGINFOD_MAXTIME, else
+	 *  PROFEV_DEBUGINFOD_MAX_TIME. A client spends at most twice that on
+	 *  downloads in all. */
+	unsigned max_time;
+	/** when *stop becomes non-zero (a signal handler sets it), the
+	 *  download under way ends within about a second, keeping nothing,
+	 *  and no other starts; NULL: none */
+	const volatile sig_atomic_t *stop;
 };
+
+#define PROFEV_DEBUGINFOD_MAX_SIZE (1ull << 30)  /**< 1 GiB */
+#define PROFEV_DEBUGINFOD_MAX_TIME 120u          /**< seconds */
 
 /**
  * A debuginfod client: debug files fetched by build-id from debuginfod
@@ -237,8 +252,11 @@ struct profev_debuginfod_opts {
  * asked). Files already in the cache are found without it and without a
  * server, also offline. Without servers (no urls, $DEBUGINFOD_URLS unset
  * or empty) or offline, nothing goes to the network.
- * Timeouts are libdebuginfod's: $DEBUGINFOD_TIMEOUT seconds (default 90)
- * to connect and without progress, $DEBUGINFOD_MAXTIME in all.
+ * Limits: $DEBUGINFOD_TIMEOUT seconds (libdebuginfod's, default 90) to
+ * connect and without progress; each file max_size bytes and max_time
+ * seconds (a body longer than that is cut off, announced or not, and
+ * nothing of it is kept), at most 8 redirects, and twice max_time
+ * for all the downloads of the client.
  * With urls, $DEBUGINFOD_URLS is set to them during each query and then
  * restored (libdebuginfod reads no other setting): do not call while
  * another thread reads the environment.

@@ -25,6 +25,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "profev_sym.h"
 #include "sym_internal.h"
@@ -121,7 +122,65 @@ struct profev_debuginfod {
 	int log_fd;          /* the client's verbose log, -1: none */
 	struct profev_debuginfod_progress cur;  /* the download under way */
 	char server[1024];
+	/* limits, and where each came from (for the messages) */
+	unsigned long long max_size;
+	unsigned max_time;
+	char size_from[64], time_from[64];
+	double budget, spent;  /* seconds for all downloads, spent so far */
+	const volatile sig_atomic_t *stop;
+	/* the query under way, for progress_cb() */
+	double t0, limit;      /* its start, the seconds it may take */
+	int ended;             /* why progress_cb() ended it, END_ */
+	long long got;         /* bytes received */
+	off_t log_seen;        /* of the log, read for redirects */
+	unsigned redirects;
 };
+
+/* Why progress_cb() ended a query. */
+enum { END_NONE, END_SIZE, END_TIME, END_BUDGET, END_REDIRECTS, END_STOP };
+
+/* A redirect loop ends at this many (curl follows up to 30 by default,
+ * and libdebuginfod cannot be told otherwise). */
+#define MAX_REDIRECTS 8
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* d's limits from the options, else the environment, else the defaults,
+ * each with its source named as a user would set it. */
+static void set_limits(struct profev_debuginfod *d, const struct profev_debuginfod_opts *o)
+{
+	const char *e = getenv("DEBUGINFOD_MAXSIZE");
+	unsigned long long v;
+	char *end;
+	if (o->max_size) {
+		d->max_size = o->max_size;
+		snprintf(d->size_from, sizeof(d->size_from), "--debuginfod-max-size");
+	} else if (e && *e && (v = strtoull(e, &end, 10)) > 0 && !*end) {
+		d->max_size = v;
+		snprintf(d->size_from, sizeof(d->size_from), "DEBUGINFOD_MAXSIZE");
+	} else {
+		d->max_size = PROFEV_DEBUGINFOD_MAX_SIZE;
+		snprintf(d->size_from, sizeof(d->size_from), "the default");
+	}
+	e = getenv("DEBUGINFOD_MAXTIME");
+	if (o->max_time) {
+		d->max_time = o->max_time;
+		snprintf(d->time_from, sizeof(d->time_from), "--debuginfod-max-time");
+	} else if (e && *e && (v = strtoull(e, &end, 10)) > 0 && v < 1u << 30 && !*end) {
+		d->max_time = (unsigned)v;
+		snprintf(d->time_from, sizeof(d->time_from), "DEBUGINFOD_MAXTIME");
+	} else {
+		d->max_time = PROFEV_DEBUGINFOD_MAX_TIME;
+		snprintf(d->time_from, sizeof(d->time_from), "the default");
+	}
+	d->budget = 2.0 * d->max_time;
+	d->stop = o->stop;
+}
 
 static void set_err(struct profev_error *err, int code, const char *msg)
 {
@@ -204,6 +263,7 @@ struct profev_debuginfod *profev_debuginfod_new(const struct profev_debuginfod_o
 		d->cache = cache_dir(&nomem);
 		d->progress = opts->progress;
 		d->progress_ctx = opts->progress_ctx;
+		set_limits(d, opts);
 	}
 	if (nomem) {
 		profev_debuginfod_free(d);
@@ -241,10 +301,38 @@ static const char *server_of(struct profev_debuginfod *d, const char *url)
 	return d->server;
 }
 
+/* The redirects the log shows since it was last read ("header HTTP/1.1
+ * 302 Found" lines, written as the headers come). */
+static void count_redirects(struct profev_debuginfod *d)
+{
+	char buf[4096];
+	ssize_t n;
+	while ((n = pread(d->log_fd, buf, sizeof(buf) - 1, d->log_seen)) > 0) {
+		buf[n] = '\0';
+		char *end = strrchr(buf, '\n');
+		if (!end)
+			break;  /* a line still being written, or longer than buf */
+		*end = '\0';
+		d->log_seen += end + 1 - buf;
+		for (char *l = buf; (l = strstr(l, "header HTTP/")); l++) {
+			const char *sp = strchr(l, ' ');
+			sp = sp ? strchr(sp + 1, ' ') : NULL;
+			if (sp && sp[1] == '3')
+				d->redirects++;
+		}
+	}
+}
+
+/*
+ * libdebuginfod calls this while it waits (every second at least) and as
+ * data comes: a non-zero return ends the query, its partial file removed.
+ * The limits are enforced here, where a body without Content-Length is
+ * seen growing (DEBUGINFOD_MAXSIZE only compares an announced length).
+ */
 static int progress_cb(debuginfod_client *c, long a, long b)
 {
 	struct profev_debuginfod *d = lib.get_user_data(c);
-	if (!d || !d->progress)
+	if (!d)
 		return 0;
 	/* Before a server answers, a and b count the waits, not bytes. */
 	const char *url = lib.get_url(c);
@@ -252,9 +340,22 @@ static int progress_cb(debuginfod_client *c, long a, long b)
 		d->cur.server = server_of(d, url);
 		d->cur.done = a > 0 ? a : 0;
 		d->cur.total = b > 0 ? b : 0;
+		d->got = d->cur.done;
 	}
-	d->progress(d->progress_ctx, &d->cur);
-	return 0;
+	if (d->progress)
+		d->progress(d->progress_ctx, &d->cur);
+	if (d->log_fd >= 0)
+		count_redirects(d);
+	if (d->stop && *d->stop)
+		d->ended = END_STOP;
+	else if (url && ((unsigned long long)d->got > d->max_size ||
+			 (unsigned long long)d->cur.total > d->max_size))
+		d->ended = END_SIZE;
+	else if (now() - d->t0 >= d->limit)
+		d->ended = d->limit < d->max_time ? END_BUDGET : END_TIME;
+	else if (d->redirects > MAX_REDIRECTS)
+		d->ended = END_REDIRECTS;
+	return d->ended != END_NONE;
 }
 
 /* Begin d's client. 0, or -1 with msg set the first time (empty after). */
@@ -298,6 +399,7 @@ struct query_log {
 	char why[160];        /* that failure, as curl says it */
 	long long length;     /* the last Content-Length announced, -1 none */
 	long long remaining;  /* bytes a cut transfer lacked, -1 unknown */
+	int max_time;         /* DEBUGINFOD_MAXTIME ended it */
 };
 
 static void query_log(struct profev_debuginfod *d, struct query_log *q)
@@ -332,6 +434,8 @@ static void query_log(struct profev_debuginfod *d, struct query_log *q)
 			} else if ((v = strstr(line, "transfer closed with ")) &&
 				   sscanf(v, "transfer closed with %lld bytes remaining", &x) == 1) {
 				q->remaining = x;
+			} else if (strncmp(line, "Timeout with max time", 21) == 0) {
+				q->max_time = 1;
 			} else if (strncasecmp(line, "header content-length:", 22) == 0 &&
 				   sscanf(line + 22, "%lld", &x) == 1) {
 				q->length = x;
@@ -355,6 +459,54 @@ static void cache_remove(const char *path, const char *hex)
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%.*s", (int)(n - 10), path);
 	rmdir(dir);
+}
+
+/* An environment variable set for a query, and what it was. */
+struct env_save {
+	const char *name;
+	const char *value;   /* NULL: left alone */
+	char *old;
+	int had, set;
+};
+
+/* -1 when out of memory (nothing then changed). */
+static int env_set(struct env_save *e, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		e[i].set = 0;
+		if (!e[i].value)
+			continue;
+		const char *o = getenv(e[i].name);
+		e[i].had = o != NULL;
+		e[i].old = o ? strdup(o) : NULL;
+		if ((o && !e[i].old) || setenv(e[i].name, e[i].value, 1) != 0) {
+			free(e[i].old);
+			while (i-- > 0)
+				if (e[i].set) {
+					if (e[i].had)
+						setenv(e[i].name, e[i].old, 1);
+					else
+						unsetenv(e[i].name);
+					free(e[i].old);
+				}
+			return -1;
+		}
+		e[i].set = 1;
+	}
+	return 0;
+}
+
+static void env_restore(struct env_save *e, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (!e[i].set)
+			continue;
+		if (e[i].had)
+			setenv(e[i].name, e[i].old, 1);
+		else
+			unsetenv(e[i].name);
+		free(e[i].old);
+	}
 }
 
 static int add_warning(struct profev_debuginfo *di, const char *fmt, ...)
@@ -388,28 +540,31 @@ static int query(struct profev_debuginfod *d, const char *mod, const char *what,
 	char msg[512];
 	if (load(d, msg, sizeof(msg)) < 0)
 		return msg[0] ? add_warning(di, "'%s': %s", mod, msg) : 0;
-	char *old = NULL;
-	if (d->set_env) {
-		const char *o = getenv(URLS_ENV);
-		if (o && !(old = strdup(o)))
-			return PROFEV_E_NOMEM;
-		if (setenv(URLS_ENV, d->urls, 1) != 0) {
-			free(old);
-			return PROFEV_E_NOMEM;
-		}
-	}
+	/* libdebuginfod reads its settings from the environment, at each
+	 * query: the servers, and the limits as a second line of defence
+	 * (MAXSIZE refuses an announced length at once) */
+	char size[32], secs[32];
+	snprintf(size, sizeof(size), "%llu", d->max_size);
+	snprintf(secs, sizeof(secs), "%u", (unsigned)(d->budget - d->spent + 1));
+	struct env_save env[] = {
+		{ URLS_ENV, d->set_env ? d->urls : NULL }, { "DEBUGINFOD_MAXSIZE", size },
+		{ "DEBUGINFOD_MAXTIME", secs },
+	};
+	if (env_set(env, 3) < 0)
+		return PROFEV_E_NOMEM;
 	d->cur = (struct profev_debuginfod_progress){ mod, hex, NULL, 0, 0, 0 };
+	d->t0 = now();
+	d->limit = d->budget - d->spent < d->max_time ? d->budget - d->spent : d->max_time;
+	d->ended = END_NONE;
+	d->got = 0;
+	d->log_seen = 0;
+	d->redirects = 0;
 	char *p = NULL;
 	int fd = lib.find_debuginfo(d->client, id, (int)idlen, &p);
+	d->spent += now() - d->t0;
 	const char *url = lib.get_url(d->client);
 	const char *srv = fd >= 0 && url ? server_of(d, url) : NULL;
-	if (d->set_env) {
-		if (old)
-			setenv(URLS_ENV, old, 1);
-		else
-			unsetenv(URLS_ENV);
-		free(old);
-	}
+	env_restore(env, 3);
 	if (d->progress) {
 		d->cur.server = srv;
 		d->cur.finished = 1;
@@ -426,16 +581,40 @@ static int query(struct profev_debuginfod *d, const char *mod, const char *what,
 	}
 	free(p);
 	const char *s = strchr(d->urls, ' ') ? "servers" : "server";
+	if (d->cache && (fd != -ENOENT || q.broken || d->ended != END_NONE)) {
+		/* libdebuginfod remembers more than a 404 as a miss (an empty
+		 * file): a broken or ended transfer is not one, the next run
+		 * asks again */
+		char cpath[4096 + 160];
+		struct stat st;
+		snprintf(cpath, sizeof(cpath), "%s/%s/debuginfo", d->cache, hex);
+		if (stat(cpath, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			cache_remove(cpath, hex);
+	}
+	if (d->ended == END_STOP)
+		return add_warning(di, "'%s': %sbuild-id %s: download from debuginfod %s '%s' stopped by a signal",
+				   mod, what, hex, s, d->urls);
+	/* an announced length over the limit ends the transfer at once,
+	 * here or in libdebuginfod (DEBUGINFOD_MAXSIZE), whichever sees it
+	 * first; a body without one is cut off where it passes the limit */
+	long long announced = (unsigned long long)d->cur.total > d->max_size ? d->cur.total
+			      : fd == -EFBIG ? q.length : -1;
+	if (announced > 0)
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' announced %lld bytes, over the size limit of %llu bytes (%s): not fetched",
+				   mod, what, hex, s, d->urls, announced, d->max_size, d->size_from);
+	if (d->ended == END_SIZE || fd == -EFBIG)
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' sent more than the size limit of %llu bytes (%s): cut off at %lld bytes, nothing kept",
+				   mod, what, hex, s, d->urls, d->max_size, d->size_from, d->got);
+	if (d->ended == END_TIME || (fd == -ETIME && q.max_time))
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' took more than the time limit of %u s (%s): given up after %lld bytes, nothing kept",
+				   mod, what, hex, s, d->urls, d->max_time, d->time_from, d->got);
+	if (d->ended == END_BUDGET)
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s': given up after %lld bytes, the time budget of this run's downloads (%.0f s, twice the time limit of %s) is spent",
+				   mod, what, hex, s, d->urls, d->got, d->budget, d->time_from);
+	if (d->ended == END_REDIRECTS)
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s': too many redirects (more than %d): given up",
+				   mod, what, hex, s, d->urls, MAX_REDIRECTS);
 	if (fd == -ENOENT && q.broken) {
-		/* libdebuginfod remembers this as a miss (an empty file): a
-		 * broken transfer is not one, the next run asks again */
-		if (d->cache) {
-			char cpath[4096 + 160];
-			struct stat st;
-			snprintf(cpath, sizeof(cpath), "%s/%s/debuginfo", d->cache, hex);
-			if (stat(cpath, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-				cache_remove(cpath, hex);
-		}
 		if (q.remaining >= 0 && q.length >= q.remaining)
 			return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' cut the file short at %lld of %lld bytes (not kept: asked again next time)",
 					   mod, what, hex, s, d->urls, q.length - q.remaining, q.length);
@@ -490,6 +669,12 @@ static int locate(struct profev_debuginfod *d, const char *mod, const char *what
 	if (d->timed_out[0])
 		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' not asked: timed out "
 				   "for '%s'", mod, what, hex, s, d->urls, d->timed_out);
+	if (d->stop && *d->stop)
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' not asked: stopped by a signal",
+				   mod, what, hex, s, d->urls);
+	if (d->spent >= d->budget)
+		return add_warning(di, "'%s': %sbuild-id %s: debuginfod %s '%s' not asked: the time budget of this run's downloads (%.0f s, twice the time limit of %s) is spent",
+				   mod, what, hex, s, d->urls, d->budget, d->time_from);
 	int rc = query(d, mod, what, hex, id, idlen, negative, di, path, server);
 	if (rc <= 0) {
 		free(*path);
