@@ -110,17 +110,15 @@ hostile_requests() { # ID
 }
 
 hostile_need() {
-	command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not installed"; exit 77; }
+	command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 	unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE DEBUGINFOD_MAXSIZE DEBUGINFOD_MAXTIME
 	export DEBUGINFOD_CACHE_PATH="$PWD/dfd-cache"
 }
 
 # skip_without_libdebuginfod: after a run, SKIP if pfsym could not load it
 skip_without_libdebuginfod() {
-	if grep -q "unable to load libdebuginfod" err.txt; then
-		echo "SKIP: libdebuginfod.so.1 not installed (Debian package libdebuginfod1)"
-		exit 77
-	fi
+	! grep -q "unable to load libdebuginfod" err.txt ||
+		skip "libdebuginfod.so.1 not installed (Debian package libdebuginfod1)"
 }
 
 bounded() { # SECONDS MIB CMD...
