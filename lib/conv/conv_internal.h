@@ -179,7 +179,8 @@ struct conv_ops {
 	int (*sample_lost)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
 	/* The program crashed on t (ev->type CRASH: ev->name the signal's
 	 * name, ev->payload the fault address, ev->stack known to the reader
-	 * or 0), in the window, at ev->ts, as sample(). NULL: left out. */
+	 * or 0), in the window, at c->now: t's last event, in its order (its
+	 * zones still open end there). NULL: left out. */
 	int (*crash)(struct conv *c, struct conv_thread *t, const struct profev_event *ev);
 	/* After the last event, before the last part_end. May be NULL. */
 	int (*finish)(struct conv *c);

@@ -149,8 +149,7 @@ static __attribute__((noinline)) int on_rich(struct conv_loop *l, const struct p
 /* Samples and context switches come from the kernel in their own order,
  * behind or ahead of their thread's zones: each is passed on at its own
  * time when that falls in the window, and moves neither its thread's clock
- * nor its place in the window, which the zones keep. A crash, its thread's
- * last event, passes the same way. */
+ * nor its place in the window, which the zones keep. */
 static __attribute__((noinline)) int on_kernel_event(struct conv_loop *l, const struct profev_event *ev)
 {
 	struct conv *c = &l->c;
@@ -159,8 +158,6 @@ static __attribute__((noinline)) int on_kernel_event(struct conv_loop *l, const 
 		pass = c->ops->sample;
 	else if (ev->type == PROFEV_EV_SAMPLE_LOST)
 		pass = c->ops->sample_lost;
-	else if (ev->type == PROFEV_EV_CRASH)
-		pass = c->ops->crash;
 	if (!pass || ev->ts < l->from || ev->ts > l->to)
 		return 0;
 	struct conv_thread *t = conv_thread_of(l, ev);
@@ -249,6 +246,7 @@ static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_eve
 	case PROFEV_EV_MESSAGE:
 	case PROFEV_EV_LOST:
 	case PROFEV_EV_THREAD_NAME:
+	case PROFEV_EV_CRASH: /* its thread's last event: zones still open end there */
 		if (!(t = conv_thread_of(l, ev)))
 			return c->out.err ? PROFEV_E_IO : PROFEV_E_NOMEM;
 		break;
@@ -259,7 +257,6 @@ static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_eve
 	case PROFEV_EV_SWITCH_OUT:
 	case PROFEV_EV_SWITCH_IN:
 	case PROFEV_EV_SAMPLE_LOST:
-	case PROFEV_EV_CRASH:
 		return on_kernel_event(l, ev);
 	case PROFEV_EV_FRAME_IMAGE:
 		if (!c->ops->image || (c->opts->flags & PROFEV_CONV_NO_IMAGES))
@@ -340,6 +337,11 @@ static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_eve
 	}
 	case PROFEV_EV_FRAME_IMAGE:
 		return on_image(l, t, ev);
+	case PROFEV_EV_CRASH: {
+		struct profev_event e = *ev;
+		e.stack = known_stack(l, ev->stack);
+		return c->ops->crash ? c->ops->crash(c, t, &e) : 0;
+	}
 	default:
 		return c->ops->lost(c, t, ev);
 	}

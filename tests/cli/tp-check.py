@@ -15,7 +15,8 @@ exactly, timestamps and durations to the ns:
     left open ends at its thread's last event); their count per thread
     equals pfdump --stats;
   - instants, messages (title as name, whole text in args debug.text),
-    lost-event instants (debug.count);
+    lost-event instants (debug.count); crash instants "crash: SIGNAL"
+    (debug.address);
   - counter values, bit for bit;
   - frame slices "Frame N" on the tracks "Frames" and "Frames: SET";
   - per pool, the live-bytes counter "memory: POOL" after every event;
@@ -60,6 +61,7 @@ def expected(trace):
     names = {}
     stacks = collections.defaultdict(list)
     zones, instants, messages, lost, counters, allocs = [], [], [], [], [], []
+    crashes = []
     frames = collections.defaultdict(list)
     live = collections.Counter()
     blocks = {}
@@ -83,6 +85,8 @@ def expected(trace):
             messages.append((tid, ts, e["text"]))
         elif ty == "lost":
             lost.append((tid, ts, e["count"]))
+        elif ty == "crash":
+            crashes.append((tid, ts, "crash: " + e["signal"], e["addr"]))
         elif ty == "counter":
             counters.append((ts, e["name"], float(e["value"])))
         elif ty == "frame":
@@ -129,7 +133,7 @@ def expected(trace):
             in_threads = False
         elif in_threads and f[0].isdigit():
             per_thread[int(f[0])] = int(f[-3])
-    return dict(names=names, zones=zones, instants=instants, messages=messages, lost=lost,
+    return dict(names=names, zones=zones, instants=instants, messages=messages, lost=lost, crashes=crashes,
                 counters=counters, frames=frame_slices, memory=memory, allocs=allocs,
                 program=program, pid=pid, per_thread=per_thread,
                 events=[e for e in ev if e["type"] not in ("thread_name", "frame_image")])
@@ -149,6 +153,7 @@ def window(x, lo, hi):
                 instants=[i for i in x["instants"] if inside(i[1])],
                 messages=[m for m in x["messages"] if inside(m[1])],
                 lost=[l for l in x["lost"] if inside(l[1])],
+                crashes=[c for c in x["crashes"] if inside(c[1])],
                 counters=[c for c in x["counters"] if inside(c[0])])
 
 
@@ -251,14 +256,15 @@ def main():
             if name is not None:
                 got_names[tid] = name
     # (the threads with a track: those with zones, instants or messages)
-    on_track = set(z[0] for z in x["zones"] + x["instants"] + x["messages"] + x["lost"])
+    on_track = set(z[0] for z in x["zones"] + x["instants"] + x["messages"] + x["lost"] + x["crashes"])
     want_names = {tid: n for tid, n in x["names"].items() if tid in on_track}
     if not win and len(parts) == 1 and got_names != want_names:
         fail("thread names: trace_processor %s, pfdump %s" % (got_names, want_names))
 
     # Thread slices: messages and lost events by their args; instants are
     # the zero-length ones pfdump shows as instants; the rest zones.
-    plain = [s for s in slices if s[0] is not None and "debug.text" not in s[7] and "debug.count" not in s[7]]
+    plain = [s for s in slices if s[0] is not None and "debug.text" not in s[7] and "debug.count" not in s[7]
+             and "debug.address" not in s[7]]
     want_inst = collections.Counter(x["instants"])
     zones, inst = [], []
     for s in plain:
@@ -282,6 +288,8 @@ def main():
             fail("message at %d on %d: no slice named by its first line %r" % (ts, tid, title))
     lost = [(s[0], rel(s[1]), int(s[7]["debug.count"])) for s in slices if "debug.count" in s[7]]
     compare("lost events (tid, ts, count)", x["lost"], lost)
+    crashes = [(s[0], rel(s[1]), s[4], int(s[7]["debug.address"])) for s in slices if "debug.address" in s[7]]
+    compare("crashes (tid, ts, name, address)", x["crashes"], crashes)
     counters = [(rel(ts), n, v) for ts, n, v in t["counters"] if not n.startswith("memory: ")]
     compare("counter values (ts, name, value)", x["counters"], counters)
     if not win and len(parts) == 1:
