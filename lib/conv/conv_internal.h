@@ -361,6 +361,11 @@ struct perfetto_seq {
 	uint64_t head;      /* after the timestamp: the sequence id's field and
 	                       TP_TRACK_EVENT's tag and a length byte, from the
 	                       lowest byte; their count in the top byte */
+	uint64_t needs;     /* sequence_flags SEQ_NEEDS_INCREMENTAL_STATE, as
+	                       head: on every packet after a track sequence's
+	                       first (its TracePacketDefaults require it); 0 on
+	                       sequence 1, where only packets that refer to
+	                       interned data carry it */
 	/* string ids interned on it in the part (sets of ids): event names,
 	 * categories, source locations and debug annotation names */
 	struct u64_map names, cats, srclocs, arg_names;

@@ -15,11 +15,12 @@
  * timestamps, as before. Interning is per sequence, as Perfetto's is: the
  * trace's string ids serve as interning ids, and each string is defined on
  * a sequence in the packet that first uses it there in the part; callstacks
- * and what they refer to only on sequence 1. Only a sequence's first packet
- * has sequence_flags (SEQ_INCREMENTAL_STATE_CLEARED): the others would say
- * SEQ_NEEDS_INCREMENTAL_STATE, which lets a reader skip packets whose state
- * a ring buffer lost; a converted file loses none, trace_processor needs no
- * flag to use the state, and it took two bytes of every event. Tracks are
+ * and what they refer to only on sequence 1. A sequence's first packet
+ * has sequence_flags SEQ_INCREMENTAL_STATE_CLEARED; later ones have
+ * SEQ_NEEDS_INCREMENTAL_STATE where trace_packet.proto asks for it: every
+ * packet of a track sequence (its TracePacketDefaults require it) and the
+ * packets of sequence 1 that refer to interned data. Two bytes of every
+ * event, which a reader needs to skip packets whose state was lost. Tracks are
  * described (TrackDescriptor) before their first event: a process track, a
  * thread track per thread, a counter track per counter and a track per
  * frame set.
@@ -143,7 +144,7 @@ static int perfetto_part_begin(struct conv *c)
 	    back < (uint64_t)m->wall_start_ns) {
 		if ((rc = outbuf_reserve(o, PACKET_MAX)))
 			return rc;
-		pk = perfetto_packet_begin(c, c->base, SEQ_NEEDS_INCREMENTAL_STATE);
+		pk = perfetto_packet_begin(c, c->base, 0);
 		size_t cs = pb_begin(o, TP_CLOCK_SNAPSHOT);
 		size_t k = pb_begin(o, CS_CLOCKS);
 		pb_uint(o, CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
@@ -175,7 +176,7 @@ static int perfetto_thread(struct conv *c, struct conv_thread *t)
 		rc = outbuf_reserve(o, PACKET_MAX + 3 * len + 16);
 	if (rc)
 		return rc;
-	size_t pk = perfetto_packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t pk = perfetto_packet_begin(c, c->now, 0);
 	size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
 	if (t->kind == CONV_FRAMES) {
 		pb_uint(o, TD_UUID, UUID_FRAMES(t->tid));
@@ -283,7 +284,7 @@ static int perfetto_counter(struct conv *c, const struct profev_event *ev)
 		int rc = outbuf_reserve(o, PACKET_MAX + 3 * len);
 		if (rc)
 			return rc;
-		size_t pk = perfetto_packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+		size_t pk = perfetto_packet_begin(c, c->now, 0);
 		size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
 		pb_uint(o, TD_UUID, UUID_COUNTER(ev->name));
 		pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
@@ -321,7 +322,7 @@ static int perfetto_counter(struct conv *c, const struct profev_event *ev)
 static void named_track(struct conv *c, uint64_t uuid, const char *prefix, const char *name, int bytes)
 {
 	struct outbuf *o = &c->out;
-	size_t pk = perfetto_packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t pk = perfetto_packet_begin(c, c->now, 0);
 	size_t td = pb_begin(o, TP_TRACK_DESCRIPTOR);
 	pb_uint(o, TD_UUID, uuid);
 	pb_uint(o, TD_PARENT_UUID, UUID_PROCESS);
@@ -489,7 +490,7 @@ static int perfetto_lock_wait(struct conv *c, struct conv_thread *t, const struc
 		rc = outbuf_reserve(o, 2 * PACKET_MAX + 3 * (strlen(name) + strlen(holder)));
 	if (rc)
 		return rc;
-	size_t pk = perfetto_packet_begin(c, w->begin, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t pk = perfetto_packet_begin(c, w->begin, 0);
 	size_t te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_SLICE_BEGIN);
 	perfetto_track_write(c, perfetto_track_uuid(t));
@@ -510,7 +511,7 @@ static int perfetto_lock_wait(struct conv *c, struct conv_thread *t, const struc
 	}
 	pb_end(o, te);
 	pb_end(o, pk);
-	pk = perfetto_packet_begin(c, w->end, SEQ_NEEDS_INCREMENTAL_STATE);
+	pk = perfetto_packet_begin(c, w->end, 0);
 	te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_SLICE_END);
 	perfetto_track_write(c, perfetto_track_uuid(t));
@@ -545,7 +546,7 @@ static int perfetto_image(struct conv *c, struct conv_thread *t, const struct pr
 	}
 	if ((rc = outbuf_reserve(o, PACKET_MAX + len + 4 * PB_FIELD_MAX)))
 		return rc;
-	size_t pk = perfetto_packet_begin(c, c->now, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t pk = perfetto_packet_begin(c, c->now, 0);
 	size_t te = pb_begin(o, TP_TRACK_EVENT);
 	pb_uint(o, TE_TYPE, TYPE_INSTANT);
 	pb_uint(o, TE_TRACK_UUID, UUID_SCREENSHOTS);

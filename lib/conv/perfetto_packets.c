@@ -66,6 +66,7 @@ static int seq_start(struct conv *c, const struct conv_thread *t, struct perfett
 	pb_end(o, cs);
 	pb_end(o, pk);
 	s->incremental = 1;
+	s->needs = 2ull << 56 | SEQ_NEEDS_INCREMENTAL_STATE << 8 | TP_SEQUENCE_FLAGS << 3 | PB_WT_VARINT;
 	s->last = c->base;
 	return 0;
 }

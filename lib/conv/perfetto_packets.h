@@ -42,7 +42,9 @@ static inline uint8_t *perfetto_put_time(struct perfetto_seq *s, uint8_t *q, uin
 }
 
 /* A packet on the current sequence at ts. flags: SEQ_INCREMENTAL_STATE_CLEARED
- * on a sequence's first packet; any other value writes none (see the top). */
+ * on a sequence's first packet, SEQ_NEEDS_INCREMENTAL_STATE on one that
+ * refers to interned data, else 0; a track sequence's later packets get
+ * SEQ_NEEDS_INCREMENTAL_STATE whatever flags says (see the top). */
 static inline size_t perfetto_packet_begin(struct conv *c, uint64_t ts, unsigned flags)
 {
 	struct perfetto *p = c->fmt;
@@ -50,7 +52,9 @@ static inline size_t perfetto_packet_begin(struct conv *c, uint64_t ts, unsigned
 	size_t m = pb_begin(o, TRACE_PACKET);
 	o->p = perfetto_put_time(p->cur, o->p, ts);
 	pb_uint(o, TP_SEQUENCE_ID, p->cur->id);
-	if (flags == SEQ_INCREMENTAL_STATE_CLEARED)
+	if (p->cur->needs && flags != SEQ_INCREMENTAL_STATE_CLEARED)
+		flags = SEQ_NEEDS_INCREMENTAL_STATE;
+	if (flags)
 		pb_uint(o, TP_SEQUENCE_FLAGS, flags);
 	return m;
 }
@@ -125,14 +129,15 @@ static inline uint8_t *perfetto_put_field(uint8_t *p, uint64_t field)
 	return p + (field >> 56);
 }
 
-/* A TrackEvent packet's head on sequence s: its timestamp, the sequence id
- * and the TrackEvent's tag; *plen and *telen get the two length bytes. */
+/* A TrackEvent packet's head on sequence s: its timestamp, its flags (a
+ * track sequence's), the sequence id and the TrackEvent's tag; *plen and
+ * *telen get the two length bytes. */
 static inline uint8_t *perfetto_fast_head(struct perfetto_seq *s, uint8_t *p, uint64_t ts, uint8_t **plen,
 				 uint8_t **telen)
 {
 	p[0] = TRACE_PACKET << 3 | PB_WT_LEN;
 	*plen = p + 1;
-	p = perfetto_put_field(perfetto_put_time(s, p + 2, ts), s->head);
+	p = perfetto_put_field(perfetto_put_field(perfetto_put_time(s, p + 2, ts), s->needs), s->head);
 	*telen = p - 1;
 	return p;
 }

@@ -48,7 +48,7 @@ int perfetto_sample(struct conv *c, struct conv_thread *t, const struct profev_e
 	int rc = outbuf_reserve(o, need);
 	if (rc)
 		return rc;
-	size_t pk = perfetto_packet_begin(c, ev->ts, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t pk = perfetto_packet_begin(c, ev->ts, has ? SEQ_NEEDS_INCREMENTAL_STATE : 0);
 	if (p->stack) {
 		size_t id = pb_begin(o, TP_INTERNED_DATA);
 		perfetto_stack_write(c);
@@ -80,7 +80,7 @@ int perfetto_sample_lost(struct conv *c, struct conv_thread *t, const struct pro
 	if (rc)
 		return rc;
 	perfetto_use_shared(c->fmt);
-	size_t pk = perfetto_packet_begin(c, ev->ts, SEQ_NEEDS_INCREMENTAL_STATE);
+	size_t pk = perfetto_packet_begin(c, ev->ts, 0);
 	size_t ps = pb_begin(o, TP_PERF_SAMPLE);
 	pb_uint(o, PS_CPU, 0);
 	pb_uint(o, PS_KERNEL_RECORDS_LOST, ev->payload);

@@ -15,17 +15,21 @@ decode() {
 		fail "protoc could not decode $1"
 }
 
-# The game trace of the benchmark, small: at most 13.5 bytes per event
-# (22.2 on one sequence), one sequence per thread and frame set and one
-# for the process.
+# The game trace of the benchmark, small: at most 15.1 bytes per event
+# (13 before every packet of a track sequence carried
+# SEQ_NEEDS_INCREMENTAL_STATE, as its TracePacketDefaults require; 22.2 on
+# one sequence), one sequence per thread and frame set and one for the
+# process.
 "$MKTRACE" game game.bin 200000 4 || fail "mktrace"
 expect_exit 0 pfconv -q to perfetto -o game.pftrace game.bin
 $CHECK perfetto game.pftrace > /dev/null || fail "invalid perfetto output"
 size=$(wc -c < game.pftrace)
-[ "$size" -le $((200000 * 27 / 2)) ] || fail "$size bytes for 200000 events: over 13.5 bytes per event"
+[ "$size" -le $((200000 * 151 / 10)) ] || fail "$size bytes for 200000 events: over 15.1 bytes per event"
 decode game.pftrace
-# a sequence's first packet clears its state, no other does
+# a sequence's first packet clears its state, no other does; every later
+# packet of a track sequence needs it (SEQ_NEEDS_INCREMENTAL_STATE)
 [ "$(grep -c 'sequence_flags: 1' game.pftrace.txt)" -eq 6 ] || fail "not 6 sequences"
+[ "$(grep -c 'sequence_flags: 2' game.pftrace.txt)" -gt 190000 ] || fail "too few packets flagged as needing their sequence's state"
 # Zone events carry no track_uuid: their sequence's default is their track
 # (a frame set's too). Counters name theirs.
 [ "$(grep -c 'type: TYPE_SLICE_END' game.pftrace.txt)" -gt 90000 ] || fail "too few slice ends"

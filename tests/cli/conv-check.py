@@ -4,10 +4,14 @@
 usage: conv-check.py perfetto|chrome|folded FILE...
 
 perfetto: decoded with protoc against formats/perfetto (a failure or an
-  unknown field fails); packet sequences as Perfetto reads them: each one's
-  first packet clears its incremental state and no later one has flags;
+  unknown field fails); packet sequences by the rules of Perfetto's
+  trace_packet.proto: each one's first packet clears its incremental state
+  (SEQ_INCREMENTAL_STATE_CLEARED) and no later one does;
   TracePacketDefaults (the default track and clock) only on that first
-  packet; a timestamp on every packet but that one, on the trace clock or
+  packet, and then SEQ_NEEDS_INCREMENTAL_STATE on every later packet of
+  the sequence; that flag also on every packet that refers to interned
+  data (names, categories, source locations, annotation names,
+  callstacks); a packet without a sequence uses no incremental state; a timestamp on every packet but that one, on the trace clock or
   the sequence's incremental clock, which a ClockSnapshot on the sequence
   started (a delta from the packet before that used it), and times
   computed so; every track described and every interned id (names,
@@ -106,6 +110,21 @@ def check_perfetto(path, counts):
 
 UNKNOWN = re.compile(r"^\s*(\d+)(:| \{)")
 
+# Fields that refer to interned data, wherever they are in a packet.
+INTERNED_REFS = {"name_iid", "category_iids", "source_location_iid", "callstack_iid"}
+
+
+def uses_interned(node):
+    for key, values in node.items():
+        if key == "interned_data":
+            continue # definitions; what refers to them is elsewhere
+        if key in INTERNED_REFS:
+            return True
+        for v in values:
+            if isinstance(v, dict) and uses_interned(v):
+                return True
+    return False
+
 
 def check_packets(path, lines, counts):
     def known(lines):
@@ -151,20 +170,33 @@ def check_packets(path, lines, counts):
         where = "%s: packet %d" % (path, i)
         seq = one(pk, "trusted_packet_sequence_id")
         if seq is None or seq == "0":
-            fail(where + ": no packet sequence")
-        flags = one(pk, "sequence_flags")
-        if seq not in seqs:
-            if flags != "1":
-                fail(where + ": first packet of sequence %s does not clear its state (flags %s)" % (seq, flags))
+            # No sequence, no incremental state: only what stands alone
+            # (the kernel's sched_switch events, as traced writes them).
+            if set(pk) - {"ftrace_events"}:
+                fail(where + ": no packet sequence")
+            continue
+        flags = int(one(pk, "sequence_flags", "0"))
+        first = seq not in seqs
+        if first:
+            if not flags & 1:
+                fail(where + ": first packet of sequence %s does not clear its state (flags %d)" % (seq, flags))
             seqs[seq] = {"names": set(), "cats": set(), "defined": collections.defaultdict(set),
-                         "clocks": {}, "clock": None, "track": None}
-        elif flags is not None:
-            fail(where + ": sequence_flags %s after sequence %s began" % (flags, seq))
+                         "clocks": {}, "clock": None, "track": None, "defaults": False,
+                         "srclocs": set(), "annames": set()}
+        elif flags & 1:
+            fail(where + ": sequence %s cleared again" % seq)
+        if flags & ~3:
+            fail(where + ": unknown sequence_flags %d" % flags)
         sq = seqs[seq]
+        if sq["defaults"] and not flags & 2:
+            fail(where + ": no SEQ_NEEDS_INCREMENTAL_STATE after sequence %s set TracePacketDefaults" % seq)
+        if not flags & 2 and uses_interned(pk):
+            fail(where + ": refers to interned data without SEQ_NEEDS_INCREMENTAL_STATE")
         names, cats, defined = sq["names"], sq["cats"], sq["defined"]
         for d in pk.get("trace_packet_defaults", []):
-            if flags != "1":
+            if not first:
                 fail(where + ": TracePacketDefaults after sequence %s began" % seq)
+            sq["defaults"] = True
             sq["clock"] = one(d, "timestamp_clock_id")
             for ted in d.get("track_event_defaults", []):
                 sq["track"] = one(ted, "track_uuid")
@@ -196,6 +228,10 @@ def check_packets(path, lines, counts):
                 names.add(one(e, "iid"))
             for e in idata.get("event_categories", []):
                 cats.add(one(e, "iid"))
+            for e in idata.get("source_locations", []):
+                sq["srclocs"].add(one(e, "iid"))
+            for e in idata.get("debug_annotation_names", []):
+                sq["annames"].add(one(e, "iid"))
             if seq != "1" and any(idata.get(t) for t in ("callstacks", "frames", "mappings")):
                 fail(where + ": callstacks interned on sequence %s, not 1" % seq)
             for table in ("function_names", "source_paths", "build_ids", "mapping_paths"):
@@ -253,6 +289,11 @@ def check_packets(path, lines, counts):
             for c in te.get("category_iids", []):
                 if c not in cats:
                     fail(where + ": category iid %s not defined" % c)
+            if one(te, "source_location_iid") and one(te, "source_location_iid") not in sq["srclocs"]:
+                fail(where + ": source location iid %s not defined" % one(te, "source_location_iid"))
+            for a in te.get("debug_annotations", []):
+                if one(a, "name_iid") and one(a, "name_iid") not in sq["annames"]:
+                    fail(where + ": debug annotation name iid %s not defined" % one(a, "name_iid"))
             if one(te, "callstack_iid"):
                 need(where, "callstacks", one(te, "callstack_iid"))
                 used.add(";".join(frame_name(f) for f in tables["callstacks"][one(te, "callstack_iid")]))

@@ -146,7 +146,7 @@ static void track_event(struct perfetto_seen *s, struct pbr *te)
 	uint32_t f, f2;
 	uint64_t v, v2, type = 0, uuid = 0, name_iid = 0, cat_iid = 0, stack = 0, bytes = 0, ivalue = 0;
 	struct pbr sub, x;
-	int has_name = 0, has_double = 0, has_int = 0, has_bytes = 0;
+	int has_name = 0, has_double = 0, has_int = 0, has_bytes = 0, interned = 0;
 	uuid = s->seq_track[s->cur];
 	while (rd_field(te, &f, &v, &sub)) {
 		switch (f) {
@@ -158,8 +158,10 @@ static void track_event(struct perfetto_seen *s, struct pbr *te)
 		case 44: has_double = 1; break;
 		case 30: has_int = 1; ivalue = v; break;
 		case 56: stack = v; break;
+		case 34: interned = 1; break; /* source_location_iid */
 		case 4:
 			for (int is_bytes = 0; rd_field(&sub, &f2, &v2, &x);) {
+				interned |= f2 == 1; /* name_iid */
 				if (f2 == 10 && v2 == 5 && !memcmp(x.p, "bytes", 5))
 					is_bytes = 1;
 				if (f2 == 3 && is_bytes)
@@ -172,6 +174,8 @@ static void track_event(struct perfetto_seen *s, struct pbr *te)
 			break;
 		}
 	}
+	if ((interned || name_iid || cat_iid || stack) && !(s->flags & 2))
+		PERFETTO_FAIL(s, "packet %u refers to interned data without SEQ_NEEDS_INCREMENTAL_STATE", s->packets);
 	int ti = track_index(s, uuid);
 	if (ti < 0) {
 		PERFETTO_FAIL(s, "event on undescribed track %llu", (unsigned long long)uuid);
@@ -286,15 +290,23 @@ void perfetto_check(const char *buf, size_t len, struct perfetto_seen *s)
 			continue;
 		}
 		s->cur = (unsigned)seq;
-		if (flags != (s->seq_begun[seq] ? 0u : 1u))
+		/* The first packet clears the state, no later one does; after
+		 * TracePacketDefaults every packet needs the state. */
+		if ((flags & 1) != !s->seq_begun[seq] || flags > 3)
 			PERFETTO_FAIL(s, "packet %u on sequence %llu has flags %llu", s->packets, (unsigned long long)seq,
 				(unsigned long long)flags);
+		if (s->seq_defaults[seq] && !(flags & 2))
+			PERFETTO_FAIL(s, "packet %u on sequence %llu lacks SEQ_NEEDS_INCREMENTAL_STATE after its defaults",
+				s->packets, (unsigned long long)seq);
+		s->flags = flags;
 		if (has_defaults && s->seq_begun[seq])
 			PERFETTO_FAIL(s, "packet %u sets defaults after its sequence began", s->packets);
 		s->nseqs += !s->seq_begun[seq];
 		s->seq_begun[seq] = 1;
-		if (has_defaults)
+		if (has_defaults) {
 			s->seq_track[seq] = track;
+			s->seq_defaults[seq] = 1;
+		}
 		if (!has_ts && (te.p || td.p || id.p))
 			PERFETTO_FAIL(s, "packet %u without timestamp", s->packets);
 		if (id.p)

@@ -1,8 +1,10 @@
 /* A checker of Perfetto protobuf outputs for the unit tests of lib/conv:
  * a small protobuf reader that enforces the sequence rules trace_processor
  * relies on (descriptors before events, interned ids defined before use on
- * their sequence, flags and defaults only on a sequence's first packet,
- * balanced slices per track) and counts what it met, so that a test can
+ * their sequence, SEQ_INCREMENTAL_STATE_CLEARED and defaults only on a
+ * sequence's first packet, SEQ_NEEDS_INCREMENTAL_STATE on every packet
+ * after defaults and on every packet that refers to interned data, as
+ * Perfetto's trace_packet.proto asks, balanced slices per track) and counts what it met, so that a test can
  * check the output's meaning as well as its form. */
 #ifndef PROFEV_PERFETTO_CHECK_H
 #define PROFEV_PERFETTO_CHECK_H
@@ -21,7 +23,8 @@ struct perfetto_seen {
 	unsigned ntracks;
 	/* Packet sequences by id: begun, default track; names and categories
 	 * are interned per sequence, the packet's is cur. */
-	unsigned char seq_begun[MAXSEQS];
+	unsigned char seq_begun[MAXSEQS], seq_defaults[MAXSEQS];
+	uint64_t flags; /* the packet's sequence_flags */
 	unsigned nseqs, clock_back; /* sequences begun; packets on the trace clock */
 	uint64_t seq_track[MAXSEQS];
 	unsigned cur;
