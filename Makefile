@@ -21,9 +21,9 @@ comma       := ,
 
 OPT         ?= -O2 -g
 WARN        := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
-PKGS        := libzstd libxxhash libelf libpng libturbojpeg
+PKGS        := libzstd libxxhash libelf libpng libturbojpeg libdeflate
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxxhash -lelf -lpng16 -lturbojpeg)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxxhash -lelf -lpng16 -lturbojpeg -ldeflate)
 # Debian's libdwarf ships no .pc file; fall back to its known location.
 DWARF_CFLAGS := $(shell pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
 DWARF_LIBS   := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
@@ -179,7 +179,7 @@ $(BUILD)/bench/%: tests/bench/%.cpp $(BUILD)/tests/lib/callgrind.o $(BUILD)/test
 	  $(BUILD)/tests/lib/callgrind.o $(BUILD)/tests/lib/bench.o $(STATIC_LIB) $(if $(TRACY_SRC),$(TRACY_A)) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
+DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev libdeflate-dev \
                 libiberty-dev libdebuginfod-dev debuginfod libc6-dbg libpng-dev libturbojpeg0-dev libjpeg-turbo-progs python3 protobuf-compiler llvm elfutils binutils dwz groff-base valgrind \
                 chromium libclang-rt-14-dev lld
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
