@@ -283,6 +283,15 @@ static uintptr_t stack_top;   /* the copy stops there, as the kernel's does */
 static struct dwarf_regs regs;
 volatile int sink;
 
+/* The copy reads the callers' frames, redzones included, as the sampler's
+ * kernel copy does; ASan must not see it as an overflow. */
+__attribute__((noinline, no_sanitize("address"))) static void copy_stack(uint64_t sp)
+{
+	const volatile unsigned char *from = (const volatile unsigned char *)(uintptr_t)sp;
+	for (size_t i = 0; i < stack_len; i++)
+		stack_copy[i] = from[i];
+}
+
 __attribute__((noinline)) static void capture(void)
 {
 	uint64_t ip, sp, bp;
@@ -290,7 +299,7 @@ __attribute__((noinline)) static void capture(void)
 			     : "=r"(ip), "=r"(sp), "=r"(bp));
 	regs = (struct dwarf_regs){ ip, sp, bp };
 	stack_len = stack_top > sp && stack_top - sp < sizeof stack_copy ? stack_top - sp : sizeof stack_copy;
-	memcpy(stack_copy, (const void *)(uintptr_t)sp, stack_len);
+	copy_stack(sp);
 }
 
 __attribute__((noinline)) static void deep(int n)

@@ -16,9 +16,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=${TMPDIR:-/tmp}/profev-game-args-$$
 mkdir -p "$TMP" || exit 1
 trap 'rm -rf "$TMP"' EXIT
-cc -O2 -I"$ROOT/lib/include" -o "$TMP/game-plain" "$ROOT/examples/game.c" \
+# A sanitizer build's client library needs its runtime (PROFEV_SAN, as make test sets it).
+SANFLAGS=${PROFEV_SAN:+-fsanitize=$PROFEV_SAN}
+cc $SANFLAGS -O2 -I"$ROOT/lib/include" -o "$TMP/game-plain" "$ROOT/examples/game.c" \
 	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
-cc -O2 -I"$ROOT/lib/include" -DGAME_ARGS -o "$TMP/game-args" "$ROOT/examples/game.c" \
+cc $SANFLAGS -O2 -I"$ROOT/lib/include" -DGAME_ARGS -o "$TMP/game-args" "$ROOT/examples/game.c" \
 	"$BUILD/libprofev-client.a" -pthread -lm || exit 1
 # bytes events args: the bytes of the trace's events chunks (the frame
 # images the game sends are chunks of their own, and their size varies

@@ -16,9 +16,12 @@ need() { # NAME TOOL-CHECK WHY: NAME runs if the check passes
 	if eval "$2"; then run="$run $name"; else missing="$missing $name ($why);"; fi
 }
 need trace true ""
-need client "has valgrind && has callgrind_annotate" "no valgrind"
+# valgrind cannot run a sanitizer build (make SAN=... test sets PROFEV_SAN).
+callgrind='has valgrind && has callgrind_annotate && [ -z "${PROFEV_SAN:-}" ]'
+callgrind_why="no valgrind, or a sanitizer build valgrind cannot run"
+need client "$callgrind" "$callgrind_why"
 need game_args "has cc" "no cc"
-need tracy "has valgrind && has callgrind_annotate" "no valgrind"
+need tracy "$callgrind" "$callgrind_why"
 need conv true ""
 need dump_stats "has python3" "no python3"
 tp_find && export TRACE_PROCESSOR=$TP
