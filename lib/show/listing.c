@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "common/common.h"
-#include "show/listing.h"
+#include "show/listing_state.h"
 
 /* The lock at addr, added if new; NULL on no memory or for address 0. */
 static struct lock_name *lock_get(struct dump *d, uint64_t addr)

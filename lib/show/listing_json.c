@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include "common/common.h"
 #include "common/json_write.h"
-#include "show/listing.h"
+#include "show/listing_state.h"
 
 static void json_key_string(struct outbuf *o, const char *key, const char *s, size_t n)
 {

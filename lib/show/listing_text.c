@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "common/common.h"
-#include "show/listing.h"
+#include "show/listing_state.h"
 
 static void text(struct outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,6 +1,6 @@
 /* pfdump's event listing: the state its text and JSON Lines writers share. */
-#ifndef PROFEV_SHOW_LISTING_H
-#define PROFEV_SHOW_LISTING_H
+#ifndef PROFEV_SHOW_LISTING_STATE_H
+#define PROFEV_SHOW_LISTING_STATE_H
 #include <stdint.h>
 #include <stdio.h>
 #include "common/common.h"
