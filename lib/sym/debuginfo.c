@@ -171,6 +171,23 @@ void build_id_hex(char *out, const uint8_t *id, unsigned n)
 	out[2 * n] = '\0';
 }
 
+int debuginfo_warn(struct profev_debuginfo *di, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	char **w = realloc(di->warnings, (di->nwarnings + 1) * sizeof(*w));
+	if (!w)
+		return PROFEV_E_NOMEM;
+	di->warnings = w;
+	if (!(w[di->nwarnings] = strdup(msg)))
+		return PROFEV_E_NOMEM;
+	di->nwarnings++;
+	return 0;
+}
+
 struct search {
 	const uint8_t *id;
 	unsigned idlen;

@@ -79,6 +79,9 @@ void arena_free(struct arena *a);
 
 /* The n bytes of a build-id as 2n lowercase hex digits and a NUL in out. */
 void build_id_hex(char *out, const uint8_t *id, unsigned n);
+/* debuginfo.c: a warning added to di's. @return 0, PROFEV_E_NOMEM */
+int debuginfo_warn(struct profev_debuginfo *di, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* *p holds *cap elements of elem bytes; make room for need. -1: no memory. */
 static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
