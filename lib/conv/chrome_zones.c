@@ -52,10 +52,18 @@ static const char *edge_args(int edge)
 {
 	return edge == CONV_EDGE_UNCLOSED ? ",\"args\":{\"unclosed\":true}"
 	       : edge == CONV_EDGE_CUT    ? ",\"args\":{\"cut\":true}"
+	       : edge == CONV_EDGE_AFTER  ? ",\"args\":{\"open_after_window\":true}"
 					  : "";
 }
 
-#define CONTINUED_ARGS ",\"args\":{\"continued\":true}"
+/* The args of a zone's B event at a cut: reopened at a window's start or
+ * a split's part (continued), or begun before the trace's window. */
+static const char *begin_args(int edge)
+{
+	return edge == CONV_EDGE_CUT      ? ",\"args\":{\"continued\":true}"
+	       : edge == CONV_EDGE_BEFORE ? ",\"args\":{\"begun_before_window\":true}"
+					  : "";
+}
 
 static struct chrome_thread *chrome_thread_of(struct conv *c, struct conv_thread *t)
 {
@@ -268,7 +276,7 @@ int chrome_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z
 	if (begin_end(c, t)) {
 		z->aux = AUX_B_WRITTEN;
 		z->begun_name = z->name;
-		return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
+		return zone_event(c, t, z, 'B', z->shown, 0, begin_args(edge));
 	}
 	struct chrome_thread *h = chrome_thread_of(c, t);
 	if (!h)
@@ -282,10 +290,11 @@ int chrome_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone *z
 	 * the next part of a split) all begin at the same time: their B
 	 * events, written now, keep the outer one first, and so do those of
 	 * zones that begin with a parent whose B is written. */
-	if (edge == CONV_EDGE_CUT || (p && p->shown == z->shown && (p->aux & AUX_B_WRITTEN))) {
+	if (edge == CONV_EDGE_CUT || edge == CONV_EDGE_BEFORE ||
+	    (p && p->shown == z->shown && (p->aux & AUX_B_WRITTEN))) {
 		z->aux = AUX_B_WRITTEN;
 		z->begun_name = z->name;
-		return zone_event(c, t, z, 'B', z->shown, 0, edge == CONV_EDGE_CUT ? CONTINUED_ARGS : "");
+		return zone_event(c, t, z, 'B', z->shown, 0, begin_args(edge));
 	}
 	z->aux = p && p->shown == z->shown ? AUX_MEMBER : (uint64_t)h->n << AUX_BASE_SHIFT;
 	return 0;
@@ -396,6 +405,8 @@ static size_t args_make(struct conv *c, const struct profev_event *a, uint32_t n
 		first = 0;
 		if (edge == CONV_EDGE_UNCLOSED)
 			outbuf_lit(&tmp, "\"unclosed\":true");
+		else if (edge == CONV_EDGE_AFTER)
+			outbuf_lit(&tmp, "\"open_after_window\":true");
 		else
 			outbuf_lit(&tmp, "\"cut\":true");
 	}

@@ -96,6 +96,8 @@ enum conv_edge {
 	CONV_EDGE_NORMAL = 0,
 	CONV_EDGE_CUT = 1,      /* at a window edge, a split or a filter match */
 	CONV_EDGE_UNCLOSED = 2, /* never closed: ends at its thread's last ts */
+	CONV_EDGE_BEFORE = 3,   /* begun before the trace's window (ZONE_BEFORE) */
+	CONV_EDGE_AFTER = 4,    /* still open at the window's end (ZONE_AFTER) */
 };
 
 struct conv {

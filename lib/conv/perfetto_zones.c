@@ -163,6 +163,8 @@ static int begin_packet(struct conv *c, struct conv_thread *t, struct conv_zone 
 	pf->nkey_args = 0;
 	if (edge == CONV_EDGE_CUT)
 		perfetto_annotation_bool(o, "continued");
+	else if (edge == CONV_EDGE_BEFORE)
+		perfetto_annotation_bool(o, "begun_before_window");
 	perfetto_args_write(c, a, n);
 	perfetto_te_close(c, &m);
 	begin_written(pf, c, t, start, edge, s, last);
@@ -217,7 +219,9 @@ int perfetto_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *z
 	struct te_marks m;
 	if ((rc = perfetto_seq_use(c, t)) || (rc = perfetto_te_open(c, &m, ts, TYPE_SLICE_END, perfetto_track_uuid(t), 0, 0, 0)))
 		return rc;
-	perfetto_annotation_bool(o, edge == CONV_EDGE_UNCLOSED ? "unclosed" : "cut");
+	perfetto_annotation_bool(o, edge == CONV_EDGE_UNCLOSED ? "unclosed"
+				    : edge == CONV_EDGE_AFTER  ? "open_after_window"
+							       : "cut");
 	perfetto_te_close(c, &m);
 	return 0;
 }
@@ -255,6 +259,8 @@ static int zone_end_rich(struct conv *c, struct conv_thread *t, struct conv_zone
 		perfetto_annotation_bool(o, "unclosed");
 	else if (edge == CONV_EDGE_CUT)
 		perfetto_annotation_bool(o, "cut");
+	else if (edge == CONV_EDGE_AFTER)
+		perfetto_annotation_bool(o, "open_after_window");
 	if (z->aux & AUX_NAMED_LATE) {
 		/* named too late to write the begin again: the name rides on
 		 * the end as the argument "name" */

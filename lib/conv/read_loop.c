@@ -197,7 +197,8 @@ static __attribute__((noinline)) int on_point_arg(struct conv_loop *l, const str
 static inline int has_category(unsigned type)
 {
 	return type == PROFEV_EV_ZONE_BEGIN || type == PROFEV_EV_ZONE_END ||
-	       type == PROFEV_EV_INSTANT || type == PROFEV_EV_MESSAGE;
+	       type == PROFEV_EV_INSTANT || type == PROFEV_EV_MESSAGE ||
+	       type == PROFEV_EV_ZONE_BEFORE || type == PROFEV_EV_ZONE_AFTER;
 }
 
 /* A frame image in the window: its pixels are the reader's, held since
@@ -216,6 +217,21 @@ static __attribute__((noinline)) int on_image(struct conv_loop *l, struct conv_t
 	if (!rc)
 		c->st.images++;
 	return rc;
+}
+
+/* A zone of a window's edge: begun before the window (it begins at the
+ * window's start, marked so) or still open at its end (it ends there). */
+static __attribute__((noinline)) int on_window_edge(struct conv_loop *l, struct conv_thread *t,
+						    uint64_t ts, const struct profev_event *ev)
+{
+	if (ev->type == PROFEV_EV_ZONE_BEFORE)
+		return conv_zone_push_edge(l, t, ts, ev->name, (uint32_t)ev->payload,
+					   known_stack(l, ev->stack), CONV_EDGE_BEFORE);
+	if (t->dropped) {
+		t->dropped--;
+		return 0;
+	}
+	return t->depth ? conv_zone_pop(l, t, ts, CONV_EDGE_AFTER) : 0;
 }
 
 static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_event *ev)
@@ -245,6 +261,9 @@ static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_eve
 	case PROFEV_EV_INSTANT:
 	case PROFEV_EV_MESSAGE:
 	case PROFEV_EV_LOST:
+	case PROFEV_EV_TRIGGER:
+	case PROFEV_EV_ZONE_BEFORE:
+	case PROFEV_EV_ZONE_AFTER:
 	case PROFEV_EV_THREAD_NAME:
 	case PROFEV_EV_CRASH: /* its thread's last event: zones still open end there */
 		if (!(t = conv_thread_of(l, ev)))
@@ -287,6 +306,9 @@ static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_eve
 	switch (ev->type) {
 	case PROFEV_EV_ZONE_BEGIN:
 		return conv_zone_push(l, t, ts, ev->name, (uint32_t)ev->payload, known_stack(l, ev->stack));
+	case PROFEV_EV_ZONE_BEFORE:
+	case PROFEV_EV_ZONE_AFTER:
+		return on_window_edge(l, t, ts, ev);
 	case PROFEV_EV_ZONE_END:
 		if (t->dropped) {
 			t->dropped--;
@@ -341,6 +363,15 @@ static inline CONV_HOT int on_event(struct conv_loop *l, const struct profev_eve
 		struct profev_event e = *ev;
 		e.stack = known_stack(l, ev->stack);
 		return c->ops->crash ? c->ops->crash(c, t, &e) : 0;
+	}
+	case PROFEV_EV_TRIGGER: {
+		/* an instant named for its reason, on the thread that asked */
+		struct profev_event e = *ev;
+		e.type = PROFEV_EV_INSTANT;
+		e.payload = 0;
+		rc = c->ops->instant(c, t, &e);
+		t->npoint = 0;
+		return rc;
 	}
 	default:
 		return c->ops->lost(c, t, ev);

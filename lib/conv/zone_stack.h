@@ -63,9 +63,10 @@ static inline CONV_HOT int conv_advance(struct conv_loop *l, struct conv_thread 
 }
 
 /* A zone begins on t at ts. aux: on a frames track the frame number, on a
- * thread the callstack id (six arguments stay in registers). */
-static inline CONV_HOT int conv_zone_push(struct conv_loop *l, struct conv_thread *t, uint64_t ts,
-					  uint32_t name, uint32_t cat, uint64_t aux)
+ * thread the callstack id; edge: CONV_EDGE_NORMAL, or CONV_EDGE_BEFORE
+ * for a zone begun before the trace's window. */
+static inline CONV_HOT int conv_zone_push_edge(struct conv_loop *l, struct conv_thread *t, uint64_t ts,
+					       uint32_t name, uint32_t cat, uint64_t aux, int edge)
 {
 	if (t->depth == PROFEV_CONV_MAX_DEPTH) {
 		conv_zone_too_deep(l, t, ts, name);
@@ -90,7 +91,13 @@ static inline CONV_HOT int conv_zone_push(struct conv_loop *l, struct conv_threa
 	if (!conv_emitting(t))
 		return 0;
 	l->c.st.events_out++;
-	return conv_zone_emit_begin(l, t, z, ts, CONV_EDGE_NORMAL);
+	return conv_zone_emit_begin(l, t, z, ts, edge);
+}
+
+static inline CONV_HOT int conv_zone_push(struct conv_loop *l, struct conv_thread *t, uint64_t ts,
+					  uint32_t name, uint32_t cat, uint64_t aux)
+{
+	return conv_zone_push_edge(l, t, ts, name, cat, aux, CONV_EDGE_NORMAL);
 }
 
 /* t's top zone ends at ts. */

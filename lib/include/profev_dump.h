@@ -227,6 +227,15 @@ struct profev_stats {
 	                                  (metadata start, else the first event) */
 	uint64_t crashes;            /**< CRASH events */
 	struct profev_event crash;   /**< the first of them; type 0 if none */
+	/* A recording window (a flight recorder's snapshot, an attach). */
+	uint64_t zones_before;       /**< ZONE_BEFORE: zones begun before the window */
+	uint64_t zones_after;        /**< ZONE_AFTER: zones still open at its end */
+	uint64_t triggers;           /**< TRIGGER events */
+	struct profev_event trigger; /**< the first of them; type 0 if none */
+	uint64_t first_frame;        /**< the lowest frame number of an event (not
+	                                  memory, not an image): frames before the
+	                                  trace's first event */
+	int have_frame;              /**< first_frame was seen */
 };
 
 /**

@@ -122,7 +122,17 @@ enum profev_event_type {
 	                                the signal ("SIGSEGV"); payload: the fault
 	                                address, 0 for a signal sent; stack: the
 	                                thread's callstack, frame 0 exact */
-	PROFEV_EV_TYPE_MAX = 30
+	/* 31..39: recording windows (a flight recorder's snapshot, an attach) */
+	PROFEV_EV_TRIGGER = 31,    /**< a snapshot was asked for: name: the reason
+	                                ("hitch", "SIGUSR1", "crash", "exit");
+	                                payload: the snapshot's number (1, 2, ...);
+	                                tid: the thread that asked, or the program's pid */
+	PROFEV_EV_ZONE_BEFORE = 32, /**< a zone begun before the recording's window,
+	                                 open at its start: as ZONE_BEGIN, ts is the
+	                                 window's start */
+	PROFEV_EV_ZONE_AFTER = 33, /**< a zone still open at the window's end: as
+	                                ZONE_END, ts is the window's end */
+	PROFEV_EV_TYPE_MAX = 33
 };
 
 /** SWITCH_OUT payload bit: the thread was preempted (still runnable);
@@ -135,6 +145,9 @@ enum profev_event_flags {
 	PROFEV_EVF_UNCLOSED = 1u << 1, /**< ZONE_END made up by a reader for a zone
 	                                    the program never closed */
 	PROFEV_EVF_SECURE = 1u << 2,   /**< memory event from a SECURE macro */
+	PROFEV_EVF_WINDOW_EDGE = 1u << 3, /**< ZONE_BEGIN or ZONE_END that
+	                                    profev_event_window_view() made of a
+	                                    ZONE_BEFORE or ZONE_AFTER (never stored) */
 	PROFEV_EVF_ARG_KIND = 7u << 3, /**< ARG: enum profev_arg_kind << 3 */
 	PROFEV_EVF_TRUNCATED = 1u << 6, /**< ARG: the string was cut at
 	                                     PROFEV_ARG_STR_MAX bytes */
@@ -205,6 +218,15 @@ double profev_event_double(const struct profev_event *ev);
 /** Short lowercase name of an event type ("zone_begin"), "unknown" otherwise. */
 const char *profev_event_type_name(unsigned type);
 
+/**
+ * A window's zone edges read as zones: a ZONE_BEFORE becomes a ZONE_BEGIN
+ * and a ZONE_AFTER a ZONE_END, each with PROFEV_EVF_WINDOW_EDGE set, so
+ * that code which matches zone ends to begins needs nothing more. Other
+ * events are left alone.
+ * @return 1 if ev was changed, else 0.
+ */
+int profev_event_window_view(struct profev_event *ev);
+
 /* ------------------------------------------------------------------ */
 /* Records other than events                                           */
 /* ------------------------------------------------------------------ */
@@ -243,6 +265,11 @@ struct profev_meta {
 	uint64_t lost_images;       /**< frame images dropped (--drop, queue full)
 	                                 or lost in the recorder */
 	uint64_t refused_images;    /**< frame images refused for their size */
+	/* A flight recorder's snapshot (pfrec --ring); 0 in other traces. */
+	uint64_t ring_window_start_ns; /**< where the snapshot's window starts */
+	uint64_t ring_window_end_ns;   /**< and ends (CLOCK_MONOTONIC, as ts) */
+	uint64_t ring_let_go_events;   /**< events the ring let go before the window */
+	uint64_t ring_snapshot;        /**< the snapshot's number, from 1 */
 };
 
 /** A loaded module (executable or shared object). */

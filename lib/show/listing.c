@@ -167,6 +167,7 @@ static int list_next(struct dump *d)
 	struct profev_event_info in;
 	if (!time_order_next(d->order, &ev, &in.thread, &in.text, &in.text_len))
 		return 0;
+	profev_event_window_view(&ev); /* a window's cut zones end and begin as zones */
 	/* The ids' strings as the reader gave them (they do not change). */
 	int has_category = ev.type == PROFEV_EV_ZONE_BEGIN || ev.type == PROFEV_EV_ZONE_END ||
 			   ev.type == PROFEV_EV_INSTANT || ev.type == PROFEV_EV_MESSAGE;

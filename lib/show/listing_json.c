@@ -214,6 +214,8 @@ void listing_json_event(struct dump *d, const struct profev_event *ev, const str
 		else
 			json_key_string(o, "text", in->text, in->text_len);
 		json_key_string(o, "category", in->category, strlen(in->category));
+		if ((ev->flags & PROFEV_EVF_WINDOW_EDGE) && outbuf_reserve(o, 24) == 0)
+			outbuf_lit(o, ",\"window_edge\":true");
 		json_src(d, ev->name);
 		break;
 	case PROFEV_EV_COUNTER:
@@ -298,6 +300,10 @@ void listing_json_event(struct dump *d, const struct profev_event *ev, const str
 	case PROFEV_EV_CRASH:
 		json_key_string(o, "signal", in->name, strlen(in->name));
 		json_key_u64(o, "addr", ev->payload);
+		break;
+	case PROFEV_EV_TRIGGER:
+		json_key_string(o, "reason", in->name, strlen(in->name));
+		json_key_u64(o, "snapshot", ev->payload);
 		break;
 	default:
 		json_key_string(o, "name", in->name, strlen(in->name));

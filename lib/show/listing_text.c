@@ -146,6 +146,9 @@ void listing_text_event(struct dump *d, const struct profev_event *ev, const str
 			text(o, "  %" PRIu64 ".%03" PRIu64 " us", duration / 1000, duration % 1000);
 		if (ev->flags & PROFEV_EVF_UNCLOSED)
 			text(o, "  (never closed)");
+		if (ev->flags & PROFEV_EVF_WINDOW_EDGE)
+			text(o, ev->type == PROFEV_EV_ZONE_BEGIN ? "  (begun before the window)"
+								 : "  (still open at the window's end)");
 		if (ev->type != PROFEV_EV_ZONE_END)
 			text_src(d, ev->name);
 		break;
@@ -244,6 +247,10 @@ void listing_text_event(struct dump *d, const struct profev_event *ev, const str
 		text_name(o, in->name, strlen(in->name));
 		if (ev->payload)
 			text(o, " at 0x%" PRIx64, ev->payload);
+		break;
+	case PROFEV_EV_TRIGGER:
+		text_name(o, in->name, strlen(in->name));
+		text(o, " (snapshot %" PRIu64 ")", ev->payload);
 		break;
 	default:
 		text(o, "type %u payload %" PRIu64, ev->type, ev->payload);

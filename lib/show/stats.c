@@ -326,9 +326,18 @@ static int by_total(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static int event(struct collect *c, const struct profev_event *ev)
+static int event(struct collect *c, const struct profev_event *raw)
 {
 	struct profev_stats *s = c->s;
+	struct profev_event view = *raw;
+	const struct profev_event *ev = &view;
+	if (profev_event_window_view(&view)) {
+		/* a window's cut zones count with their part inside it */
+		if (view.type == PROFEV_EV_ZONE_BEGIN)
+			s->zones_before++;
+		else
+			s->zones_after++;
+	}
 	int64_t ti = zone_track_thread(c->zones, ev->tid);
 	if (ti < 0)
 		return -1;
@@ -355,7 +364,12 @@ static int event(struct collect *c, const struct profev_event *ev)
 	if (ev->ts > s->last_ts)
 		s->last_ts = ev->ts;
 	s->events++;
-	s->by_type[ev->type <= PROFEV_EV_TYPE_MAX ? ev->type : 0]++;
+	s->by_type[raw->type <= PROFEV_EV_TYPE_MAX ? raw->type : 0]++;
+	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE &&
+	    ev->type != PROFEV_EV_FRAME_IMAGE && (!s->have_frame || ev->frame < s->first_frame)) {
+		s->first_frame = ev->frame;
+		s->have_frame = 1;
+	}
 	switch (ev->type) {
 	case PROFEV_EV_ZONE_BEGIN: {
 		uint32_t outer = 0;
@@ -381,6 +395,10 @@ static int event(struct collect *c, const struct profev_event *ev)
 	case PROFEV_EV_CRASH:
 		if (!s->crashes++)
 			s->crash = *ev;
+		return 0;
+	case PROFEV_EV_TRIGGER:
+		if (!s->triggers++)
+			s->trigger = *ev;
 		return 0;
 	case PROFEV_EV_MEM_ALLOC:
 	case PROFEV_EV_MEM_FREE:
@@ -626,6 +644,40 @@ static void crash_line(const struct profev_stats *s, const struct profev_reader 
 	fputc('\n', out);
 }
 
+/* A recording window: where it lies in the run, what came before it, its
+ * trigger and the zones it cut. */
+static void window_lines(const struct profev_stats *s, const struct profev_reader *r, FILE *out)
+{
+	const struct profev_meta *m = profev_reader_meta(r);
+	if (m->ring_window_end_ns > m->ring_window_start_ns) {
+		uint64_t a = m->ring_window_start_ns - s->origin_ts, b = m->ring_window_end_ns - s->origin_ts;
+		if (m->ring_window_start_ns < s->origin_ts)
+			a = 0, b = m->ring_window_end_ns > s->origin_ts ? b : 0;
+		fprintf(out, "window:       %" PRIu64 ".%03" PRIu64 " s to %" PRIu64 ".%03" PRIu64
+			" s of the run (snapshot %" PRIu64 "), %" PRIu64 " frames before it, %" PRIu64
+			" events let go by the ring\n", a / 1000000000u, a / 1000000u % 1000, b / 1000000000u,
+			b / 1000000u % 1000, m->ring_snapshot, s->have_frame ? s->first_frame : 0,
+			m->ring_let_go_events);
+	} else if (s->zones_before) {
+		fprintf(out, "window:       %" PRIu64 " frames before it\n", s->have_frame ? s->first_frame : 0);
+	}
+	if (s->triggers) {
+		const struct profev_event *ev = &s->trigger;
+		uint64_t at = ev->ts >= s->origin_ts ? ev->ts - s->origin_ts : 0;
+		const char *thread = profev_reader_thread_name(r, ev->tid);
+		fprintf(out, "trigger:      '%s' at %" PRIu64 ".%03" PRIu64 " s on thread %u%s%s%s (snapshot %" PRIu64 ")",
+			profev_reader_string(r, ev->name), at / 1000000000u, at / 1000000u % 1000, ev->tid,
+			thread[0] ? " (" : "", thread, thread[0] ? ")" : "", ev->payload);
+		if (s->triggers > 1)
+			fprintf(out, " and %" PRIu64 " more", s->triggers - 1);
+		fputc('\n', out);
+	}
+	if (s->zones_before || s->zones_after)
+		fprintf(out, "cut zones:    %" PRIu64 " begun before the window, %" PRIu64
+			" still open at its end (their times count the part inside it)\n",
+			s->zones_before, s->zones_after);
+}
+
 void profev_stats_write(const struct profev_stats *s, const struct profev_reader *r, FILE *out,
 			unsigned top_zones)
 {
@@ -658,6 +710,7 @@ void profev_stats_print(const struct profev_stats *s, const struct profev_reader
 	ended(m, s->complete, out);
 	if (s->crashes)
 		crash_line(s, r, out);
+	window_lines(s, r, out);
 	duration_text(a, sizeof(a), s->events ? s->last_ts - s->first_ts : 0);
 	fprintf(out, "duration:     %s (first to last event)\n", a);
 	fprintf(out, "events:       %" PRIu64 " in %" PRIu64 " chunks (%" PRIu64 " events chunks)\n",

@@ -46,10 +46,25 @@ const char *profev_event_type_name(unsigned type)
 		[PROFEV_EV_SWITCH_IN] = "switch_in",
 		[PROFEV_EV_SAMPLE_LOST] = "sample_lost",
 		[PROFEV_EV_CRASH] = "crash",
+		[PROFEV_EV_TRIGGER] = "trigger",
+		[PROFEV_EV_ZONE_BEFORE] = "zone_before",
+		[PROFEV_EV_ZONE_AFTER] = "zone_after",
 	};
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
 	return "unknown";
+}
+
+int profev_event_window_view(struct profev_event *ev)
+{
+	if (ev->type == PROFEV_EV_ZONE_BEFORE)
+		ev->type = PROFEV_EV_ZONE_BEGIN;
+	else if (ev->type == PROFEV_EV_ZONE_AFTER)
+		ev->type = PROFEV_EV_ZONE_END;
+	else
+		return 0;
+	ev->flags |= PROFEV_EVF_WINDOW_EDGE;
+	return 1;
 }
 
 const char *profev_chunk_kind_name(unsigned kind)

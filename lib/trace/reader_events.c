@@ -74,7 +74,8 @@ int profev_reader_next_event(struct profev_reader *r, struct profev_event *ev,
 		apply_thread_name(r, ev);
 	if (info) {
 		int has_category = ev->type == PROFEV_EV_ZONE_BEGIN || ev->type == PROFEV_EV_ZONE_END ||
-				   ev->type == PROFEV_EV_INSTANT || ev->type == PROFEV_EV_MESSAGE;
+				   ev->type == PROFEV_EV_INSTANT || ev->type == PROFEV_EV_MESSAGE ||
+				   ev->type == PROFEV_EV_ZONE_BEFORE || ev->type == PROFEV_EV_ZONE_AFTER;
 		info->name = profev_reader_string(r, ev->name);
 		info->category = has_category && ev->payload <= UINT32_MAX
 					 ? profev_reader_string(r, (uint32_t)ev->payload) : "";

@@ -61,6 +61,10 @@ int reader_parse_meta(struct profev_reader *r, struct cursor *c, uint32_t count)
 			else if (IS("dropped_args")) m->dropped_args = v;
 			else if (IS("lost_images")) m->lost_images = v;
 			else if (IS("refused_images")) m->refused_images = v;
+			else if (IS("ring_window_start_ns")) m->ring_window_start_ns = v;
+			else if (IS("ring_window_end_ns")) m->ring_window_end_ns = v;
+			else if (IS("ring_let_go_events")) m->ring_let_go_events = v;
+			else if (IS("ring_snapshot")) m->ring_snapshot = v;
 			else if (IS("wall_start_ns")) m->wall_start_ns = type == META_SINT ? sv : (int64_t)v;
 			else if (IS("exit_code")) m->exit_code = (int)(type == META_SINT ? sv : (int64_t)v);
 		} else if (type == META_DOUBLE) {

@@ -257,6 +257,10 @@ int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m)
 	bad |= meta_uint(b, "dropped_args", m->dropped_args, &n);
 	bad |= meta_uint(b, "lost_images", m->lost_images, &n);
 	bad |= meta_uint(b, "refused_images", m->refused_images, &n);
+	bad |= meta_uint(b, "ring_window_start_ns", m->ring_window_start_ns, &n);
+	bad |= meta_uint(b, "ring_window_end_ns", m->ring_window_end_ns, &n);
+	bad |= meta_uint(b, "ring_let_go_events", m->ring_let_go_events, &n);
+	bad |= meta_uint(b, "ring_snapshot", m->ring_snapshot, &n);
 	if (bad)
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
 	return write_chunk(w, PROFEV_CHUNK_META, n, b->data, b->len, 1);

@@ -17,6 +17,9 @@
  *                                        and behind them in turn (see frames())
  *   mktrace lost-samples OUT             samples and switches of one thread, with
  *                                        17 records the kernel dropped between
+ *   mktrace window OUT                   a flight recorder's snapshot: the window 10 s
+ *                                        to 13 s of a run, 600 frames before it, zones
+ *                                        begun before it and open after it, a trigger
  *   mktrace hostile KIND OUT             a few hundred bytes that once broke a reader:
  *                                        argv-cut, strings-count, stacks-count,
  *                                        symbols-empty (see hostile() below)
@@ -389,6 +392,47 @@ static int hostile(const char *kind, int fd)
 	return rc ? die("write", NULL) : 0;
 }
 
+/* A snapshot of the window 10 s .. 13 s of a run that started at 1 s
+ * (CLOCK_MONOTONIC), 600 frames in. Thread 100 "main" is inside "frame"
+ * and "update" when the window starts; "update" and "frame" end at 10.5 s,
+ * frame 601 runs whole, a trigger "hitch" comes at 11 s, and "render" is
+ * still open at 13 s. Thread 101 "loader" is inside "load" the whole window. */
+static int window(struct profev_writer *w, int variant)
+{
+	(void)variant;
+	const uint64_t s = 1000000000ull, start = 11 * s, end = 14 * s;
+	struct profev_meta m = { .program = "./game", .pid = 100, .mono_start_ns = s,
+				 .recorder = "mktrace", .ring_window_start_ns = start,
+				 .ring_window_end_ns = end, .ring_let_go_events = 123456, .ring_snapshot = 1 };
+	int rc = profev_writer_meta(w, &m);
+	rc |= profev_writer_thread(w, 100, 100, "main");
+	rc |= profev_writer_thread(w, 101, 100, "loader");
+	uint32_t cat = profev_writer_cstring(w, "game");
+	uint32_t frame = profev_writer_cstring(w, "frame");
+	uint32_t update = profev_writer_cstring(w, "update");
+	uint32_t render = profev_writer_cstring(w, "render");
+	uint32_t load = profev_writer_cstring(w, "load");
+	uint32_t hitch = profev_writer_cstring(w, "hitch");
+	rc |= emit(w, PROFEV_EV_ZONE_BEFORE, start, 100, frame, cat, 600, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_BEFORE, start, 100, update, cat, 600, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_BEFORE, start, 101, load, cat, 600, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_END, start + s / 2, 100, update, cat, 600, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_END, start + s / 2 + 1000, 100, frame, cat, 600, 0);
+	rc |= emit(w, PROFEV_EV_FRAME_MARK, start + s / 2 + 2000, 100, 0, 0, 601, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_BEGIN, start + s / 2 + 3000, 100, frame, cat, 601, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_BEGIN, start + s / 2 + 4000, 100, update, cat, 601, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_END, start + s, 100, update, cat, 601, 0);
+	rc |= emit(w, PROFEV_EV_TRIGGER, start + s, 100, hitch, 1, 601, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_END, start + s + 1000, 100, frame, cat, 601, 0);
+	rc |= emit(w, PROFEV_EV_FRAME_MARK, start + s + 2000, 100, 0, 0, 602, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_BEGIN, start + s + 3000, 100, render, cat, 602, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_AFTER, end, 100, render, cat, 602, 0);
+	rc |= emit(w, PROFEV_EV_ZONE_AFTER, end, 101, load, cat, 602, 0);
+	m = (struct profev_meta){ .exit_kind = PROFEV_EXIT_EXITED, .end_ns = end };
+	rc |= profev_writer_meta(w, &m);
+	return rc;
+}
+
 /* A writer on fd, given to fill(w, variant), then closed: 0, or 1 after
  * saying what failed. */
 static int write_kind(int fd, const char *kind, int (*fill)(struct profev_writer *w, int variant),
@@ -418,7 +462,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties|images|lost-samples|frames OUT [EVENTS] [THREADS]\n"
+		fprintf(stderr, "usage: mktrace game|game-args|allkinds|unknown|nested|ties|images|lost-samples|frames|window OUT [EVENTS] [THREADS]\n"
 				"       mktrace hostile KIND OUT\n");
 		return 2;
 	}
@@ -433,6 +477,7 @@ int main(int argc, char **argv)
 		{ "allkinds", allkinds, 0 }, { "unknown", allkinds, 1 }, { "nested", nested, 0 },
 		{ "ties", ties, 0 },         { "images", images, 0 },
 		{ "lost-samples", lost_samples, 0 }, { "frames", frames, 0 },
+		{ "window", window, 0 },
 	};
 	int rc = 2;
 	if (strcmp(argv[1], "game") == 0 || strcmp(argv[1], "game-args") == 0) {

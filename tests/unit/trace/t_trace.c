@@ -523,6 +523,79 @@ static void test_errors_api(void)
 	CHECK_EQ(err.code, PROFEV_E_IO);
 }
 
+/* ---- a recording window: its event types and metadata keys ---- */
+
+static int fill_window(struct profev_writer *w)
+{
+	uint32_t cat = profev_writer_cstring(w, "game"), zone = profev_writer_cstring(w, "frame");
+	uint32_t why = profev_writer_cstring(w, "hitch");
+	struct profev_meta meta = { .ring_window_start_ns = 100, .ring_window_end_ns = 900,
+				    .ring_let_go_events = 77, .ring_snapshot = 3 };
+	int rc = profev_writer_meta(w, &meta);
+	struct profev_event in[3] = {
+		{ .ts = 100, .tid = 1, .name = zone, .payload = cat, .type = PROFEV_EV_ZONE_BEFORE },
+		{ .ts = 500, .tid = 1, .name = why, .payload = 3, .type = PROFEV_EV_TRIGGER },
+		{ .ts = 900, .tid = 1, .name = zone, .payload = cat, .type = PROFEV_EV_ZONE_AFTER },
+	};
+	for (int i = 0; i < 3; i++)
+		rc |= profev_writer_event(w, &in[i]);
+	return rc | profev_writer_close(w);
+}
+
+static void test_window(void)
+{
+	CHECK_STR(profev_event_type_name(PROFEV_EV_TRIGGER), "trigger");
+	CHECK_STR(profev_event_type_name(PROFEV_EV_ZONE_BEFORE), "zone_before");
+	CHECK_STR(profev_event_type_name(PROFEV_EV_ZONE_AFTER), "zone_after");
+	struct profev_event ev = { .ts = 5, .name = 3, .payload = 2, .type = PROFEV_EV_ZONE_BEFORE };
+	CHECK_EQ(profev_event_window_view(&ev), 1);
+	CHECK_EQ(ev.type, PROFEV_EV_ZONE_BEGIN);
+	CHECK_EQ(ev.flags, PROFEV_EVF_WINDOW_EDGE);
+	CHECK_EQ(ev.name, 3);
+	CHECK_EQ(ev.payload, 2);
+	ev.type = PROFEV_EV_ZONE_AFTER;
+	ev.flags = 0;
+	CHECK_EQ(profev_event_window_view(&ev), 1);
+	CHECK_EQ(ev.type, PROFEV_EV_ZONE_END);
+	CHECK_EQ(ev.flags, PROFEV_EVF_WINDOW_EDGE);
+	CHECK_EQ(profev_event_window_view(&ev), 0); /* a zone end stays one */
+	ev.type = PROFEV_EV_TRIGGER;
+	ev.flags = 0;
+	CHECK_EQ(profev_event_window_view(&ev), 0);
+	CHECK_EQ(ev.type, PROFEV_EV_TRIGGER);
+
+	/* Written and read back: the types, their payloads (category ids in
+	 * the value column) and the ring_ metadata keys. */
+	struct tracemem m = write_trace(fill_window, NULL);
+	FILE *f;
+	struct profev_error err;
+	struct profev_reader *r = tracemem_reader(m.data, m.len, &f, &err);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	struct profev_event out;
+	struct profev_event_info info;
+	static const uint8_t types[3] = { PROFEV_EV_ZONE_BEFORE, PROFEV_EV_TRIGGER, PROFEV_EV_ZONE_AFTER };
+	static const uint64_t ts[3] = { 100, 500, 900 }, payload[3] = { 1, 3, 1 };
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ(profev_reader_next_event(r, &out, &info), 1);
+		CHECK_EQ(out.type, types[i]);
+		CHECK_EQ(out.ts, ts[i]);
+		CHECK_EQ(out.payload, payload[i]);
+		CHECK_STR(info.name, i == 1 ? "hitch" : "frame");
+		CHECK_STR(info.category, i == 1 ? "" : "game");
+	}
+	CHECK_EQ(profev_reader_next_event(r, &out, NULL), 0);
+	const struct profev_meta *rm = profev_reader_meta(r);
+	CHECK_EQ(rm->ring_window_start_ns, 100);
+	CHECK_EQ(rm->ring_window_end_ns, 900);
+	CHECK_EQ(rm->ring_let_go_events, 77);
+	CHECK_EQ(rm->ring_snapshot, 3);
+	profev_reader_free(r);
+	fclose(f);
+	free(m.data);
+}
+
 /* ---- rich events: call sites, arguments, flows, the dropped count ---- */
 
 static uint32_t rich_plain, rich_site, rich_other, rich_key, rich_str;
@@ -733,5 +806,6 @@ int main(void)
 	test_copy();
 	test_errors_api();
 	test_segments();
+	test_window();
 	return CHECK_DONE();
 }
