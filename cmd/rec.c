@@ -23,7 +23,7 @@ static void usage(FILE *out)
 		"usage: pfrec [-o FILE|-] [--categories LIST] [--drop] [--zstd-level N]\n"
 		"             [--buffer SIZE] [--pipe] [-q]\n"
 		"             [--sample[=HZ]] [--sched] [--sample-buffer SIZE] [--sample-stack SIZE]\n"
-		"             [--sample-fp-chain]\n"
+		"             [--sample-fp-chain] [--duration TIME] [--max-size SIZE] [--kill-at-end]\n"
 		"             [--] PROGRAM [ARGS...]\n\n"
 		"Run PROGRAM, which links the profev client, and record its trace. With\n"
 		"--sample or --sched any program can be recorded, client or not.\n\n"
@@ -44,6 +44,10 @@ static void usage(FILE *out)
 		"      --sample-fp-chain  with stack copies, the kernel's frame-pointer chain\n"
 		"                         too: for stacks deeper than the copy and code\n"
 		"                         without unwind tables (about 1 us more per sample)\n"
+		"      --duration TIME    stop recording after TIME ('10s', '2min'); the trace is\n"
+		"                         finished there and PROGRAM runs on unrecorded\n"
+		"      --max-size SIZE    stop recording once the trace has SIZE bytes ('1G')\n"
+		"      --kill-at-end      when a limit stops the recording, end PROGRAM (SIGTERM)\n"
 		"  -q, --quiet            no progress line\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n\n"
@@ -96,6 +100,21 @@ static void warn_unmatched(const char *list, const char *program)
 	cmd_warn("--categories: %s matched no category that '%s' used", names, program);
 }
 
+static const char *trace_name;
+
+/* A limit stopped the recording: one line says so, and what comes next. */
+static void on_stopped(void *ctx, int why, const struct profev_record_stats *s)
+{
+	const struct profev_record_opts *o = ctx;
+	clear_progress();
+	char size[32];
+	snprintf(size, sizeof size, "%.1f MiB", (double)s->bytes / (1 << 20));
+	fprintf(stderr, "%s: stopped recording after %.1f s (%s): '%s' is complete, %llu events, %s; %s\n",
+		cmd_name, (double)s->elapsed_ns / 1e9, why == PROFEV_STOP_DURATION ? "--duration" : "--max-size",
+		trace_name, (unsigned long long)s->events, size,
+		o->kill_at_end ? "ending the program (--kill-at-end)" : "the program runs on unrecorded");
+}
+
 static void on_warn(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -138,7 +157,8 @@ static int open_trace(const char *path, char **tmp)
 int cmd_rec(int argc, char **argv)
 {
 	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_PIPE, OPT_VERSION,
-	       OPT_SAMPLE, OPT_SCHED, OPT_SAMPLE_BUFFER, OPT_SAMPLE_STACK, OPT_SAMPLE_FP_CHAIN };
+	       OPT_SAMPLE, OPT_SCHED, OPT_SAMPLE_BUFFER, OPT_SAMPLE_STACK, OPT_SAMPLE_FP_CHAIN,
+	       OPT_DURATION, OPT_MAX_SIZE, OPT_KILL_AT_END };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
@@ -151,6 +171,9 @@ int cmd_rec(int argc, char **argv)
 		{ "sample-buffer", required_argument, NULL, OPT_SAMPLE_BUFFER },
 		{ "sample-stack", required_argument, NULL, OPT_SAMPLE_STACK },
 		{ "sample-fp-chain", no_argument, NULL, OPT_SAMPLE_FP_CHAIN },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "kill-at-end", no_argument, NULL, OPT_KILL_AT_END },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -230,6 +253,24 @@ int cmd_rec(int argc, char **argv)
 		case OPT_SAMPLE_FP_CHAIN:
 			o.sample_fp_chain = 1;
 			break;
+		case OPT_DURATION: {
+			unsigned long long ns;
+			if (cmd_parse_duration(optarg, &ns) < 0 || ns == 0)
+				return cmd_usage_error("invalid duration '%s' (a time above 0: '10s', '500ms')",
+						       optarg);
+			o.duration_ns = ns;
+			break;
+		}
+		case OPT_MAX_SIZE: {
+			unsigned long long b;
+			if (cmd_parse_size(optarg, &b) < 0 || b < 4096)
+				return cmd_usage_error("invalid size '%s' (4K or more: '64M', '1G')", optarg);
+			o.max_bytes = b;
+			break;
+		}
+		case OPT_KILL_AT_END:
+			o.kill_at_end = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -264,6 +305,10 @@ int cmd_rec(int argc, char **argv)
 		o.child_stdout = STDERR_FILENO;
 	o.out_fd = fd;
 	o.warn = on_warn;
+	o.stopped = on_stopped;
+	o.ctx = &o;
+	if (o.kill_at_end && !o.duration_ns && !o.max_bytes)
+		return cmd_usage_error("--kill-at-end needs --duration or --max-size");
 	if (!quiet && isatty(STDERR_FILENO)) {
 		o.progress = on_progress;
 		o.progress_ns = 250000000;
@@ -280,12 +325,14 @@ int cmd_rec(int argc, char **argv)
 		free(tmp);
 		return EXIT_TRACE;
 	}
+	trace_name = shown;
 	if (tmp && profev_recorder_pid(recorder) > 0) {
 		if (rename(tmp, output) < 0) {
 			cmd_warn("unable to replace '%s' (%s); the trace goes to '%s'", output,
 				 strerror(errno), tmp);
 			shown = tmp;
 			kept = tmp;
+			trace_name = shown;
 		} else {
 			free(tmp);
 		}
@@ -304,6 +351,11 @@ int cmd_rec(int argc, char **argv)
 	int rc = profev_recorder_run(recorder, &res);
 	clear_progress();
 	int status = res.status;
+	/* The end --kill-at-end asked for is no failure of the program's. */
+	int ended_by_us = res.stopped && o.kill_at_end && res.exit_kind == PROFEV_EXIT_SIGNALED &&
+			  res.exit_code == SIGTERM;
+	if (ended_by_us)
+		status = EXIT_OK;
 	if (res.exit_kind == PROFEV_EXIT_NOSTART) {
 		cmd_error("unable to start '%s': %s", o.argv[0],
 			  res.exit_code == ENOENT ? "command not found" : strerror(res.exit_code));
@@ -348,7 +400,7 @@ int cmd_rec(int argc, char **argv)
 	free(tmp);
 	/* As a shell says it, which it cannot here: pfrec is the one it ran. */
 	if (rc == 0 && res.exit_kind == PROFEV_EXIT_SIGNALED && res.exit_code != SIGINT &&
-	    res.exit_code != SIGPIPE)
+	    res.exit_code != SIGPIPE && !res.stopped)
 		fprintf(stderr, "%s: '%s' killed by signal %d (%s); trace '%s' holds everything "
 			"up to it\n", cmd_name, o.argv[0], res.exit_code, strsignal(res.exit_code),
 			shown);

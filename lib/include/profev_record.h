@@ -66,6 +66,24 @@ struct profev_record_opts {
 	                               kernel's frame-pointer chain: it goes on
 	                               where a deep stack's copy ends, and walks
 	                               code without unwind tables */
+	/* Limits for unattended runs: recording stops at the first reached,
+	 * the trace is finished there (whole and readable), and the program
+	 * runs on unrecorded, or gets SIGTERM with kill_at_end. */
+	uint64_t duration_ns;     /**< stop this long after the start, 0 = never */
+	uint64_t max_bytes;       /**< stop once the trace has this many bytes,
+	                               0 = never (it ends within a chunk of it) */
+	int kill_at_end;          /**< SIGTERM to the program when a limit stops
+	                               the recording */
+	/** Called once when a limit stopped the recording and the trace is
+	 *  finished: why is enum profev_record_stop, s the totals. */
+	void (*stopped)(void *ctx, int why, const struct profev_record_stats *s);
+};
+
+/** What stopped a recording before the program's end. */
+enum profev_record_stop {
+	PROFEV_STOP_NONE = 0,
+	PROFEV_STOP_DURATION = 1, /**< opts.duration_ns passed */
+	PROFEV_STOP_SIZE = 2,     /**< the trace reached opts.max_bytes */
 };
 
 /** How the recording ended. */
@@ -77,6 +95,8 @@ struct profev_record_result {
 	int client;               /**< 1 if the program's client connected */
 	int sampled;              /**< 1 if samples or switches were recorded
 	                               (perf_event_open was allowed) */
+	int stopped;              /**< enum profev_record_stop: a limit ended the
+	                               recording before the program did */
 	struct profev_record_stats stats;
 };
 
@@ -104,7 +124,9 @@ void profev_recorder_signal(struct profev_recorder *r, int sig);
 /**
  * Record until the program has exited and its stream is closed, then finish
  * the trace (exit status, end time and lost events in a last metadata
- * chunk, then the end chunk). Call once.
+ * chunk, then the end chunk). Call once. A limit (opts.duration_ns,
+ * opts.max_bytes) finishes the trace when it is reached, without the exit
+ * fields; this call then still waits for the program's end.
  * @return 0 with *res filled, or <0 when the trace could not be written or
  *         the stream was unreadable (*res is still filled as far as known).
  */

@@ -37,12 +37,14 @@ static inline uint64_t tick_ns(struct profev_recorder *r, struct thr *t, uint64_
 	return v;
 }
 
-static inline void zone_push(struct thr *t, uint32_t name)
+static inline void zone_push(struct thr *t, uint32_t name, uint32_t cat)
 {
 	if (unlikely(t->depth >= t->stack_cap) && t->depth < MAX_DEPTH)
 		zone_stack_grow(t);
-	if (t->depth++ < t->stack_cap)
-		t->stack[t->depth - 1] = name;
+	if (t->depth++ < t->stack_cap) {
+		t->stack[2 * t->depth - 2] = name;
+		t->stack[2 * t->depth - 1] = cat;
+	}
 }
 
 /*
@@ -220,7 +222,7 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		ev.type = PROFEV_EV_ZONE_BEGIN;
 		ev.name = map_string(r, arg);
 		ev.payload = map_cat(r, cat);
-		zone_push(t, ev.name);
+		zone_push(t, ev.name, (uint32_t)ev.payload);
 		return emit_event(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD + k;
 	}
 	case PFW_R_ARG:
@@ -342,7 +344,7 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		} else {
 			ev.type = PROFEV_EV_ZONE_BEGIN;
 			ev.payload = map_cat(r, cat);
-			zone_push(t, id);
+			zone_push(t, id, (uint32_t)ev.payload);
 		}
 		ev.name = id;
 		return emit_event(r, &ev) < 0 ? -2 : (long)size;
@@ -437,19 +439,22 @@ uint32_t decode_plain_run(struct profev_recorder *r, const unsigned char *p, uin
 			}
 			last = ts;
 			uint32_t name = arg < nstrings ? strings[arg] : 0;
+			uint32_t cid = cat < ncats ? cats[cat] : 0;
 			if (type == PFW_R_ZONE_BEGIN) {
 				if (unlikely(depth >= scap) && depth < MAX_DEPTH) {
 					zone_stack_grow(t);
 					stack = t->stack;
 					scap = t->stack_cap;
 				}
-				if (depth++ < scap)
-					stack[depth - 1] = name;
+				if (depth++ < scap) {
+					stack[2 * depth - 2] = name;
+					stack[2 * depth - 1] = cid;
+				}
 			} else if (type == PFW_R_ZONE_END && depth) {
 				if (depth-- <= scap && !arg)
-					name = stack[depth];
+					name = stack[2 * depth];
 			}
-			*e = (struct plain_event){ ts, name, cat < ncats ? cats[cat] : 0, type, 0 };
+			*e = (struct plain_event){ ts, name, cid, type, 0 };
 		}
 		uint32_t n = (uint32_t)(e - ev);
 		off += n * PFW_REC_HEAD;

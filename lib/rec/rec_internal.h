@@ -12,6 +12,8 @@
  *   threads.c       the thread table and each thread's open zones
  *   failures.c      warnings, a failed writer, a corrupt stream
  *   module_map.c    modules by address range (both halves)
+ *   limits.c        --duration and --max-size: when recording stops
+ *   open_zones.c    the zones open when a window ends, as ZONE_AFTER events
  *
  * and the kernel's view (perf_sample.h), through perf_event_open:
  *
@@ -62,7 +64,7 @@ struct thr {
 	uint64_t last_ns;           /* keeps each thread's timestamps monotonic */
 	uint32_t depth;
 	uint32_t stack_cap;         /* entries of stack, grown up to MAX_DEPTH */
-	uint32_t *stack;            /* names of open zones, below depth */
+	uint32_t *stack;            /* open zones below depth: name, category id */
 };
 
 /* The thread table's index: tid + 1 (u64_map keys are not 0) to the
@@ -127,6 +129,7 @@ struct profev_recorder {
 
 	struct perf_sampler *sampler; /* --sample, --sched; NULL if refused */
 
+	int stopped;                /* enum profev_record_stop: a limit was reached */
 	uint64_t mono_start, events;
 	uint64_t marks;             /* default frame marks so far */
 	uint64_t mark_ts[64];       /* the latest of them, by mark number % 64 */
@@ -283,6 +286,26 @@ void rings_stop(struct profev_recorder *r);
 
 /* Decode what r->buf holds; leaves an incomplete message or record in it. */
 void decode_stream(struct profev_recorder *r);
+
+/* ---- open_zones.c ---- */
+#define open_zones_each profev__rec_open_zones_each
+#define open_zones_emit profev__rec_open_zones_emit
+
+/* fn for each zone open on a live thread, innermost first, as a ZONE_AFTER
+ * at ts (or the thread's last time if later). 0 or fn's first non-zero. */
+int open_zones_each(struct profev_recorder *r, uint64_t ts,
+		    int (*fn)(void *ctx, struct profev_event *ev), void *ctx);
+/* The same into the trace. 0 or -1 when the writer failed. */
+int open_zones_emit(struct profev_recorder *r, uint64_t ts);
+
+/* ---- limits.c ---- */
+#define limits_timeout profev__rec_limits_timeout
+#define limits_reached profev__rec_limits_reached
+
+/* The poll timeout (ms) that wakes the loop when --duration ends. */
+int limits_timeout(const struct profev_recorder *r, uint64_t now, int timeout_ms);
+/* The limit reached at now (enum profev_record_stop), or 0. */
+int limits_reached(const struct profev_recorder *r, uint64_t now);
 
 /* ---- child.c ---- */
 #define child_fork profev__rec_child_fork

@@ -221,6 +221,37 @@ static int read_some(struct profev_recorder *r)
 	return 1;
 }
 
+/* The last metadata chunk (the exit fields from res, unless NULL: a limit
+ * ended the recording) and the end chunk. 0 or the error code. */
+static int finish_trace(struct profev_recorder *r, const struct profev_record_result *res)
+{
+	struct profev_meta m = { 0 };
+	if (res) {
+		m.exit_kind = res->exit_kind;
+		m.exit_code = res->exit_code;
+	}
+	m.end_ns = now_ns(CLOCK_MONOTONIC);
+	m.lost_events = r->lost;
+	m.dropped_args = r->dropped_args;
+	m.lost_images = r->img.lost;
+	m.refused_images = r->img.refused;
+	if (r->hello) {
+		m.ticks_per_ns = 1.0 / r->ns_per_tick;
+		m.tick_base = r->h.tick0;
+	}
+	if (r->stopped && r->sampler && !r->err.code && perf_sampler_drain(r->sampler, 1) < 0)
+		writer_failed(r);
+	/* The zones open when a limit stopped the recording end there. */
+	if (r->stopped && !r->err.code)
+		open_zones_emit(r, m.end_ns);
+	int rc = r->err.code ? r->err.code : 0;
+	if (!rc && (profev_writer_meta(r->w, &m) < 0 || profev_writer_close(r->w) < 0)) {
+		writer_failed(r);
+		rc = r->err.code;
+	}
+	return rc;
+}
+
 int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -242,6 +273,7 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 			if (timeout > 50)
 				timeout = 50;
 		}
+		timeout = limits_timeout(r, now_ns(CLOCK_MONOTONIC), timeout);
 		int k = poll(p, (nfds_t)(nperf ? 2 + nperf : np), timeout);
 		if (k < 0 && errno != EINTR)
 			break;
@@ -272,21 +304,41 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 				r->rfd = -1;
 			}
 		}
+		if (r->rfd >= 0 && (r->stopped = limits_reached(r, now))) {
+			/* A limit: the client is told nobody reads, and the loop ends. */
+			rings_stop(r);
+			close(r->rfd);
+			r->rfd = -1;
+			break;
+		}
 		if (r->o.progress && r->o.progress_ns && now >= next_progress) {
 			fill_stats(r, &res->stats);
 			r->o.progress(r->o.ctx, &res->stats);
 			next_progress = now + r->o.progress_ns;
 		}
 	}
-	if (r->in_events && r->body_left && !r->bad)
+	if (r->in_events && r->body_left && !r->bad && !r->stopped)
 		rec_warn(r, "client stream ends inside a message; its last %u bytes are lost",
 		     r->body_left);
 	rings_drain(r);
+	res->sampled = r->sampler != NULL;
+	int rc = 0;
+	if (r->stopped) {
+		/* Finished now, while the program runs on. */
+		rc = finish_trace(r, NULL);
+		fill_stats(r, &res->stats);
+		perf_sampler_free(r->sampler);
+		r->sampler = NULL;
+		res->stopped = r->stopped;
+		if (r->o.stopped && !rc)
+			r->o.stopped(r->o.ctx, r->stopped, &res->stats);
+		if (r->o.kill_at_end)
+			profev_recorder_signal(r, SIGTERM);
+	}
 	try_reap(r, 1);
-	if (r->sampler && !r->err.code && perf_sampler_drain(r->sampler, 1) < 0)
+	if (!r->stopped && r->sampler && !r->err.code && perf_sampler_drain(r->sampler, 1) < 0)
 		writer_failed(r);
 
-	struct profev_meta m = { 0 };
 	if (r->nostart_errno) {
 		res->exit_kind = PROFEV_EXIT_NOSTART;
 		res->exit_code = r->nostart_errno;
@@ -301,24 +353,10 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 		res->status = res->exit_code;
 	}
 	res->client = r->hello;
-	res->sampled = r->sampler != NULL;
 	categories_unmatched(r);
-	m.exit_kind = res->exit_kind;
-	m.exit_code = res->exit_code;
-	m.end_ns = now_ns(CLOCK_MONOTONIC);
-	m.lost_events = r->lost;
-	m.dropped_args = r->dropped_args;
-	m.lost_images = r->img.lost;
-	m.refused_images = r->img.refused;
-	if (r->hello) {
-		m.ticks_per_ns = 1.0 / r->ns_per_tick;
-		m.tick_base = r->h.tick0;
-	}
-	int rc = r->err.code ? r->err.code : 0;
-	if (!rc && (profev_writer_meta(r->w, &m) < 0 || profev_writer_close(r->w) < 0)) {
-		writer_failed(r);
-		rc = r->err.code;
-	}
+	if (r->stopped)
+		return rc;
+	rc = finish_trace(r, res);
 	fill_stats(r, &res->stats);
 	return rc;
 }

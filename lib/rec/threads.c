@@ -40,10 +40,10 @@ void zone_stack_grow(struct thr *t)
 	uint32_t cap = t->stack_cap ? t->stack_cap * 2 : 16;
 	if (cap > MAX_DEPTH)
 		cap = MAX_DEPTH;
-	uint32_t *s = realloc(t->stack, cap * sizeof *s);
+	uint32_t *s = realloc(t->stack, 2 * cap * sizeof *s);
 	if (!s)
 		return;
-	memset(s + t->stack_cap, 0, (cap - t->stack_cap) * sizeof *s);
+	memset(s + 2 * t->stack_cap, 0, 2 * (cap - t->stack_cap) * sizeof *s);
 	t->stack = s;
 	t->stack_cap = cap;
 }

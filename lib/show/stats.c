@@ -519,7 +519,9 @@ static void ended(const struct profev_meta *m, int complete, FILE *out)
 		fprintf(out, "could not be started: %s\n", strerror(m->exit_code));
 		return;
 	}
-	fprintf(out, "%s\n", complete ? "not recorded" : "unknown: the trace is cut");
+	fprintf(out, "%s\n", !complete ? "unknown: the trace is cut"
+			      : m->end_ns ? "not recorded: the recording stopped before the program's end"
+					  : "not recorded");
 }
 
 static int by_total_samples(const void *a, const void *b)
