@@ -6,7 +6,8 @@
 #include "profev_trace.h"
 
 /* Exit codes shared by the commands (documented in each man page). */
-enum { EXIT_OK = 0, EXIT_TRACE = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_TRACE = 1, EXIT_USAGE = 2,
+       EXIT_REGRESSION = 3 /* pfdump --compare --fail-on-regression */ };
 
 /* Name the command was invoked as ("pfdump"), for messages. */
 extern const char *cmd_name;

@@ -10,8 +10,10 @@
 
 static const char usage_text[] =
 	"usage: pfdump [options] TRACE|-\n"
+	"       pfdump --compare [options] BASE NEW\n"
 	"\n"
-	"Show a profev trace one event per line in time order, or summarize it.\n"
+	"Show a profev trace one event per line in time order, or summarize it,\n"
+	"or compare two traces.\n"
 	"\n"
 	"  -j, --jsonl      one JSON object per event (for jq and scripts)\n"
 	"      --from TIME  list from TIME after the trace's start (1.5s, 200ms)\n"
@@ -30,11 +32,24 @@ static const char usage_text[] =
 	"      --no-color   the same as --color never\n"
 	"  -l, --leaks      memory still allocated at the end, by callstack\n"
 	"  -n, --top N      zones and sampled functions in the --stats tables (default 20)\n"
+	"      --compare BASE NEW\n"
+	"                   compare two traces: frame times, zones by name and by call\n"
+	"                   site, allocations; each row slower, faster or no\n"
+	"                   significant change (with --jsonl: one JSON object per row)\n"
+	"      --sort KEY   --compare's row order: change (default), total or name\n"
+	"      --threshold PCT\n"
+	"                   smallest change --compare flags (default 5%)\n"
+	"      --alpha A    --compare's significance level (default 0.05)\n"
+	"      --min-count N\n"
+	"                   fewer times than N on a side: too rare to test (default 20)\n"
+	"      --fail-on-regression\n"
+	"                   exit 3 when --compare finds a row slower\n"
 	"  -h, --help       show this help\n"
 	"      --version    show the version\n"
 	"\n"
 	"Exit status: 0 success, 1 corrupt or cut trace (after showing what was\n"
-	"whole), 2 usage error or unreadable file.\n";
+	"whole), 2 usage error or unreadable file, 3 --fail-on-regression found a\n"
+	"slower row.\n";
 
 /* --color auto: colour on a terminal that is not dumb, unless NO_COLOR
  * (no-color.org) is set; block characters on such a terminal when the
@@ -54,9 +69,73 @@ static void terminal_style(struct profev_stats_style *st)
 	st->unicode = lc && (strstr(lc, "UTF-8") || strstr(lc, "utf-8") || strstr(lc, "UTF8") || strstr(lc, "utf8"));
 }
 
+/* Read one side of --compare; EXIT_OK, or the exit status after saying why. */
+static int compare_side(const char *path, struct profev_compare_side **side)
+{
+	*side = NULL;
+	FILE *in = cmd_open_input(path);
+	if (!in)
+		return EXIT_USAGE;
+	struct profev_error err;
+	struct profev_reader *r = profev_reader_new(in, &err);
+	if (!r) {
+		cmd_trace_error(path, &err);
+		cmd_close_input(in);
+		return err.code == PROFEV_E_IO ? EXIT_USAGE : EXIT_TRACE;
+	}
+	int rc = profev_compare_collect(r, side), status = EXIT_OK;
+	if (rc < 0) {
+		cmd_trace_error(path, profev_reader_error(r));
+		status = EXIT_TRACE;
+	}
+	profev_reader_free(r);
+	cmd_close_input(in);
+	return *side ? status : EXIT_TRACE;
+}
+
+/* pfdump --compare BASE NEW: a cut trace is compared for what was whole
+ * and exits 1; a regression with --fail-on-regression exits 3. */
+static int run_compare(const char *base_path, const char *new_path, struct profev_compare_opts *o,
+		       int fail_on_regression)
+{
+	if (strcmp(base_path, "-") == 0 && strcmp(new_path, "-") == 0)
+		return cmd_usage_error("only one of BASE and NEW can be '-'");
+	struct profev_compare_side *base, *new_;
+	int sa = compare_side(base_path, &base);
+	if (!base)
+		return sa;
+	int sb = compare_side(new_path, &new_);
+	if (!new_) {
+		profev_compare_side_free(base);
+		return sb;
+	}
+	o->base_name = cmd_display_name(base_path);
+	o->new_name = cmd_display_name(new_path);
+	struct profev_compare_result res;
+	errno = 0;
+	int rc = profev_compare_write(base, new_, stdout, o, &res);
+	int werr = errno;
+	if (fflush(stdout) != 0)
+		werr = errno;
+	profev_compare_side_free(base);
+	profev_compare_side_free(new_);
+	if (ferror(stdout) || rc == PROFEV_E_IO) {
+		cmd_error("unable to write '<stdout>': %s", werr ? strerror(werr) : "write error");
+		return EXIT_TRACE;
+	}
+	if (rc < 0) {
+		cmd_error("out of memory");
+		return EXIT_TRACE;
+	}
+	if (sa != EXIT_OK || sb != EXIT_OK)
+		return sa != EXIT_OK ? sa : sb;
+	return fail_on_regression && res.slower ? EXIT_REGRESSION : EXIT_OK;
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	enum { O_FROM = 256, O_TO, O_THREAD, O_WINDOW, O_FRAMES, O_COLOR, O_NO_COLOR };
+	enum { O_FROM = 256, O_TO, O_THREAD, O_WINDOW, O_FRAMES, O_COLOR, O_NO_COLOR, O_COMPARE, O_SORT,
+	       O_THRESHOLD, O_ALPHA, O_MIN_COUNT, O_FAIL };
 	static const struct option options[] = {
 		{ "from", required_argument, NULL, O_FROM },
 		{ "to", required_argument, NULL, O_TO },
@@ -65,6 +144,12 @@ int cmd_dump(int argc, char **argv)
 		{ "frames", no_argument, NULL, O_FRAMES },
 		{ "color", required_argument, NULL, O_COLOR },
 		{ "no-color", no_argument, NULL, O_NO_COLOR },
+		{ "compare", no_argument, NULL, O_COMPARE },
+		{ "sort", required_argument, NULL, O_SORT },
+		{ "threshold", required_argument, NULL, O_THRESHOLD },
+		{ "alpha", required_argument, NULL, O_ALPHA },
+		{ "min-count", required_argument, NULL, O_MIN_COUNT },
+		{ "fail-on-regression", no_argument, NULL, O_FAIL },
 		{ "jsonl", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "leaks", no_argument, NULL, 'l' },
@@ -80,6 +165,10 @@ int cmd_dump(int argc, char **argv)
 	unsigned long long v;
 	struct profev_dump_opts list;
 	profev_dump_opts_init(&list, PROFEV_DUMP_TEXT);
+	struct profev_compare_opts cmp;
+	profev_compare_opts_init(&cmp);
+	int compare = 0, compare_only = 0, fail_on_regression = 0;
+	double d;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":jsln:h", options, NULL)) != -1) {
 		switch (opt) {
@@ -124,11 +213,59 @@ int cmd_dump(int argc, char **argv)
 				return cmd_usage_error("--color takes auto, always or never, not '%s'", optarg);
 			break;
 		case O_NO_COLOR: color = 0; break;
+		case O_COMPARE: compare = 1; break;
+		case O_SORT:
+			if (strcmp(optarg, "change") == 0)
+				cmp.sort = PROFEV_COMPARE_BY_CHANGE;
+			else if (strcmp(optarg, "total") == 0)
+				cmp.sort = PROFEV_COMPARE_BY_TOTAL;
+			else if (strcmp(optarg, "name") == 0)
+				cmp.sort = PROFEV_COMPARE_BY_NAME;
+			else
+				return cmd_usage_error("--sort takes change, total or name, not '%s'", optarg);
+			compare_only = opt;
+			break;
+		case O_THRESHOLD:
+			d = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%") != 0) || !(d >= 0 && d < 1000))
+				return cmd_usage_error("--threshold takes a percentage (5%%, 0.5), not '%s'", optarg);
+			cmp.threshold = d / 100;
+			compare_only = opt;
+			break;
+		case O_ALPHA:
+			d = strtod(optarg, &end);
+			if (end == optarg || *end || !(d > 0 && d < 1))
+				return cmd_usage_error("--alpha takes a number between 0 and 1 (0.05), not '%s'", optarg);
+			cmp.alpha = d;
+			compare_only = opt;
+			break;
+		case O_MIN_COUNT:
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (*end || !*optarg || *optarg == '-' || errno || v < 2)
+				return cmd_usage_error("--min-count takes a number of times, 2 or more, not '%s'", optarg);
+			cmp.min_count = v;
+			compare_only = opt;
+			break;
+		case O_FAIL: fail_on_regression = 1; compare_only = opt; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': cmd_print_version(); return EXIT_OK;
 		case ':': return cmd_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default: return cmd_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (compare_only && !compare)
+		return cmd_usage_error("--%s applies to --compare",
+				       compare_only == O_SORT ? "sort" : compare_only == O_THRESHOLD ? "threshold"
+				       : compare_only == O_ALPHA ? "alpha" : compare_only == O_MIN_COUNT ? "min-count"
+				       : "fail-on-regression");
+	if (compare) {
+		if (stats || leaks || frames || listing_only)
+			return cmd_usage_error("--compare takes no --stats, --leaks, --frames or listing options");
+		if (argc - optind != 2)
+			return cmd_usage_error("--compare needs two traces, BASE and NEW");
+		cmp.format = jsonl ? PROFEV_DUMP_JSONL : PROFEV_DUMP_TEXT;
+		return run_compare(argv[optind], argv[optind + 1], &cmp, fail_on_regression);
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(optind == argc ? "no trace given" : "more than one trace given");

@@ -18,6 +18,9 @@
  *   --memory      each job and draw allocates scratch memory, recorded with
  *                 its callstack (PROFEV_ALLOC_S, PROFEV_FREE_S)
  * make soak runs it under pfrec with all three for minutes on end.
+ * GAME_SLOW=ZONE:FACTOR in the environment makes the waits of one zone
+ * (input, cull, shadows, opaque or post) FACTOR times longer: the change
+ * pfdump --compare's tests look for.
  */
 #include <math.h>
 #include <pthread.h>
@@ -50,12 +53,42 @@ static int job_frame = -1, jobs_left, quit;
 static int render_frame = -1, rendered = -1;
 static int full_speed, memory;
 
+static const char *slow_zone;
+static double slow_factor = 1;
+
+/* GAME_SLOW=ZONE:FACTOR, read once at start. */
+static void read_slow(void)
+{
+	const char *v = getenv("GAME_SLOW");
+	const char *colon = v ? strchr(v, ':') : NULL;
+	if (!colon)
+		return;
+	static char zone[32];
+	size_t n = (size_t)(colon - v) < sizeof zone - 1 ? (size_t)(colon - v) : sizeof zone - 1;
+	memcpy(zone, v, n);
+	zone[n] = 0;
+	double f = atof(colon + 1);
+	if (f > 0) {
+		slow_zone = zone;
+		slow_factor = f;
+	}
+}
+
+
 static void sleep_us(long us)
 {
 	if (full_speed)
 		return;
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 	nanosleep(&ts, NULL);
+}
+
+/* sleep_us() in the named zone, slowed by GAME_SLOW. */
+static void sleep_in(const char *zone, long us)
+{
+	if (slow_zone && strcmp(zone, slow_zone) == 0)
+		us = (long)(us * slow_factor);
+	sleep_us(us);
 }
 
 /* The "framebuffer": a gradient sky and ground with shapes that move,
@@ -187,13 +220,13 @@ static void *renderer(void *arg)
 			PROFEV_ZONE(render, "draw frame");
 			{
 				PROFEV_ZONE(render, "cull");
-				sleep_us(300);
+				sleep_in("cull", 300);
 			}
 			for (int pass = 0; pass < 3; pass++) {
 				static const char *const passes[] = { "shadows", "opaque", "post" };
 				PROFEV_ZONE_DYN(render, passes[pass], strlen(passes[pass]));
 				void *tmp = scratch(256 + (size_t)pass * 128);
-				sleep_us(200 + n / 8);
+				sleep_in(passes[pass], 200 + n / 8);
 				scratch_free(tmp);
 			}
 			PROFEV_COUNTER(render, "draw calls", n / 4 + 17);
@@ -235,6 +268,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = atof(argv[++i]);
 	}
+	read_slow();
 	struct timespec start;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	pthread_t w[WORKERS], r, a;
@@ -260,7 +294,7 @@ int main(int argc, char **argv)
 #endif
 			{
 				PROFEV_ZONE(game, "input");
-				sleep_us(100);
+				sleep_in("input", 100);
 			}
 			PROFEV_ZONE_BEGIN(physics, "simulate");
 			pthread_mutex_lock(&lock);

@@ -277,6 +277,63 @@ int profev_leaks_write(const struct profev_stats *s, const struct profev_reader 
 /** Accepts NULL. */
 void profev_stats_free(struct profev_stats *s);
 
+
+/* ---- comparing two traces (pfdump --compare) ------------------------------ */
+
+/** What one trace holds for a comparison: the durations of its zones by
+ *  name and by call site, its frame times by frame set, its allocations by
+ *  callstack, all with their names as text (the reader may go). */
+struct profev_compare_side;
+
+/**
+ * Read the trace to its end and keep what profev_compare_write() compares.
+ * *out is set even on a read error (what was whole) and must be freed with
+ * profev_compare_side_free(). Memory: 8 bytes per zone and per frame.
+ * @return 0, or <0 from the reader (PROFEV_E_NOMEM: *out may be NULL).
+ */
+int profev_compare_collect(struct profev_reader *r, struct profev_compare_side **out);
+/** Accepts NULL. */
+void profev_compare_side_free(struct profev_compare_side *s);
+
+enum profev_compare_sort {
+	PROFEV_COMPARE_BY_CHANGE = 0, /**< flagged rows first, then the largest change */
+	PROFEV_COMPARE_BY_TOTAL = 1,  /**< the most time in both traces first */
+	PROFEV_COMPARE_BY_NAME = 2,   /**< by name (bytes), then location */
+};
+
+/** How profev_compare_write() decides and writes; see pfdump(1). */
+struct profev_compare_opts {
+	double alpha;         /**< significance level of each row's verdict (0.05) */
+	double threshold;     /**< smallest change flagged, as a fraction (0.05: 5%) */
+	uint64_t min_count;   /**< fewer samples on either side: too rare to test (20) */
+	enum profev_compare_sort sort;
+	enum profev_dump_format format;
+	const char *base_name, *new_name; /**< for the headings (file names) */
+};
+
+/** What profev_compare_write() found, over the frame sets, zone names and
+ *  call sites (a slower site counts even where its name's row does not). */
+struct profev_compare_result {
+	uint64_t slower, faster, same, untested; /**< rows by verdict */
+	uint64_t only_base, only_new;            /**< rows in one trace only */
+};
+
+/** The defaults above. */
+void profev_compare_opts_init(struct profev_compare_opts *o);
+
+/**
+ * Compare new with base and write the tables (text) or one JSON object per
+ * row (JSONL): frame times first, then zones by name, zones by call site,
+ * and allocations by callstack where both traces hold memory events. Each
+ * timed row's verdict comes from a Mann-Whitney U test at alpha / 2 and a
+ * test of the share above the pooled 99th percentile at alpha / 2, flagged
+ * when significant and at least threshold in the ratio of medians (or of
+ * p99s for the tail). res may be NULL.
+ * @return 0, or PROFEV_E_NOMEM/IO.
+ */
+int profev_compare_write(const struct profev_compare_side *base, const struct profev_compare_side *new_,
+			 FILE *out, const struct profev_compare_opts *o, struct profev_compare_result *res);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -1,7 +1,8 @@
 # The regression inputs of tests/golden/bad/ (inputs the fuzz targets of
 # tests/fuzz/ found crashing something):
 #   - each trace (*.bin) goes through every command that reads traces:
-#     pfdump, pfdump --jsonl, --stats and --leaks, pfconv to each target and
+#     pfdump, pfdump --jsonl, --stats, --leaks and --compare (against a good
+#     trace), pfconv to each target and
 #     pfsym. Each must exit 1 (a bad or cut trace) or 2 (unreadable), never
 #     die of a signal, and name the file in its message; an input listed in
 #     tests/golden/bad/whole is a whole trace (a crash on good input): there
@@ -24,7 +25,8 @@ for f in "$BAD"/*.bin; do
 		echo "known, not run yet: $name ($why)"
 		continue
 	fi
-	for cmd in "pfdump" "pfdump --jsonl" "pfdump --stats" "pfdump --leaks" "pfconv to perfetto -o out.pftrace" \
+	for cmd in "pfdump" "pfdump --jsonl" "pfdump --stats" "pfdump --leaks" \
+		"pfdump --compare $GOLDEN/allkinds.bin" "pfconv to perfetto -o out.pftrace" \
 		"pfconv to chrome -o out.json" "pfconv to folded -o out.folded" "pfsym -q -o out.bin"; do
 		# shellcheck disable=SC2086 # the command's words
 		$cmd "$f" >out.txt 2>err.txt
