@@ -242,7 +242,8 @@ static int finish(struct gather *g, struct profev_compare_side *s)
 			goto nomem;
 		compare_sort(c->v, c->n, scratch);
 	}
-	qsort(s->frames, s->nframes, sizeof(*s->frames), by_series);
+	if (s->nframes > 1)
+		qsort(s->frames, s->nframes, sizeof(*s->frames), by_series);
 	/* zone times: one raw vector per id that ended a zone */
 	uint32_t ids = 0;
 	for (uint32_t i = 0; i < g->nid; i++)
@@ -279,7 +280,8 @@ static int finish(struct gather *g, struct profev_compare_side *s)
 			nsites++;
 		}
 	}
-	qsort(all, s->nraw, sizeof(*all), by_series);
+	if (s->nraw > 1)
+		qsort(all, s->nraw, sizeof(*all), by_series);
 	/* sites: the raw vectors with a location */
 	s->sites = nsites ? calloc(nsites, sizeof(*s->sites)) : NULL;
 	s->zones = s->nraw ? calloc(s->nraw, sizeof(*s->zones)) : NULL;
@@ -352,7 +354,8 @@ static int finish(struct gather *g, struct profev_compare_side *s)
 		a->bytes = g->by_stack[i].bytes;
 		s->nallocs++;
 	}
-	qsort(s->allocs, s->nallocs, sizeof(*s->allocs), by_stack);
+	if (s->nallocs > 1)
+		qsort(s->allocs, s->nallocs, sizeof(*s->allocs), by_stack);
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < s->nallocs; i++) { /* stacks that read the same */
 		if (k && strcmp(s->allocs[k - 1].stack, s->allocs[i].stack) == 0) {
