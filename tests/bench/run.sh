@@ -5,7 +5,7 @@
 # so does make bench. PROFEV_BENCH_TINY=1 runs every measuring path once
 # on a tiny input (test 520).
 # usage: tests/bench/run.sh BUILD [NAME...]   NAMEs (all by default): trace
-#        client game_args tracy conv dump_stats perfetto image sample sym
+#        client game_args tracy conv dump_stats compare perfetto image sample sym
 BUILD=${1:-build}
 shift
 ONLY=" $* "
@@ -41,6 +41,10 @@ section conv "pfconv: events/s and bytes/event per target ($EVENTS events)" &&
 section dump_stats "pfdump --stats with frame statistics ($EVENTS events, 8 threads)" &&
 	{ sh "$(dirname "$0")/dump_stats.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-dump-$$.bin" || status=1
 	  rm -f "$TMP/profev-bench-dump-$$.bin"; }
+
+section compare "pfdump --compare of two traces ($EVENTS events each, 8 threads)" &&
+	{ sh "$(dirname "$0")/compare.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-compare-$$.bin" || status=1
+	  rm -f "$TMP/profev-bench-compare-$$.bin"; }
 
 section perfetto "Perfetto output of the game trace: size, and trace_processor's load ($EVENTS events)" &&
 	{ sh "$(dirname "$0")/perfetto_load.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-conv-game-$EVENTS.pftr" ||
