@@ -12,21 +12,55 @@ PKGDIR      := $(LIBDIR)/pkgconfig
 CC          ?= cc
 SAN         ?=
 SOAK_SECONDS ?= 600
-ifeq ($(SAN),)
-BUILD       ?= build
+# Cross-building: ARCH=aarch64 (or CROSS=aarch64-linux-gnu-) builds with
+# Debian's cross toolchain against the arm64 multiarch libraries
+# (make deps ARCH=aarch64 installs them) into build-aarch64/, and
+# make ARCH=aarch64 test runs the tests under qemu-aarch64. A native build,
+# on any machine, needs neither.
+ARCH        ?=
+ifeq ($(ARCH),aarch64)
+CROSS       ?= aarch64-linux-gnu-
+else ifneq ($(ARCH),)
+$(error ARCH=$(ARCH): only ARCH=aarch64 is known (a native build needs no ARCH))
+endif
+CROSS       ?=
+ifneq ($(CROSS),)
+ifeq ($(origin CC),default)
+CC          := $(CROSS)gcc
+endif
+ifeq ($(origin CXX),default)
+CXX         := $(CROSS)g++
+endif
+ifeq ($(origin AR),default)
+AR          := $(CROSS)ar
+endif
+ifeq ($(filter deps clean help,$(MAKECMDGOALS))$(shell command -v $(CC) 2>/dev/null),)
+$(error $(CC) not found: make deps ARCH=$(or $(ARCH),aarch64) installs the cross toolchain)
+endif
+# The target's pkg-config files: Debian's multiarch directory for the triplet.
+TRIPLET     := $(patsubst %-,%,$(CROSS))
+PKG_CONFIG  := PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=/ pkg-config
+CROSS_NAME  := -$(firstword $(subst -, ,$(TRIPLET)))
 else
-BUILD       ?= build-$(subst $(comma),-,$(SAN))
+PKG_CONFIG  := pkg-config
+CROSS_NAME  :=
+endif
+AR          ?= ar
+ifeq ($(SAN),)
+BUILD       ?= build$(CROSS_NAME)
+else
+BUILD       ?= build$(CROSS_NAME)-$(subst $(comma),-,$(SAN))
 endif
 comma       := ,
 
 OPT         ?= -O2 -g
 WARN        := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
 PKGS        := libzstd libxxhash libelf libpng libturbojpeg libdeflate
-PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzstd -lxxhash -lelf -lpng16 -lturbojpeg -ldeflate)
+PKG_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -lzstd -lxxhash -lelf -lpng16 -lturbojpeg -ldeflate)
 # Debian's libdwarf ships no .pc file; fall back to its known location.
-DWARF_CFLAGS := $(shell pkg-config --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
-DWARF_LIBS   := $(shell pkg-config --libs libdwarf 2>/dev/null || echo -ldwarf)
+DWARF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libdwarf 2>/dev/null || echo -I/usr/include/libdwarf)
+DWARF_LIBS   := $(shell $(PKG_CONFIG) --libs libdwarf 2>/dev/null || echo -ldwarf)
 SANFLAGS    := $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 CFLAGS_ALL  := -std=gnu17 $(OPT) $(WARN) -fPIC -fno-semantic-interposition -pthread -Ilib/include -Ilib $(PKG_CFLAGS) $(DWARF_CFLAGS) \
                -DPROFEV_VERSION=\"$(VERSION)\" $(SANFLAGS) $(CFLAGS)
@@ -120,7 +154,7 @@ $(TRACY_OBJ): $(TRACY_HDR)
 
 $(TRACY_A): $(TRACY_OBJ)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(TRACY_SO): $(TRACY_OBJ) $(CLIENT_SO)
 	@$(if $(Q),echo "  LD      $@")
@@ -129,7 +163,7 @@ $(TRACY_SO): $(TRACY_OBJ) $(CLIENT_SO)
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  LD      $@")
@@ -138,7 +172,7 @@ $(SHARED_LIB): $(LIB_OBJ)
 
 $(CLIENT_A): $(CLIENT_OBJ)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(CLIENT_SO): $(CLIENT_OBJ)
 	@$(if $(Q),echo "  LD      $@")
@@ -183,13 +217,24 @@ DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf
                 libiberty-dev libdebuginfod-dev debuginfod libc6-dbg libpng-dev libturbojpeg0-dev libjpeg-turbo-progs python3 protobuf-compiler llvm elfutils binutils dwz groff-base valgrind \
                 chromium libclang-rt-14-dev lld
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# make deps ARCH=aarch64: the cross toolchain, qemu-user and binfmt_misc's
+# registration (so that an aarch64 pfrec can start an aarch64 program), and
+# the libraries above for arm64 (Debian's multiarch).
+ifneq ($(CROSS),)
+DEB_ARCH     := $(if $(filter aarch64-%,$(CROSS)),arm64,$(error make deps: no Debian architecture known for CROSS=$(CROSS)))
+DEB_PACKAGES += gcc-$(TRIPLET) g++-$(TRIPLET) binutils-$(TRIPLET) qemu-user-static binfmt-support \
+                $(addsuffix :$(DEB_ARCH),libc6-dev libstdc++6 libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
+                libdeflate-dev libiberty-dev libdebuginfod-dev libpng-dev libturbojpeg0-dev)
+endif
 
 deps: ## install the missing Debian build and test dependencies (apt-get)
+	$(if $(DEB_ARCH),@dpkg --print-foreign-architectures | grep -qx $(DEB_ARCH) || { echo "dpkg --add-architecture $(DEB_ARCH)"; $(SUDO) dpkg --add-architecture $(DEB_ARCH); })
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
 	  | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then echo "installing:" $$missing; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	else echo "all build dependencies are installed"; fi
+	$(if $(DEB_ARCH),@sh tests/emulator.sh setup $(DEB_ARCH))
 	@# The viewer test's npm packages (tests/viewers), again when the lock file changes.
 	@lock=tests/viewers/node_modules/.package-lock.json; \
 	if [ -f $$lock ] && [ ! tests/viewers/package-lock.json -nt $$lock ] && [ ! tests/viewers/package.json -nt $$lock ]; then \
@@ -208,8 +253,15 @@ demo: all ## record the bundled example game with pfrec, show pfdump --stats and
 
 unit: $(UNIT_BIN) ## build the unit tests
 
-test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed, N skipped"
-	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD)
+# Cross-built tests run under qemu-user: unit tests through EMULATOR, the
+# commands and the programs they start through binfmt_misc (make deps
+# ARCH=aarch64 registers it), with the multiarch libraries of / (an older
+# cross sysroot's ld.so hangs threaded programs).
+EMULATOR    ?= $(if $(CROSS),qemu-$(firstword $(subst -, ,$(TRIPLET)))-static)
+TEST_ENV     = PROFEV_SAN=$(SAN) $(if $(EMULATOR),PROFEV_EMULATOR=$(EMULATOR) PROFEV_CROSS=$(CROSS) QEMU_LD_PREFIX=/)
+
+test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed, N skipped"; ARCH=aarch64: under qemu-user
+	$(Q)$(TEST_ENV) sh tests/run.sh $(BUILD)
 
 tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, the threaded writer, the example game (use with SAN=thread)
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_client

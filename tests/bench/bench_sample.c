@@ -294,10 +294,14 @@ __attribute__((noinline, no_sanitize("address"))) static void copy_stack(uint64_
 
 __attribute__((noinline)) static void capture(void)
 {
+#if defined(__x86_64__)
 	uint64_t ip, sp, bp;
 	__asm__ __volatile__("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"
 			     : "=r"(ip), "=r"(sp), "=r"(bp));
 	regs = (struct dwarf_regs){ ip, sp, bp };
+#else
+	uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+#endif
 	stack_len = stack_top > sp && stack_top - sp < sizeof stack_copy ? stack_top - sp : sizeof stack_copy;
 	copy_stack(sp);
 }
@@ -322,6 +326,10 @@ static double now(void)
 
 static void bench_unwind(void)
 {
+#if !defined(__x86_64__)
+	bench_cannot("dwarf_unwind()", "pfrec unwinds sampled stacks on x86-64 only");
+	return;
+#endif
 	uw = dwarf_unwinder_new();
 	if (!uw) {
 		bench_cannot("dwarf_unwind()", "out of memory");
