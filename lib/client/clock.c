@@ -1,7 +1,8 @@
 /*
- * clock.c - the time of records: the TSC (or the arm64 virtual counter)
- * when it can be trusted, else CLOCK_MONOTONIC, and the calibration at
- * start that PFW_HELLO sends so that pfrec turns ticks into nanoseconds.
+ * clock.c - the time of records: the TSC (or the arm64 virtual counter,
+ * CNTVCT_EL0, checked against its stated rate CNTFRQ_EL0) when it can be
+ * trusted, else CLOCK_MONOTONIC, and the calibration at start that
+ * PFW_HELLO sends so that pfrec turns ticks into nanoseconds.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -51,6 +52,16 @@ void clock_pair(uint64_t *tick, uint64_t *mono)
 	}
 }
 
+#if defined(__aarch64__)
+/* The frequency the firmware states for the virtual counter, in Hz. */
+static uint64_t cntfrq(void)
+{
+	uint64_t f;
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(f));
+	return f & 0xffffffffu;
+}
+#endif
+
 static int tsc_usable(void)
 {
 	const char *c = getenv("PROFEV_CLOCK");
@@ -74,7 +85,10 @@ static int tsc_usable(void)
 	}
 	return 0;
 #elif defined(__aarch64__)
-	return PFW_CLOCK_CNTVCT;
+	/* The kernel lets user space read the virtual counter (or traps and
+	 * emulates the read on parts with errata); a counter without a stated
+	 * frequency is not set up, and calibrate() checks the rest. */
+	return cntfrq() ? PFW_CLOCK_CNTVCT : 0;
 #else
 	return 0;
 #endif
@@ -97,6 +111,16 @@ static void calibrate(void)
 		clock_pair(&t1, &m1);
 	while (m1 - calib_mono0 < 1000000);
 	calib_rate = (double)(t1 - calib_tick0) / (double)(m1 - calib_mono0);
+#if defined(__aarch64__)
+	/* The counter must run at its stated rate (within 1%: the estimate's
+	 * own error is far smaller); one that does not, or stands still, is
+	 * not trusted, and the run uses CLOCK_MONOTONIC, which HELLO names. */
+	double stated = (double)cntfrq() / 1e9;
+	if (!(calib_rate > stated * 0.99 && calib_rate < stated * 1.01)) {
+		cl.tsc = 0;
+		calibrate();
+	}
+#endif
 }
 
 void clock_init(void)
