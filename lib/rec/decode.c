@@ -52,11 +52,17 @@ static inline void zone_push(struct thr *t, uint32_t name, uint32_t cat)
  * in batches, so a mark may come after events it precedes; the latest
  * marks are kept to place those, a mark still in flight cannot be.
  */
-static uint64_t frame_of(const struct profev_recorder *r, uint64_t ts)
+static uint64_t frame_of(const struct profev_recorder *r, uint64_t ts, uint32_t tid)
 {
 	uint64_t n = r->marks;
-	while (n > 0 && r->marks - n < 64 && r->mark_ts[(n - 1) % 64] >= ts)
-		n--;
+	for (; n > 0 && r->marks - n < 64; n--) {
+		uint64_t m = r->mark_ts[(n - 1) % 64];
+		/* A coarse counter (24 MHz on some arm64 machines) gives a
+		 * mark and the next event of its thread the same tick: the
+		 * thread's own order, in which it arrives here, places it. */
+		if (m < ts || (m == ts && r->mark_tid[(n - 1) % 64] == tid))
+			break;
+	}
 	return n;
 }
 
@@ -64,9 +70,11 @@ int emit_event(struct profev_recorder *r, struct profev_event *ev)
 {
 	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE &&
 	    ev->type != PROFEV_EV_FRAME_IMAGE)
-		ev->frame = frame_of(r, ev->ts);
-	if (ev->type == PROFEV_EV_FRAME_MARK && ev->name == 0)
+		ev->frame = frame_of(r, ev->ts, ev->tid);
+	if (ev->type == PROFEV_EV_FRAME_MARK && ev->name == 0) {
+		r->mark_tid[r->marks % 64] = ev->tid;
 		r->mark_ts[r->marks++ % 64] = ev->ts;
+	}
 	if (profev_writer_event(r->w, ev) < 0)
 		return writer_failed(r);
 	r->events++;
@@ -176,7 +184,7 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		}
 		/* The image shows frame (frames so far - offset). */
 		ev.ts = tick_ns(r, t, tick);
-		uint64_t frame = frame_of(r, ev.ts);
+		uint64_t frame = frame_of(r, ev.ts, ev.tid);
 		frame = extra < frame ? frame - extra : 0;
 		uint32_t id;
 		int rc = rec_image(&r->img, r->w, arg, (uint32_t)size, (uint32_t)(size >> 32),
@@ -309,7 +317,7 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		ev.type = PROFEV_EV_MESSAGE;
 		ev.name = site <= UINT32_MAX ? map_string(r, (uint32_t)site) : 0;
 		ev.payload = map_cat(r, cat);
-		ev.frame = frame_of(r, ev.ts);
+		ev.frame = frame_of(r, ev.ts, ev.tid);
 		if (profev_writer_message(r->w, &ev, (const char *)p + PFW_REC_LONG, arg) < 0)
 			return writer_failed(r), -2;
 		r->events++;
@@ -328,7 +336,7 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		if (type == PFW_R_MESSAGE) {
 			ev.type = PROFEV_EV_MESSAGE;
 			ev.payload = map_cat(r, cat);
-			ev.frame = frame_of(r, ev.ts);
+			ev.frame = frame_of(r, ev.ts, ev.tid);
 			if (profev_writer_message(r->w, &ev, text, arg) < 0)
 				return writer_failed(r), -2;
 			r->events++;
@@ -430,7 +438,7 @@ uint32_t decode_plain_run(struct profev_recorder *r, const unsigned char *p, uin
 			/* Events before the latest default frame mark belong to an
 			 * earlier frame: they end the batch, which has one frame. */
 			if (unlikely(marks && ts <= last_mark)) {
-				next_frame = frame_of(r, ts);
+				next_frame = frame_of(r, ts, t->tid);
 				if (next_frame != frame)
 					break;
 			} else if (unlikely(frame != marks)) {

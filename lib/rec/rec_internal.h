@@ -133,6 +133,7 @@ struct profev_recorder {
 	uint64_t mono_start, events;
 	uint64_t marks;             /* default frame marks so far */
 	uint64_t mark_ts[64];       /* the latest of them, by mark number % 64 */
+	uint32_t mark_tid[64];      /* and their threads */
 };
 
 static inline uint64_t now_ns(clockid_t c)
