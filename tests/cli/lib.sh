@@ -24,8 +24,11 @@ lacks() { ! grep -qF -- "$2" "$1" || fail "'$1' has '$2'"; }
 skip() { echo "SKIP: $*"; exit 77; }
 
 # need_perf_events: skips unless perf_event_open may sample this user's
-# programs (perf_event_paranoid 2 or less: the default needs no privilege).
+# programs (perf_event_paranoid 2 or less: the default needs no privilege)
+# and the commands run natively (qemu-user does not emulate the call).
 need_perf_events() {
+	[ -z "${PROFEV_EMULATOR:-}" ] ||
+		skip "$PROFEV_EMULATOR (qemu-user) has no perf_event_open: no samples or context switches"
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -le 2 ] ||
 		skip "perf_event_paranoid above 2"
 }
