@@ -181,8 +181,8 @@ unsigned unwind_context(const void *context, uint64_t lo, uint64_t hi, uint64_t 
  * return address) as a pair, with x29 pointing at it, and GCC and clang
  * keep them in non-leaf functions even at -O2. A function built without
  * one (-fomit-frame-pointer forced) loses its caller's frame from the
- * chain, never gives a wrong one. Records must climb the thread's stack
- * in 16-byte-aligned steps; anything else ends the walk.
+ * chain, never gives a wrong one. Records must be aligned and climb the
+ * thread's stack; anything else ends the walk.
  */
 __attribute__((no_sanitize_address)) static uint64_t load(uint64_t at)
 {
@@ -202,7 +202,7 @@ static unsigned fp_walk(uint64_t fp, uint64_t lo, uint64_t hi, uint64_t from, in
 			uint64_t *pc, unsigned n, unsigned max)
 {
 	for (unsigned steps = 0; steps < 512 && n < max; steps++) {
-		if ((fp & 15) || fp < lo || fp + 16 > hi)
+		if ((fp & 7) || fp < lo || fp + 16 > hi)
 			break;
 		uint64_t next = load(fp), ra = strip_pac(load(fp + 8));
 		if (!ra)

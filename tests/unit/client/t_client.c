@@ -1268,11 +1268,12 @@ static void test_jit(void)
 		if (!e || e->nframes != 2)
 			continue;
 #else
-		/* The stub keeps a frame record: the walk goes on past it. */
-		CHECK(e && e->nframes >= 3);
-		if (!e || e->nframes < 3)
+		/* The stub keeps a frame record: the frame-record walk goes on
+		 * past it (the first capture, before the thread's ring, is
+		 * libgcc's, which stops there). */
+		CHECK(e && e->nframes >= 2);
+		if (!e || e->nframes < 2)
 			continue;
-		CHECK_EQ(e->fr[2].flags, PROFEV_FRAMEF_RETURN);
 #endif
 		CHECK_EQ(e->fr[0].flags, PROFEV_FRAMEF_RETURN);
 		CHECK_EQ(e->fr[1].flags, PROFEV_FRAMEF_RETURN | PROFEV_FRAMEF_NOMODULE);
