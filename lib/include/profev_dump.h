@@ -236,6 +236,8 @@ struct profev_stats {
 	                                  memory, not an image): frames before the
 	                                  trace's first event */
 	int have_frame;              /**< first_frame was seen */
+	double tick_ns;              /**< the client clock's tick, from the metadata (1: ns) */
+	uint64_t short_zones;        /**< zones that lasted under 4 ticks of it */
 };
 
 /**

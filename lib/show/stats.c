@@ -38,7 +38,13 @@ struct collect {
 	struct profev_zone_stat *by_name; /* indexed by name id */
 	uint32_t by_name_cap;
 	struct u64_map live;          /* struct live_block by address */
+	int tick_known;               /* s->tick_ns set from the metadata */
+	uint64_t short_ns;            /* zones under this are a few ticks long */
 };
+
+/* Zones shorter than this many ticks of the client's clock have durations
+ * too coarse to compare: an arm64 counter at 24 MHz ticks every 42 ns. */
+#define FEW_TICKS 4
 
 static struct profev_pool_stat *pool(struct collect *c, uint32_t name)
 {
@@ -114,6 +120,14 @@ static int zone_end(struct collect *c, uint32_t ti, const struct profev_event *e
 	uint64_t d = ev->ts >= begin ? ev->ts - begin : 0;
 	if (sample_stats_zone(c->samples, ev->tid, name, begin, ev->ts))
 		return -1;
+	if (!c->tick_known) {
+		double tpn = profev_reader_meta(c->r)->ticks_per_ns;
+		c->s->tick_ns = tpn > 0 ? 1.0 / tpn : 1.0;
+		c->short_ns = (uint64_t)(FEW_TICKS * c->s->tick_ns);
+		c->tick_known = 1;
+	}
+	if (d < c->short_ns)
+		c->s->short_zones++;
 	if (!z->count || d < z->min_ns)
 		z->min_ns = d;
 	if (d > z->max_ns)
@@ -743,6 +757,11 @@ void profev_stats_print(const struct profev_stats *s, const struct profev_reader
 	if (s->unmatched_ends || s->unclosed_zones)
 		fprintf(out, "zones:        %" PRIu64 " ends without a begin, %" PRIu64 " never closed\n",
 			s->unmatched_ends, s->unclosed_zones);
+
+	if (s->short_zones && s->tick_ns >= 10.0)
+		fprintf(out, "warning:      %" PRIu64 " zones last under %d ticks of the %s clock (%.1f ns a "
+			     "tick): their durations are that coarse\n",
+			s->short_zones, FEW_TICKS, m->clock ? m->clock : "client's", s->tick_ns);
 
 	fprintf(out, "\nevents by type:\n");
 	for (unsigned t = 0; t <= PROFEV_EV_TYPE_MAX; t++)
