@@ -9,6 +9,7 @@
  * equals, the last of an address winning; an address is covered by the
  * symbol at or below it if that has no size or its size reaches.
  */
+#include <string.h>
 #include "sym/sym_internal.h"
 
 static int cmp_sym(const void *a, const void *b)
@@ -57,6 +58,16 @@ static Elf_Scn *find_table(Elf *elf, unsigned type, GElf_Shdr *sh)
 	return NULL;
 }
 
+/* AArch64 and Arm (and RISC-V) mark where code and data start in a section
+ * with local untyped symbols named $x, $d, $a, $t, optionally followed by
+ * a dot and anything: they name no function, and llvm-symbolizer skips
+ * them, keeping the function they fall in. */
+static int mapping_symbol(unsigned type, const char *name)
+{
+	return type == STT_NOTYPE && name[0] == '$' && name[1] && strchr("xdat", name[1]) &&
+	       (name[2] == 0 || name[2] == '.');
+}
+
 int symtab_load(struct symtab *t, Elf *const *elfs, unsigned nelfs, struct profev_error *err)
 {
 	Elf_Scn *scn = NULL;
@@ -96,7 +107,7 @@ int symtab_load(struct symtab *t, Elf *const *elfs, unsigned nelfs, struct profe
 		if (type != STT_NOTYPE && type != STT_FUNC && type != STT_OBJECT &&
 		    type != STT_GNU_IFUNC)
 			continue;
-		if (i == 0)
+		if (i == 0 || mapping_symbol(type, name))
 			continue;
 		tmp[m].sym.addr = sym.st_value;
 		tmp[m].sym.size = sym.st_size;
