@@ -231,20 +231,30 @@ int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc)
 }
 
 /* The crash handler's walk: the interrupted pc, then the frame records
- * from the context's x29 (a leaf function that crashed keeps its return
- * address in x30 only, and its caller is missed). */
+ * from the context's x29. A leaf function keeps no record: its return
+ * address is in x30 alone, and x29 is still its caller's record. So x30
+ * is a frame of its own when it differs from the first record's return
+ * address, unless it lies in the 4 KiB before pc: there it is more likely
+ * the return from a call the faulting function made itself (a leaf whose
+ * caller sits just before it loses that frame; none is made up). */
 unsigned unwind_context(const void *context, uint64_t lo, uint64_t hi, uint64_t *pc, unsigned max)
 {
 	const ucontext_t *uc = context;
 	unsigned n = 0;
 	if (!max)
 		return 0;
-	pc[n++] = (uint64_t)uc->uc_mcontext.pc;
+	uint64_t ip = (uint64_t)uc->uc_mcontext.pc;
+	pc[n++] = ip;
 	uint64_t sp = (uint64_t)uc->uc_mcontext.sp;
 	if (!hi || sp < lo || sp >= hi)
 		return n;
+	uint64_t fp = (uint64_t)uc->uc_mcontext.regs[29];
+	uint64_t lr = strip_pac((uint64_t)uc->uc_mcontext.regs[30]);
+	uint64_t saved = !(fp & 7) && fp >= sp && fp + 16 <= hi ? strip_pac(load(fp + 8)) : 0;
+	if (lr && lr != saved && !(lr <= ip && ip - lr < 4096) && n < max)
+		pc[n++] = lr;
 	int found = 1;
-	return fp_walk((uint64_t)uc->uc_mcontext.regs[29], sp, hi, 0, &found, pc, n, max);
+	return fp_walk(fp, sp, hi, 0, &found, pc, n, max);
 }
 
 #else
