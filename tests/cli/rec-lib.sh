@@ -10,6 +10,8 @@ if [ -n "${PROFEV_SAN:-}" ]; then
 	SANFLAGS="-fsanitize=$PROFEV_SAN"
 else
 	case "${PROFEV_BUILD##*/}" in
+	build-aarch64) SANFLAGS= ;; # a cross build's directory (make ARCH=aarch64)
+	build-aarch64-*) SANFLAGS="-fsanitize=$(echo "${PROFEV_BUILD##*/build-aarch64-}" | tr - ,)" ;;
 	build-*) SANFLAGS="-fsanitize=$(echo "${PROFEV_BUILD##*/build-}" | tr - ,)" ;;
 	*) SANFLAGS= ;;
 	esac

@@ -290,6 +290,10 @@ static int own_module(struct dl_phdr_info *info, size_t size, void *ctx)
 
 static void test_own_tables(void)
 {
+#if !defined(__x86_64__)
+	/* cfi.c follows x86-64's registers only: elsewhere it finds no rule. */
+	return;
+#endif
 	struct own o = { 0 };
 	dl_iterate_phdr(own_module, &o);
 	CHECK(o.done);
