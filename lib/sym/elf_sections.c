@@ -22,8 +22,28 @@
 #define ELFCOMPRESS_ZSTD 2
 #endif
 
-/* No real debug section inflates past this; a header saying more lies. */
+/*
+ * What a compressed section may claim (pfsym(1), "Damaged debug files").
+ * Real DWARF compresses 2 to 7 times with zlib or zstd; a header that
+ * claims much more lies, or announces a bomb (145 KB of zstd inflate to
+ * 4 GiB of zeros). A claim past these bounds refuses the file before
+ * anything is allocated:
+ *   - a section: at most RATIO_MAX bytes per compressed byte, above
+ *     SECTION_FLOOR (which any section may claim), and MAX_SECTION;
+ *   - the file: its decompressed sections together at most FILE_RATIO
+ *     bytes per byte of the file, above FILE_FLOOR.
+ * So one debug file costs at most max(FILE_FLOOR, FILE_RATIO x its size)
+ * of decompressed data.
+ */
 #define MAX_SECTION ((uint64_t)1 << 32)
+#define RATIO_MAX 1000
+#define SECTION_FLOOR ((uint64_t)64 << 20)
+#define FILE_RATIO 100
+#define FILE_FLOOR ((uint64_t)256 << 20)
+/* Output is made in pieces, the buffer grown as it fills, so that a
+ * claim is never allocated ahead of the data; a .debug_info or .debug_line
+ * whose first piece does not begin with a unit header ends there. */
+#define PIECE ((size_t)1 << 20)
 
 static const struct { const char *name; size_t off; } wanted[] = {
 	{ "info", offsetof(struct dwsects, info) },
@@ -46,39 +66,170 @@ static uint64_t get(const uint8_t *p, unsigned n, int big)
 	return v;
 }
 
-/* Inflate in[0..n) of the given type into exactly size bytes. */
-static const char *inflate_to(unsigned type, const uint8_t *in, size_t n, uint8_t *out,
-			      uint64_t size)
+/* A section whose data begins with DWARF unit headers (.debug_info,
+ * .debug_line): the first piece p[0..n) of its size bytes holds one,
+ * with a length that fits and a known version. NULL, or why not. */
+static const char *not_units(const uint8_t *p, size_t n, uint64_t size)
 {
-	if (type == ELFCOMPRESS_ZLIB) {
-		uLongf got = (uLongf)size;
-		int rc = uncompress(out, &got, in, (uLong)n);
-		if (rc == Z_BUF_ERROR)
-			return "zlib data larger than the stated size";
-		if (rc != Z_OK)
-			return "zlib data corrupt";
-		return got == size ? NULL : "zlib data shorter than the stated size";
+	if (n < 6)
+		return NULL;
+	uint64_t len = get(p, 4, 0), hdr = 4;
+	if (len == 0xffffffffu) {
+		if (n < 14)
+			return NULL;
+		len = get(p + 4, 8, 0);
+		hdr = 12;
 	}
-	if (type == ELFCOMPRESS_ZSTD) {
-		size_t got = ZSTD_decompress(out, (size_t)size, in, n);
-		if (ZSTD_isError(got))
-			return ZSTD_getErrorCode(got) == ZSTD_error_dstSize_tooSmall ?
-				       "zstd data larger than the stated size" : "zstd data corrupt";
-		return got == size ? NULL : "zstd data shorter than the stated size";
+	unsigned version = (unsigned)get(p + hdr, 2, 0);
+	if (len < 2 || len > size - hdr)
+		return "its first unit's length does not fit: not DWARF";
+	if (version < 2 || version > 5)
+		return "its first unit's version is unknown: not DWARF";
+	return NULL;
+}
+
+/* A stream being inflated into a buffer that grows to at most size. */
+struct out {
+	uint8_t *buf;
+	size_t cap, got;
+	uint64_t size;
+	int units;          /* check the first piece with not_units() */
+	int nomem;
+};
+
+/* Room after o->got, the buffer grown (at most to o->size): 0, or -1
+ * with o->nomem set. */
+static int out_grow(struct out *o)
+{
+	size_t cap = o->cap ? o->cap * 2 : PIECE;
+	if (cap > o->size)
+		cap = (size_t)o->size;
+	uint8_t *b = realloc(o->buf, cap ? cap : 1);
+	if (!b) {
+		o->nomem = 1;
+		return -1;
 	}
-	return "unknown compression type";
+	o->buf = b;
+	o->cap = cap;
+	return 0;
+}
+
+static const char *inflate_zlib(struct out *o, const uint8_t *in, size_t n)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK)
+		return "zlib cannot start";
+	const char *bad = NULL;
+	uint8_t extra;
+	z.next_in = (Bytef *)in;
+	for (;;) {
+		if (z.avail_in == 0 && n > 0) {
+			z.avail_in = n > 1u << 30 ? 1u << 30 : (uInt)n;
+			n -= z.avail_in;
+		}
+		int full = o->got == o->size;
+		if (!full && o->got == o->cap && out_grow(o) < 0) {
+			bad = "out of memory";
+			break;
+		}
+		size_t room = full ? 1 : o->cap - o->got;
+		if (room > 1u << 30)
+			room = 1u << 30;
+		z.next_out = full ? &extra : o->buf + o->got;
+		z.avail_out = (uInt)room;
+		int rc = inflate(&z, Z_NO_FLUSH);
+		size_t made = room - z.avail_out;
+		if (full && made) {
+			bad = "zlib data larger than the stated size";
+			break;
+		}
+		size_t before = o->got;
+		o->got += full ? 0 : made;
+		if (o->units && before < PIECE && (o->got >= PIECE || o->got == o->size) &&
+		    (bad = not_units(o->buf, o->got, o->size)))
+			break;
+		if (rc == Z_STREAM_END) {
+			bad = o->got == o->size ? NULL : "zlib data shorter than the stated size";
+			break;
+		}
+		if (rc == Z_BUF_ERROR && z.avail_in == 0 && n == 0) {
+			bad = "zlib data cut short";
+			break;
+		}
+		if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			bad = "zlib data corrupt";
+			break;
+		}
+	}
+	inflateEnd(&z);
+	return bad;
+}
+
+static const char *inflate_zstd(struct out *o, const uint8_t *in, size_t n)
+{
+	ZSTD_DStream *z = ZSTD_createDStream();
+	if (!z)
+		return "out of memory";
+	const char *bad = NULL;
+	uint8_t extra;
+	ZSTD_inBuffer ib = { in, n, 0 };
+	size_t rc = 1;
+	for (;;) {
+		if (rc == 0 && ib.pos == ib.size) {
+			/* the last frame ended with the input */
+			bad = o->got == o->size ? NULL : "zstd data shorter than the stated size";
+			break;
+		}
+		int full = o->got == o->size;
+		if (!full && o->got == o->cap && out_grow(o) < 0) {
+			bad = "out of memory";
+			break;
+		}
+		ZSTD_outBuffer ob = { full ? &extra : o->buf + o->got, full ? 1 : o->cap - o->got, 0 };
+		rc = ZSTD_decompressStream(z, &ob, &ib);
+		if (ZSTD_isError(rc)) {
+			bad = "zstd data corrupt";
+			break;
+		}
+		if (full && ob.pos) {
+			bad = "zstd data larger than the stated size";
+			break;
+		}
+		size_t before = o->got;
+		o->got += full ? 0 : ob.pos;
+		if (o->units && before < PIECE && (o->got >= PIECE || o->got == o->size) &&
+		    (bad = not_units(o->buf, o->got, o->size)))
+			break;
+		if (ib.pos == ib.size && ob.pos < ob.size) {
+			/* all input read and room left: the data ends here */
+			if (rc != 0)
+				bad = "zstd data cut short";
+			else if (o->got != o->size)
+				bad = "zstd data shorter than the stated size";
+			break;
+		}
+	}
+	ZSTD_freeDStream(z);
+	return bad;
 }
 
 /*
- * The bytes of one section, decompressed into a buffer kept in *keep.
- * @return NULL, or what is wrong.
+ * The bytes of one section, decompressed into a buffer kept in *keep;
+ * *total counts the bytes decompressed for the file so far, against
+ * file_cap. @return 0, or <0 with s->err set (PROFEV_E_CORRUPT damage,
+ * PROFEV_E_LIMIT a claim past the bounds or that cannot be allocated).
  */
-static const char *section_bytes(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int gnu,
-				 struct sect *out, void **keep)
+static int section_bytes(struct profev_symbolizer *s, const char *path, const char *full,
+			 Elf_Scn *scn, const GElf_Shdr *sh, int gnu, struct sect *out, void **keep,
+			 uint64_t *total, uint64_t file_cap)
 {
+	Elf *elf = s->elf;
+	unsigned long long at = (unsigned long long)sh->sh_offset;
 	Elf_Data *data = elf_rawdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size != sh->sh_size)
-		return "section data out of the file";
+		return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s' at offset 0x%llx: section data out of the file",
+				path, full, at);
 	const uint8_t *p = data->d_buf;
 	size_t n = data->d_size;
 	unsigned type;
@@ -86,7 +237,8 @@ static const char *section_bytes(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, in
 	size_t hdr;
 	if (gnu) {
 		if (n < 12 || memcmp(p, "ZLIB", 4) != 0)
-			return "no ZLIB header";
+			return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s' at offset 0x%llx: no ZLIB header",
+					path, full, at);
 		type = ELFCOMPRESS_ZLIB;
 		size = get(p + 4, 8, 1);
 		hdr = 12;
@@ -95,28 +247,46 @@ static const char *section_bytes(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, in
 		int wide = gelf_getclass(elf) == ELFCLASS64;
 		hdr = wide ? 24 : 12;
 		if (n < hdr)
-			return "compression header cut";
+			return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s' at offset 0x%llx: compression header cut",
+					path, full, at);
 		type = (unsigned)get(p, 4, big);
 		size = get(p + (wide ? 8 : 4), wide ? 8 : 4, big);
+		if (type != ELFCOMPRESS_ZLIB && type != ELFCOMPRESS_ZSTD)
+			return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s' at offset 0x%llx: unknown compression type %u",
+					path, full, at, type);
 	} else {
 		out->p = p;
 		out->n = n;
-		return NULL;
+		return 0;
 	}
-	if (size > MAX_SECTION)
-		return "stated size too large";
-	uint8_t *buf = malloc(size ? (size_t)size : 1);
-	if (!buf)
-		return "out of memory";
-	const char *bad = inflate_to(type, p + hdr, n - hdr, buf, size);
+	uint64_t packed = n - hdr;
+	if (size > MAX_SECTION || (size > SECTION_FLOOR && size / RATIO_MAX > packed))
+		return sym_fail(s, PROFEV_E_LIMIT, "'%s': section '%s' at offset 0x%llx: claims %llu bytes from %llu: over %d times that and %llu MiB, refused",
+				path, full, at, (unsigned long long)size, (unsigned long long)packed,
+				RATIO_MAX, (unsigned long long)(SECTION_FLOOR >> 20));
+	if (size > file_cap - *total)
+		return sym_fail(s, PROFEV_E_LIMIT, "'%s': section '%s' at offset 0x%llx: claims %llu bytes, past the file's limit of %llu (%d times its size, at least %llu MiB), refused",
+				path, full, at, (unsigned long long)size, (unsigned long long)file_cap,
+				FILE_RATIO, (unsigned long long)(FILE_FLOOR >> 20));
+	struct out o = { NULL, 0, 0, size, 0, 0 };
+	const char *name = strrchr(full, '_');
+	o.units = name && (strncmp(name, "_info", 5) == 0 || strncmp(name, "_line", 5) == 0) &&
+		  (name[5] == '\0' || strcmp(name + 5, ".dwo") == 0);
+	const char *bad = type == ELFCOMPRESS_ZLIB ? inflate_zlib(&o, p + hdr, packed)
+						   : inflate_zstd(&o, p + hdr, packed);
 	if (bad) {
-		free(buf);
-		return bad;
+		free(o.buf);
+		if (o.nomem)
+			return sym_fail(s, PROFEV_E_LIMIT, "'%s': section '%s' at offset 0x%llx: cannot allocate the %llu bytes its header claims: refused",
+					path, full, at, (unsigned long long)size);
+		return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s' at offset 0x%llx: %s", path, full,
+				at, bad);
 	}
-	*keep = buf;
-	out->p = buf;
+	*total += size;
+	*keep = o.buf;
+	out->p = o.buf;
 	out->n = (size_t)size;
-	return NULL;
+	return 0;
 }
 
 /* A file cut short loses its section headers, which come last: libelf
@@ -148,6 +318,10 @@ int sections_load(struct profev_symbolizer *s, const char *path)
 	size_t shstrndx;
 	if (elf_getshdrstrndx(s->elf, &shstrndx) != 0)
 		return 0;
+	struct stat st;
+	uint64_t total = 0, file_cap = FILE_FLOOR;
+	if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_size > FILE_FLOOR / FILE_RATIO)
+		file_cap = (uint64_t)st.st_size * FILE_RATIO;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	while ((scn = elf_nextscn(s->elf, scn))) {
@@ -182,14 +356,12 @@ int sections_load(struct profev_symbolizer *s, const char *path)
 			if (grow((void **)&s->bufs, &s->capbufs, s->nbufs + 1, sizeof(*s->bufs)))
 				return sym_fail(s, PROFEV_E_NOMEM, "out of memory");
 			s->bufs[s->nbufs] = NULL;
-			const char *bad = section_bytes(s->elf, scn, &sh, gnu, sec, &s->bufs[s->nbufs]);
+			int rc = section_bytes(s, path, full, scn, &sh, gnu, sec, &s->bufs[s->nbufs],
+					       &total, file_cap);
 			if (s->bufs[s->nbufs])
 				s->nbufs++;
-			if (bad && strcmp(bad, "out of memory") == 0)
-				return sym_fail(s, PROFEV_E_NOMEM, "out of memory");
-			if (bad)
-				return sym_fail(s, PROFEV_E_CORRUPT, "'%s': section '%s': %s", path, full,
-						bad);
+			if (rc < 0)
+				return rc;
 			break;
 		}
 	}

@@ -82,9 +82,8 @@ PY
 #   hostile_need               SKIP unless python3 is here; the test's cache
 #   hostile_requests ID        requests for build-id ID it has had so far
 #   hostile_stop               stop it now
-#   bounded S MB CMD...        CMD with stdout in out.txt, stderr in err.txt,
-#                              failing if it takes S seconds or more, or
-#                              more than MB MiB at its peak; sets RC
+#   bounded S MB CMD...        (fault-lib.sh) CMD within S seconds and MB MiB
+. "$PROFEV_ROOT/tests/cli/fault-lib.sh"
 HOSTILE_PID=
 hostile_stop() {
 	[ -n "$HOSTILE_PID" ] || return 0
@@ -119,28 +118,4 @@ hostile_need() {
 skip_without_libdebuginfod() {
 	! grep -q "unable to load libdebuginfod" err.txt ||
 		skip "libdebuginfod.so.1 not installed (Debian package libdebuginfod1)"
-}
-
-bounded() { # SECONDS MIB CMD...
-	RC=$(python3 - "$@" <<'PY'
-import resource, subprocess, sys, time
-s, mb, cmd = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
-t = time.monotonic()
-with open("out.txt", "wb") as o, open("err.txt", "wb") as e:
-    try:
-        rc = subprocess.run(cmd, stdout=o, stderr=e, timeout=s + 5).returncode
-    except subprocess.TimeoutExpired:
-        rc = "timeout"
-took = time.monotonic() - t
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
-if rc == "timeout" or took >= s:
-    rc = "slow %.1f s" % took
-elif peak > mb:
-    rc = "big %d MiB" % peak
-print(rc)
-PY
-)
-	case $RC in
-	slow*|big*) cat err.txt >&2; fail "'$*': $RC (bounds: $1 s, $2 MiB)" ;;
-	esac
 }

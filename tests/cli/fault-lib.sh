@@ -26,3 +26,36 @@ ends_within() {
 	rc=$?
 	[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || fail "'$*' did not end within $s s"
 }
+
+# bounded SECONDS MIB CMD...: runs CMD with stdout in out.txt, stderr in
+# err.txt, failing the test if it takes SECONDS or more, or more than MIB
+# MiB at its peak (resident); sets RC to its exit status. With
+# BOUNDED_VMEM_KB set, CMD runs under that address-space limit (ulimit -v;
+# not for a sanitizer build, whose shadow memory is terabytes of it).
+bounded() { # SECONDS MIB CMD...
+	RC=$(python3 - "$@" <<'PY'
+import os, resource, subprocess, sys, time
+s, mb, cmd = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+vm = int(os.environ.get("BOUNDED_VMEM_KB") or 0)
+def limit():
+    if vm:
+        resource.setrlimit(resource.RLIMIT_AS, (vm * 1024, vm * 1024))
+t = time.monotonic()
+with open("out.txt", "wb") as o, open("err.txt", "wb") as e:
+    try:
+        rc = subprocess.run(cmd, stdout=o, stderr=e, timeout=s + 5, preexec_fn=limit).returncode
+    except subprocess.TimeoutExpired:
+        rc = "timeout"
+took = time.monotonic() - t
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+if rc == "timeout" or took >= s:
+    rc = "slow %.1f s" % took
+elif peak > mb:
+    rc = "big %d MiB" % peak
+print(rc)
+PY
+)
+	case $RC in
+	slow*|big*) cat err.txt >&2; fail "'$*': $RC (bounds: $1 s, $2 MiB)" ;;
+	esac
+}

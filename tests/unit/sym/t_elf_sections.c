@@ -5,7 +5,8 @@
  * .zdebug form answer every address as llvm-symbolizer --inlines
  * --demangle does on the uncompressed program. Damaged variants (a flipped
  * byte in the compressed stream, a stated size too small or too large, a
- * cut file) are refused with an error naming the file and the section.
+ * cut file) are refused with an error naming the file, the section and its
+ * offset; a stated size past the claim limits is refused as a limit.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -82,8 +83,9 @@ static void check_variant(const char *name, const char *cmd_fmt, const char *sec
 	profev_symbolizer_free(s);
 }
 
-/* A copy of from damaged by fn must be refused with a message naming it. */
-static void refused(const char *from, const char *what, void (*fn)(const char *path))
+/* A copy of from damaged by fn must be refused with code and a message
+ * naming it, the section and its offset. */
+static void refused_as(const char *from, const char *what, void (*fn)(const char *path), int code)
 {
 	char path[600], cmd[2048];
 	snprintf(path, sizeof(path), "%s/damaged-%s", tmpdir, what);
@@ -99,8 +101,14 @@ static void refused(const char *from, const char *what, void (*fn)(const char *p
 		return;
 	}
 	fprintf(stderr, "%s: refused: %s\n", what, err.message);
-	CHECK(err.code == PROFEV_E_CORRUPT);
+	CHECK_EQ(err.code, code);
 	CHECK(strstr(err.message, path) != NULL);
+	CHECK(strstr(err.message, "info' at offset 0x") != NULL || strstr(err.message, "cut") != NULL);
+}
+
+static void refused(const char *from, const char *what, void (*fn)(const char *path))
+{
+	refused_as(from, what, fn, PROFEV_E_CORRUPT);
 }
 
 /* One byte of the compressed .debug_info stream changed, at its start
@@ -217,7 +225,8 @@ int main(void)
 			refused(from, "flipped-middle", flip_middle);
 		refused(from, "size-small", size_small);
 		refused(from, "size-large", size_large);
-		refused(from, "size-huge", size_huge);
+		/* a claim 1000 times the compressed size: refused unread */
+		refused_as(from, "size-huge", size_huge, PROFEV_E_LIMIT);
 		refused(from, "cut", cut);
 	}
 	symfix_remove(tmpdir);
