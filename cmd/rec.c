@@ -24,6 +24,8 @@ static void usage(FILE *out)
 		"             [--buffer SIZE] [--pipe] [-q]\n"
 		"             [--sample[=HZ]] [--sched] [--sample-buffer SIZE] [--sample-stack SIZE]\n"
 		"             [--sample-fp-chain] [--duration TIME] [--max-size SIZE] [--kill-at-end]\n"
+		"             [--ring TIME|SIZE [--after TIME] [--min-interval TIME] [--ring-discard-at-exit]]\n"
+		"       pfrec --snapshot PID\n"
 		"             [--] PROGRAM [ARGS...]\n\n"
 		"Run PROGRAM, which links the profev client, and record its trace. With\n"
 		"--sample or --sched any program can be recorded, client or not.\n\n"
@@ -48,6 +50,14 @@ static void usage(FILE *out)
 		"                         finished there and PROGRAM runs on unrecorded\n"
 		"      --max-size SIZE    stop recording once the trace has SIZE bytes ('1G')\n"
 		"      --kill-at-end      when a limit stops the recording, end PROGRAM (SIGTERM)\n"
+		"      --ring TIME|SIZE   flight recorder: keep the newest TIME ('30s') or SIZE\n"
+		"                         ('256M') of the trace in memory and write nothing until a\n"
+		"                         trigger (SIGUSR1, pfrec --snapshot, pfrec's end), then a\n"
+		"                         snapshot FILE-001.bin, FILE-002.bin... (FILE: -o less .bin)\n"
+		"      --after TIME       keep recording TIME past a trigger before the snapshot\n"
+		"      --min-interval TIME  at most one snapshot per TIME (default 10s)\n"
+		"      --ring-discard-at-exit  no snapshot at pfrec's end\n"
+		"      --snapshot PID     ask the pfrec --ring of that pid for a snapshot\n"
 		"  -q, --quiet            no progress line\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n\n"
@@ -115,6 +125,51 @@ static void on_stopped(void *ctx, int why, const struct profev_record_stats *s)
 		o->kill_at_end ? "ending the program (--kill-at-end)" : "the program runs on unrecorded");
 }
 
+static void on_snapshot(void *ctx, const char *path)
+{
+	(void)ctx;
+	clear_progress();
+	fprintf(stderr, "%s: snapshot '%s' written\n", cmd_name, path);
+}
+
+/* SIGUSR1: a snapshot, written by the recording loop. */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	profev_recorder_snapshot(recorder);
+}
+
+/* pfrec --snapshot PID: SIGUSR1 to a pfrec, after checking it is one. */
+static int snapshot_of(const char *arg)
+{
+	char *end;
+	long pid = strtol(arg, &end, 10);
+	if (*end || end == arg || pid <= 0)
+		return cmd_usage_error("invalid pid '%s'", arg);
+	char path[64], cmdline[256] = "";
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(cmdline, 1, sizeof cmdline - 1, f) : 0;
+	if (f)
+		fclose(f);
+	cmdline[n] = 0;
+	const char *base = strrchr(cmdline, '/');
+	base = base ? base + 1 : cmdline;
+	if (!f) {
+		cmd_error("no process %ld", pid);
+		return EXIT_TRACE;
+	}
+	if (strcmp(base, "pfrec") != 0 && strcmp(base, "profev") != 0) {
+		cmd_error("process %ld is '%s', not pfrec", pid, base);
+		return EXIT_TRACE;
+	}
+	if (kill((pid_t)pid, SIGUSR1) < 0) {
+		cmd_error("unable to signal process %ld: %s", pid, strerror(errno));
+		return EXIT_TRACE;
+	}
+	return EXIT_OK;
+}
+
 static void on_warn(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -154,11 +209,70 @@ static int open_trace(const char *path, char **tmp)
 	return fd;
 }
 
+/* pfrec --ring: nothing is written until a trigger. */
+static int record_ring(struct profev_record_opts *o, const char *output, int quiet)
+{
+	size_t n = strlen(output);
+	char *base = strdup(output);
+	if (!base)
+		return EXIT_TRACE;
+	if (n > 4 && strcmp(base + n - 4, ".bin") == 0)
+		base[n - 4] = 0;
+	o->snapshot_base = base;
+	o->out_fd = -1;
+	o->warn = on_warn;
+	o->snapshot = on_snapshot;
+	o->stopped = NULL;
+	o->ctx = o;
+	if (!quiet && isatty(STDERR_FILENO)) {
+		o->progress = on_progress;
+		o->progress_ns = 250000000;
+	}
+	struct profev_error err = { 0 };
+	recorder = profev_recorder_start(o, &err);
+	if (!recorder) {
+		cmd_error("%s", err.message[0] ? err.message : profev_strerror(err.code));
+		free(base);
+		return EXIT_TRACE;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	static const int pass_on[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	for (size_t i = 0; i < sizeof pass_on / sizeof pass_on[0]; i++)
+		sigaction(pass_on[i], &sa, NULL);
+	struct sigaction su;
+	memset(&su, 0, sizeof su);
+	su.sa_handler = on_usr1;
+	su.sa_flags = SA_RESTART;
+	sigemptyset(&su.sa_mask);
+	sigaction(SIGUSR1, &su, NULL);
+
+	struct profev_record_result res;
+	int rc = profev_recorder_run(recorder, &res);
+	clear_progress();
+	int status = res.status;
+	if (res.exit_kind == PROFEV_EXIT_NOSTART)
+		cmd_error("unable to start '%s': %s", o->argv[0],
+			  res.exit_code == ENOENT ? "command not found" : strerror(res.exit_code));
+	if (rc < 0) {
+		cmd_error("%s", profev_recorder_error(recorder)->message);
+		status = EXIT_TRACE;
+	}
+	profev_recorder_free(recorder);
+	recorder = NULL;
+	free(base);
+	return status;
+}
+
 int cmd_rec(int argc, char **argv)
 {
 	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_PIPE, OPT_VERSION,
 	       OPT_SAMPLE, OPT_SCHED, OPT_SAMPLE_BUFFER, OPT_SAMPLE_STACK, OPT_SAMPLE_FP_CHAIN,
-	       OPT_DURATION, OPT_MAX_SIZE, OPT_KILL_AT_END };
+	       OPT_DURATION, OPT_MAX_SIZE, OPT_KILL_AT_END, OPT_RING, OPT_AFTER, OPT_MIN_INTERVAL,
+	       OPT_RING_DISCARD, OPT_SNAPSHOT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
@@ -174,6 +288,11 @@ int cmd_rec(int argc, char **argv)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "kill-at-end", no_argument, NULL, OPT_KILL_AT_END },
+		{ "ring", required_argument, NULL, OPT_RING },
+		{ "after", required_argument, NULL, OPT_AFTER },
+		{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
+		{ "ring-discard-at-exit", no_argument, NULL, OPT_RING_DISCARD },
+		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -182,7 +301,7 @@ int cmd_rec(int argc, char **argv)
 	struct profev_record_opts o = { 0 };
 	o.sample_stack_bytes = 8192;
 	const char *output = "trace.bin";
-	int quiet = 0, c;
+	int quiet = 0, c, min_interval_set = 0;
 	o.child_stdout = -1;
 
 	opterr = 0;
@@ -271,6 +390,33 @@ int cmd_rec(int argc, char **argv)
 		case OPT_KILL_AT_END:
 			o.kill_at_end = 1;
 			break;
+		case OPT_RING: {
+			unsigned long long v;
+			if (cmd_parse_duration(optarg, &v) == 0 && v > 0 && strpbrk(optarg, "sunm"))
+				o.ring_ns = v;
+			else if (cmd_parse_size(optarg, &v) == 0 && v >= (64u << 10))
+				o.ring_bytes = v;
+			else
+				return cmd_usage_error("invalid ring '%s' (a time: '30s', or a size of 64K or more: '256M')",
+						       optarg);
+			break;
+		}
+		case OPT_AFTER:
+		case OPT_MIN_INTERVAL: {
+			unsigned long long ns;
+			if (cmd_parse_duration(optarg, &ns) < 0)
+				return cmd_usage_error("invalid time '%s' ('5s', '500ms')", optarg);
+			if (c == OPT_AFTER)
+				o.after_ns = ns;
+			else
+				o.min_interval_ns = ns, min_interval_set = 1;
+			break;
+		}
+		case OPT_RING_DISCARD:
+			o.ring_discard_at_exit = 1;
+			break;
+		case OPT_SNAPSHOT:
+			return snapshot_of(optarg);
 		case 'q':
 			quiet = 1;
 			break;
@@ -289,6 +435,19 @@ int cmd_rec(int argc, char **argv)
 	if (optind >= argc)
 		return cmd_usage_error("no program to record");
 	o.argv = argv + optind;
+	int ring = o.ring_ns || o.ring_bytes;
+	if (!ring && (o.after_ns || min_interval_set || o.ring_discard_at_exit))
+		return cmd_usage_error("--after, --min-interval and --ring-discard-at-exit need --ring");
+	if (ring) {
+		if (!min_interval_set)
+			o.min_interval_ns = 10000000000ull;
+		if (o.max_bytes && (!o.ring_bytes || o.max_bytes < o.ring_bytes))
+			o.ring_bytes = o.max_bytes; /* --max-size caps the ring */
+		o.max_bytes = 0;
+		if (strcmp(output, "-") == 0)
+			return cmd_usage_error("--ring writes snapshot files: -o FILE, not '-'");
+		return record_ring(&o, output, quiet);
+	}
 
 	int to_stdout = strcmp(output, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO)) {

@@ -77,6 +77,17 @@ struct profev_record_opts {
 	/** Called once when a limit stopped the recording and the trace is
 	 *  finished: why is enum profev_record_stop, s the totals. */
 	void (*stopped)(void *ctx, int why, const struct profev_record_stats *s);
+	/* Flight recorder (--ring): keep the newest ring_ns of chunks, or
+	 * ring_bytes (either or both; both 0: not a flight recorder), write
+	 * nothing until a trigger, then a snapshot SNAPSHOT_BASE-001.bin... */
+	uint64_t ring_ns;
+	uint64_t ring_bytes;
+	uint64_t after_ns;        /**< keep recording this long past a trigger */
+	uint64_t min_interval_ns; /**< at most one snapshot per interval */
+	int ring_discard_at_exit; /**< no snapshot at the end */
+	const char *snapshot_base; /**< "x" for x-001.bin */
+	/** A snapshot was written to path. */
+	void (*snapshot)(void *ctx, const char *path);
 };
 
 /** What stopped a recording before the program's end. */
@@ -120,6 +131,12 @@ int profev_recorder_pid(const struct profev_recorder *r);
  * is how pfrec passes SIGINT and SIGTERM on.
  */
 void profev_recorder_signal(struct profev_recorder *r, int sig);
+
+/**
+ * Ask a flight recorder (opts.ring_ns, ring_bytes) for a snapshot, as
+ * SIGUSR1 to pfrec does. Async-signal-safe: the recording loop writes it.
+ */
+void profev_recorder_snapshot(struct profev_recorder *r);
 
 /**
  * Record until the program has exited and its stream is closed, then finish

@@ -14,6 +14,9 @@
  *   module_map.c    modules by address range (both halves)
  *   limits.c        --duration and --max-size: when recording stops
  *   open_zones.c    the zones open when a window ends, as ZONE_AFTER events
+ *   triggers.c      --ring: triggers, --after, --min-interval
+ *   snapshot.c      --ring: a snapshot of the ring as a trace of its own
+ *   ring_store.c    --ring: the newest chunks (ring_store.h)
  *
  * and the kernel's view (perf_sample.h), through perf_event_open:
  *
@@ -130,6 +133,13 @@ struct profev_recorder {
 	struct perf_sampler *sampler; /* --sample, --sched; NULL if refused */
 
 	int stopped;                /* enum profev_record_stop: a limit was reached */
+	/* --ring */
+	struct ring_store *ring;    /* NULL unless --ring */
+	volatile sig_atomic_t snap_asked; /* profev_recorder_snapshot() */
+	int snap_pending;           /* a snapshot waits until snap_due */
+	uint64_t snap_due, last_snap_ns;
+	uint32_t snap_seq;          /* snapshots written (or tried) */
+	uint64_t ring_flushed;      /* when the writer last made its chunks */
 	uint64_t mono_start, events;
 	uint64_t marks;             /* default frame marks so far */
 	uint64_t mark_ts[64];       /* the latest of them, by mark number % 64 */
@@ -298,6 +308,29 @@ int open_zones_each(struct profev_recorder *r, uint64_t ts,
 		    int (*fn)(void *ctx, struct profev_event *ev), void *ctx);
 /* The same into the trace. 0 or -1 when the writer failed. */
 int open_zones_emit(struct profev_recorder *r, uint64_t ts);
+
+/* ---- triggers.c, snapshot.c ---- */
+#define trigger profev__rec_trigger
+#define triggers_poll profev__rec_triggers_poll
+#define triggers_timeout profev__rec_triggers_timeout
+#define triggers_end profev__rec_triggers_end
+#define snapshot_write profev__rec_snapshot_write
+
+/* A trigger at now by thread tid (0: the program's pid): its event, and a
+ * snapshot scheduled (--after, --min-interval). */
+void trigger(struct profev_recorder *r, const char *reason, uint32_t tid, uint64_t now);
+/* Each turn of the loop: SIGUSR1's request, a snapshot that is due, the
+ * ring trimmed. */
+void triggers_poll(struct profev_recorder *r, uint64_t now);
+/* The poll timeout that wakes the loop for a snapshot due. */
+int triggers_timeout(const struct profev_recorder *r, uint64_t now, int timeout_ms);
+/* pfrec's end: the last snapshot (reason "exit", "crash"...) unless
+ * --ring-discard-at-exit; one that waits is written now. */
+void triggers_end(struct profev_recorder *r, const char *reason, const struct profev_meta *exit_meta);
+/* Writes the ring as snapshot number snap_seq + 1 (its path in path):
+ * with exit_meta, the program's end; without, zones open now end as
+ * ZONE_AFTER. 0, or -1 after a warning. */
+int snapshot_write(struct profev_recorder *r, const struct profev_meta *exit_meta, char *path, size_t path_len);
 
 /* ---- limits.c ---- */
 #define limits_timeout profev__rec_limits_timeout

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "rec/perf_sample.h"
 #include "rec/rec_internal.h"
+#include "rec/ring_store.h"
 
 #define LINGER_NS 200000000ull  /* stream left open by a grandchild after exit */
 
@@ -80,7 +81,8 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 	struct profev_error dummy;
 	if (!err)
 		err = &dummy;
-	if (!o || !o->argv || !o->argv[0] || o->out_fd < 0) {
+	int ring = o && (o->ring_ns || o->ring_bytes);
+	if (!o || !o->argv || !o->argv[0] || (!ring && o->out_fd < 0) || (ring && !o->snapshot_base)) {
 		err_set(err, PROFEV_E_ARG, "no program to record");
 		return NULL;
 	}
@@ -97,8 +99,18 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 	/* Chunks are compressed and written beside the thread that decodes the
 	 * stream, on the core the program leaves free when it waits for room. */
 	struct profev_writer_opts wo = { o->zstd_level, 0, 1 };
-	if (!(r->w = profev_writer_new(o->out_fd, &wo, err)))
+	if (ring) {
+		/* The chunks go to the ring, made on this thread. */
+		wo.threaded = 0;
+		if (!(r->ring = ring_store_new(o->ring_ns, o->ring_bytes))) {
+			err_set(err, PROFEV_E_NOMEM, "out of memory");
+			goto fail;
+		}
+		if (!(r->w = writer_new_sink(ring_store_sink, r->ring, &wo, err)))
+			goto fail;
+	} else if (!(r->w = profev_writer_new(o->out_fd, &wo, err))) {
 		goto fail;
+	}
 
 	struct child_pipes c;
 	if (child_fork(r, &c, err) < 0)
@@ -242,9 +254,19 @@ static int finish_trace(struct profev_recorder *r, const struct profev_record_re
 	if (r->stopped && r->sampler && !r->err.code && perf_sampler_drain(r->sampler, 1) < 0)
 		writer_failed(r);
 	/* The zones open when a limit stopped the recording end there. */
-	if (r->stopped && !r->err.code)
+	if (r->stopped && !r->err.code && !r->ring)
 		open_zones_emit(r, m.end_ns);
 	int rc = r->err.code ? r->err.code : 0;
+	if (r->ring) {
+		/* pfrec's end: the last snapshot, which holds the exit fields */
+		const char *why = r->stopped == PROFEV_STOP_DURATION ? "duration"
+				  : res && res->exit_kind == PROFEV_EXIT_SIGNALED &&
+				    (res->exit_code == SIGSEGV || res->exit_code == SIGBUS || res->exit_code == SIGILL ||
+				     res->exit_code == SIGFPE || res->exit_code == SIGABRT) ? "crash" : "exit";
+		if (!rc)
+			triggers_end(r, why, res ? &m : NULL);
+		return rc;
+	}
 	if (!rc && (profev_writer_meta(r->w, &m) < 0 || profev_writer_close(r->w) < 0)) {
 		writer_failed(r);
 		rc = r->err.code;
@@ -274,6 +296,8 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 				timeout = 50;
 		}
 		timeout = limits_timeout(r, now_ns(CLOCK_MONOTONIC), timeout);
+		if (r->ring)
+			timeout = triggers_timeout(r, now_ns(CLOCK_MONOTONIC), timeout > 100 ? 100 : timeout);
 		int k = poll(p, (nfds_t)(nperf ? 2 + nperf : np), timeout);
 		if (k < 0 && errno != EINTR)
 			break;
@@ -304,6 +328,8 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 				r->rfd = -1;
 			}
 		}
+		if (r->ring)
+			triggers_poll(r, now);
 		if (r->rfd >= 0 && (r->stopped = limits_reached(r, now))) {
 			/* A limit: the client is told nobody reads, and the loop ends. */
 			rings_stop(r);
@@ -379,5 +405,6 @@ void profev_recorder_free(struct profev_recorder *r)
 	module_map_free(&r->mods);
 	free(r->buf);
 	rec_images_free(&r->img);
+	ring_store_free(r->ring);
 	free(r);
 }

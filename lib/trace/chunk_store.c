@@ -28,6 +28,8 @@ struct job {
 
 struct chunk_store {
 	int fd, level;
+	chunk_sink_fn sink;      /* instead of fd when set */
+	void *sink_ctx;
 	ZSTD_CCtx *cctx;
 	struct buf zbuf;
 
@@ -60,6 +62,12 @@ static int store(struct chunk_store *s, const struct job *j, const void *body, s
 {
 	if (j->raw) {
 		struct iovec iov = { (void *)body, len };
+		if (s->sink) {
+			int rc = s->sink(s->sink_ctx, 0, &iov, 1, err);
+			if (!rc)
+				*bytes += len;
+			return rc;
+		}
 		return write_all(s->fd, &iov, 1, bytes, err);
 	}
 	struct chunk_header h = { (uint16_t)j->kind, 0, j->count, (uint32_t)len, (uint32_t)len, 0 };
@@ -91,6 +99,12 @@ static int store(struct chunk_store *s, const struct job *j, const void *body, s
 	h.checksum = chunk_checksum(hdr, stored, h.stored_size);
 	chunk_header_encode(hdr, &h);
 	struct iovec iov[2] = { { hdr, sizeof(hdr) }, { (void *)stored, h.stored_size } };
+	if (s->sink) {
+		int rc = s->sink(s->sink_ctx, j->kind, iov, h.stored_size ? 2 : 1, err);
+		if (!rc)
+			*bytes += sizeof(hdr) + h.stored_size;
+		return rc;
+	}
 	return write_all(s->fd, iov, h.stored_size ? 2 : 1, bytes, err);
 }
 
@@ -152,6 +166,16 @@ struct chunk_store *chunk_store_new(int fd, int level, int threaded)
 			pthread_cond_destroy(&s->cond);
 		}
 		s->threaded = rc == 0;
+	}
+	return s;
+}
+
+struct chunk_store *chunk_store_new_sink(chunk_sink_fn sink, void *ctx, int level)
+{
+	struct chunk_store *s = chunk_store_new(-1, level, 0);
+	if (s) {
+		s->sink = sink;
+		s->sink_ctx = ctx;
 	}
 	return s;
 }

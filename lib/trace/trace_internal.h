@@ -4,6 +4,7 @@
 #ifndef PROFEV_TRACE_INTERNAL_H
 #define PROFEV_TRACE_INTERNAL_H
 
+#include <sys/uio.h>
 #include "common/common.h"
 #include "common/u64_map.h"
 
@@ -40,6 +41,12 @@ uint64_t chunk_checksum(const uint8_t header[CHUNK_HEADER_SIZE], const void *bod
 struct chunk_store;
 struct chunk_store *chunk_store_new(int fd, int level, int threaded); /* NULL: no memory */
 void chunk_store_free(struct chunk_store *s); /* writes what is queued first */
+/* Where a store hands whole chunks (kind, header then stored body in iov)
+ * and raw bytes (kind 0) instead of writing them: 0, or <0 with *err. */
+typedef int (*chunk_sink_fn)(void *ctx, unsigned kind, const struct iovec *iov, int n,
+			     struct profev_error *err);
+/* A store that hands its chunks to sink, on the caller's thread. */
+struct chunk_store *chunk_store_new_sink(chunk_sink_fn sink, void *ctx, int level);
 /* A chunk of kind with count entries; body compressed when asked and when
  * that makes it smaller. 0 or <0. */
 int chunk_store_put(struct chunk_store *s, unsigned kind, uint32_t count, const void *body,
@@ -85,6 +92,13 @@ struct plain_event {
  * room. @return how many, or PROFEV_E_NOMEM. */
 int64_t encoder_add_plain(struct event_encoder *e, uint32_t tid, uint64_t frame,
 			  const struct plain_event *ev, uint32_t n);
+/* A writer whose chunks go to sink (see chunk_store_new_sink), on the
+ * caller's thread; NULL with *err. */
+struct profev_writer *writer_new_sink(chunk_sink_fn sink, void *ctx, const struct profev_writer_opts *opts,
+				      struct profev_error *err);
+/* A metadata chunk's body for m (only the fields set): 0 with the entry
+ * count in *count, or PROFEV_E_NOMEM. */
+int writer_meta_body(struct buf *b, const struct profev_meta *m, uint32_t *count);
 /* The writer's side of it (trace/writer.c): n events, 0 or <0. */
 int writer_add_plain(struct profev_writer *w, uint32_t tid, uint64_t frame,
 		     const struct plain_event *ev, size_t n);

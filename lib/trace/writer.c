@@ -118,8 +118,8 @@ static int flush_events(struct profev_writer *w)
 	return rc;
 }
 
-struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts *opts,
-					struct profev_error *err)
+static struct profev_writer *writer_new(int fd, chunk_sink_fn sink, void *ctx,
+				       const struct profev_writer_opts *opts, struct profev_error *err)
 {
 	struct profev_writer *w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -132,7 +132,7 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 	w->chunk_events = opts && opts->chunk_events ? opts->chunk_events : DEFAULT_CHUNK_EVENTS;
 	if (w->chunk_events > EVENTS_MAX_CHUNK)
 		w->chunk_events = EVENTS_MAX_CHUNK;
-	w->store = chunk_store_new(fd, level, opts && opts->threaded);
+	w->store = sink ? chunk_store_new_sink(sink, ctx, level) : chunk_store_new(fd, level, opts && opts->threaded);
 	w->strings = strtab_new();
 	w->sites = strtab_new();
 	w->stacks = cstack_new();
@@ -157,6 +157,18 @@ struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts 
 		return NULL;
 	}
 	return w;
+}
+
+struct profev_writer *profev_writer_new(int fd, const struct profev_writer_opts *opts,
+					struct profev_error *err)
+{
+	return writer_new(fd, NULL, NULL, opts, err);
+}
+
+struct profev_writer *writer_new_sink(chunk_sink_fn sink, void *ctx, const struct profev_writer_opts *opts,
+				      struct profev_error *err)
+{
+	return writer_new(-1, sink, ctx, opts, err);
 }
 
 uint32_t profev_writer_string(struct profev_writer *w, const char *s, size_t len)
@@ -212,13 +224,10 @@ static int meta_uint(struct buf *b, const char *key, uint64_t v, uint32_t *n)
 	return meta_key(b, key, META_UINT) || buf_varint(b, v);
 }
 
-int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m)
+int writer_meta_body(struct buf *b, const struct profev_meta *m, uint32_t *count)
 {
-	struct buf *b = &w->body;
 	uint32_t n = 0;
 	int bad = 0;
-	if (!m)
-		return fail(w, PROFEV_E_ARG, "no metadata given");
 	buf_reset(b);
 	bad |= meta_str(b, "program", m->program, &n);
 	if (m->argv && m->argc) {
@@ -261,9 +270,18 @@ int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m)
 	bad |= meta_uint(b, "ring_window_end_ns", m->ring_window_end_ns, &n);
 	bad |= meta_uint(b, "ring_let_go_events", m->ring_let_go_events, &n);
 	bad |= meta_uint(b, "ring_snapshot", m->ring_snapshot, &n);
-	if (bad)
+	*count = n;
+	return bad ? PROFEV_E_NOMEM : 0;
+}
+
+int profev_writer_meta(struct profev_writer *w, const struct profev_meta *m)
+{
+	uint32_t n;
+	if (!m)
+		return fail(w, PROFEV_E_ARG, "no metadata given");
+	if (writer_meta_body(&w->body, m, &n))
 		return fail(w, PROFEV_E_NOMEM, "out of memory");
-	return write_chunk(w, PROFEV_CHUNK_META, n, b->data, b->len, 1);
+	return write_chunk(w, PROFEV_CHUNK_META, n, w->body.data, w->body.len, 1);
 }
 
 /* A string under an id of its own: the first copy of equal bytes keeps the
