@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"                       extension\n"
 	"      --merge-threads  folded: one profile for all threads\n"
 	"      --samples        folded: the samples' callstacks, one per unit of weight\n"
+	"      --gpu            folded: GPU time by zone path, one root per GPU context\n"
 	"      --begin-end      chrome: B/E event pairs instead of X events\n"
 	"      --no-images      perfetto, chrome: leave the frame images out\n"
 	"      --compress       perfetto: deflated packets (compressed_packets), about\n"
@@ -229,7 +230,7 @@ static int same_file(const char *a, const char *b)
 static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui *ui,
 		 const char **output, const char *operand[3])
 {
-	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_BE, O_NOIMG, O_COMPRESS, O_VERSION };
+	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_GPU, O_BE, O_NOIMG, O_COMPRESS, O_VERSION };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, O_FROM },
@@ -238,6 +239,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		{ "split-size", required_argument, NULL, O_SPLIT },
 		{ "merge-threads", no_argument, NULL, O_MERGE },
 		{ "samples", no_argument, NULL, O_SAMPLES },
+		{ "gpu", no_argument, NULL, O_GPU },
 		{ "begin-end", no_argument, NULL, O_BE },
 		{ "no-images", no_argument, NULL, O_NOIMG },
 		{ "compress", no_argument, NULL, O_COMPRESS },
@@ -276,6 +278,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 			break;
 		case O_MERGE: opts->flags |= PROFEV_CONV_MERGE_THREADS; break;
 		case O_SAMPLES: opts->flags |= PROFEV_CONV_SAMPLES; break;
+		case O_GPU: opts->flags |= PROFEV_CONV_GPU; break;
 		case O_BE: opts->flags |= PROFEV_CONV_CHROME_BE; break;
 		case O_NOIMG: opts->flags |= PROFEV_CONV_NO_IMAGES; break;
 		case O_COMPRESS: opts->flags |= PROFEV_CONV_COMPRESS; break;
@@ -322,6 +325,10 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		return cmd_usage_error("--merge-threads applies to folded output only");
 	if ((opts->flags & PROFEV_CONV_SAMPLES) && opts->format != PROFEV_CONV_FOLDED)
 		return cmd_usage_error("--samples applies to folded output only");
+	if ((opts->flags & PROFEV_CONV_GPU) && opts->format != PROFEV_CONV_FOLDED)
+		return cmd_usage_error("--gpu applies to folded output only");
+	if ((opts->flags & PROFEV_CONV_GPU) && (opts->flags & PROFEV_CONV_SAMPLES))
+		return cmd_usage_error("--gpu and --samples cannot go together");
 	if ((opts->flags & PROFEV_CONV_CHROME_BE) && opts->format != PROFEV_CONV_CHROME)
 		return cmd_usage_error("--begin-end applies to chrome output only");
 	return -1;

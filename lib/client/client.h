@@ -39,6 +39,9 @@
 #define mono_ns profev__mono_ns
 #define defs_append profev__defs_append
 #define defs_take profev__defs_take
+#define defs_append_tid profev__defs_append_tid
+#define defs_pending profev__defs_pending
+#define defs_string profev__defs_string
 #define categories_disable_all profev__categories_disable_all
 #define categories_select profev__categories_select
 #define categories_start profev__categories_start
@@ -184,6 +187,13 @@ extern double calib_rate;
  * queued for the flush thread, which sends them before the records. */
 void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
 		 const void *c, uint32_t clen);
+/* The same, about thread tid (PFW_GPU_CONTEXT). */
+void defs_append_tid(uint16_t type, uint32_t tid, const void *a, uint32_t alen, const void *b,
+		     uint32_t blen, const void *c, uint32_t clen);
+/* A new string id for len bytes at s, queued. */
+uint32_t defs_string(const char *s, uint32_t len);
+/* Bytes queued, read without the lock: a bound, not an exact count. */
+size_t defs_pending(void);
 /* Take the queued definitions; returns bytes. */
 size_t defs_take(unsigned char **buf, size_t *cap, int from_signal);
 
@@ -249,6 +259,6 @@ unsigned char *rec_acquire(uint32_t n);
 void rec_publish(unsigned char *end);
 struct ring *ring_self(void);         /* this thread's ring, NULL if none yet */
 
-/* image.c and stack.c: entry points of the macros only. */
+/* image.c, stack.c and gpu.c: entry points of the macros only. */
 
 #endif

@@ -39,7 +39,18 @@ static void spin_unlock(int *l)
 void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
 		 const void *c, uint32_t clen)
 {
-	struct pfw_header h = { PFW_MAGIC, type, 0, alen + blen + clen, 0 };
+	defs_append_tid(type, 0, a, alen, b, blen, c, clen);
+}
+
+size_t defs_pending(void)
+{
+	return __atomic_load_n(&defs_len, __ATOMIC_RELAXED);
+}
+
+void defs_append_tid(uint16_t type, uint32_t tid, const void *a, uint32_t alen, const void *b,
+		     uint32_t blen, const void *c, uint32_t clen)
+{
+	struct pfw_header h = { PFW_MAGIC, type, 0, alen + blen + clen, tid };
 	size_t need = sizeof h + h.len;
 	in_client++;
 	spin_lock(&defs_busy, 0);
@@ -65,7 +76,7 @@ void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uin
 		memcpy(p + alen, b, blen);
 	if (clen)
 		memcpy(p + alen + blen, c, clen);
-	defs_len += need;
+	__atomic_store_n(&defs_len, defs_len + need, __ATOMIC_RELAXED);
 	spin_unlock(&defs_busy);
 	in_client--;
 }
@@ -78,7 +89,7 @@ size_t defs_take(unsigned char **buf, size_t *cap, int from_signal)
 	size_t c = defs_cap, n = defs_len;
 	defs_buf = *buf;
 	defs_cap = *cap;
-	defs_len = 0;
+	__atomic_store_n(&defs_len, 0, __ATOMIC_RELAXED);
 	*buf = b;
 	*cap = c;
 	spin_unlock(&defs_busy);
@@ -96,6 +107,15 @@ static void site_define(const struct profev_site *s, uint32_t id)
 	struct pfw_site ps = { id, s->category->index, s->line, (uint32_t)strlen(s->name),
 			       (uint32_t)fl, (uint32_t)il };
 	defs_append(PFW_SITE, &ps, sizeof ps, s->name, ps.name_len, where, (uint32_t)(fl + il));
+}
+
+uint32_t defs_string(const char *s, uint32_t len)
+{
+	pthread_mutex_lock(&site_lock);
+	uint32_t id = ++next_string_id;
+	defs_append(PFW_STRING, &id, sizeof id, s, len, NULL, 0);
+	pthread_mutex_unlock(&site_lock);
+	return id;
 }
 
 uint64_t profev__site_register(struct profev_site *s)

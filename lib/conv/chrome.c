@@ -392,6 +392,52 @@ static int chrome_sample(struct conv *c, struct conv_thread *t, const struct pro
 	return 0;
 }
 
+/* A GPU context is a pseudo-thread of the process, named as the program
+ * named the context. Its zones are B/E pairs, in time order: nested GPU
+ * zones often end at the same time, which X events cannot say exactly. */
+static int gpu_head(struct conv *c, struct conv_gpu_track *t, char ph, uint64_t ts, size_t strings)
+{
+	int rc = chrome_event_begin(c, strings + 64, ph);
+	if (rc)
+		return rc;
+	field_ts(c, ",\"ts\":", ts);
+	outbuf_lit(&c->out, ",\"pid\":");
+	json_u64(&c->out, c->pid);
+	outbuf_lit(&c->out, ",\"tid\":");
+	json_u64(&c->out, GPU_TID + t->ctx);
+	return 0;
+}
+
+static int chrome_gpu_begin(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z)
+{
+	int rc;
+	if (t->part != c->st.parts) {
+		const struct profev_gpu_context *g = profev_reader_gpu_context(c->r, t->ctx);
+		if ((rc = chrome_metadata(c, "thread_name", c->pid, GPU_TID + t->ctx,
+					  g ? profev_reader_string(c->r, g->name) : "", "GPU: ")))
+			return rc;
+		t->part = c->st.parts;
+	}
+	const char *name = profev_reader_string(c->r, z->name);
+	const struct profev_srcloc *l = profev_reader_srcloc(c->r, z->name);
+	const char *cat = l && l->category ? profev_reader_string(c->r, l->category) : "gpu";
+	size_t nl = strlen(name), cl = strlen(cat);
+	if ((rc = gpu_head(c, t, 'B', z->begin, JSON_STRING_MAX(nl) + JSON_STRING_MAX(cl))))
+		return rc;
+	field_str(c, ",\"name\":", name, nl);
+	field_str(c, ",\"cat\":", cat, cl);
+	chrome_event_end(c);
+	return 0;
+}
+
+static int chrome_gpu_end(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z)
+{
+	int rc = gpu_head(c, t, 'E', z->end, 0);
+	if (!rc)
+		chrome_event_end(c);
+	return rc;
+}
+
 const struct conv_ops conv_chrome_ops = {
 	.name = "chrome",
 	.split_ok = 1,
@@ -412,4 +458,6 @@ const struct conv_ops conv_chrome_ops = {
 	.async = chrome_async,
 	.lock_wait = chrome_lock_wait,
 	.image = chrome_image,
+	.gpu_begin = chrome_gpu_begin,
+	.gpu_end = chrome_gpu_end,
 };

@@ -35,6 +35,7 @@ CONV_HIDDEN int chrome_thread_flush(struct conv *c, struct chrome_thread *h);
 
 #define EVENT_MAX 256           /* an event's fixed text, strings apart */
 #define FRAMES_TID 1000000000u  /* Linux TIDs stay below 2^22 */
+#define GPU_TID 2000000000u     /* + a GPU context id */
 #define TITLE_MAX 96
 #define ARENA_SLACK 32          /* readable bytes kept past the arena's end */
 

@@ -81,6 +81,27 @@ struct conv_thread {
 	uint64_t spans;        /* discontinuous frames begun on a frames track */
 };
 
+/* A GPU zone being written (gpu_tracks.c): its times on the CPU timeline,
+ * cut to the window and to the zone it is in. */
+struct conv_gpu_zone {
+	uint64_t begin, end;
+	uint64_t child;        /* ns covered by its children, once they ended */
+	uint64_t aux;          /* the target's own (folded: the stack node) */
+	uint32_t name;         /* string id (a call site's) */
+};
+
+#define CONV_GPU_MAX_DEPTH 64
+/* A GPU context's track: its zones open in the output, outermost first. */
+struct conv_gpu_track {
+	uint32_t ctx;          /* context id */
+	uint32_t part;         /* the target's: the part it was described in */
+	uint64_t aux;          /* the target's own */
+	uint64_t last;         /* the end of the last outermost zone */
+	uint64_t dropped;      /* zones deeper than CONV_GPU_MAX_DEPTH */
+	unsigned depth;
+	struct conv_gpu_zone stack[CONV_GPU_MAX_DEPTH];
+};
+
 /* A thread's wait for a lock, ended by its acquisition. */
 struct conv_wait {
 	uint64_t begin, end;   /* the wait's and the acquisition's ts */
@@ -199,6 +220,12 @@ struct conv_ops {
 	int (*zone_rename)(struct conv *c, struct conv_thread *t, struct conv_zone *z);
 	/* Thread t waited for a lock and has it now. May be NULL: skipped. */
 	int (*lock_wait)(struct conv *c, struct conv_thread *t, const struct conv_wait *w);
+	/* A GPU zone z begins on GPU track t (z on t->stack, c->now its
+	 * begin), and ends (z->end) after the zones it holds. Per track in
+	 * time order; across tracks and threads, in no order. gpu_begin
+	 * NULL: GPU zones are skipped; gpu_end may be NULL. */
+	int (*gpu_begin)(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z);
+	int (*gpu_end)(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z);
 };
 
 /* The arguments and flow marks of t's zone z (on its stack), in order. */
@@ -584,6 +611,8 @@ struct conv_loop {
 	uint64_t snap_ts;
 	int pending;                /* before the next event: open a part or
 	                               restate memory (one test per event) */
+	struct conv_gpu *gpu;       /* GPU zones (gpu_tracks.c), NULL: none yet */
+	int gpu_failed;
 };
 
 /* targets.c: the target of a format checked by conv_check_opts(). */
@@ -622,6 +651,12 @@ CONV_HIDDEN int conv_advance_slow(struct conv_loop *l, struct conv_thread *t, ui
 /* A zone named name begun at ts past PROFEV_CONV_MAX_DEPTH: dropped. */
 CONV_HIDDEN void conv_zone_too_deep(struct conv_loop *l, struct conv_thread *t, uint64_t ts,
 				    uint32_t name);
+
+/* gpu_tracks.c: GPU zones from the reader, held until the events read with
+ * them are converted, then written (last: every zone still open ends). */
+CONV_HIDDEN void conv_gpu_start(struct conv_loop *l);
+CONV_HIDDEN int conv_gpu_flush(struct conv_loop *l, int last);
+CONV_HIDDEN void conv_gpu_free(struct conv_loop *l);
 
 /* parts.c: the output's parts. */
 CONV_HIDDEN int conv_part_open(struct conv_loop *l);

@@ -29,7 +29,8 @@ struct fnode {
 
 struct root {
 	uint32_t node;
-	const struct conv_thread *t; /* NULL: the merged root */
+	const struct conv_thread *t; /* NULL: the merged root or a GPU context's */
+	int64_t gpu;                 /* a GPU context's id, -1: none */
 };
 
 struct folded {
@@ -128,7 +129,7 @@ static uint32_t add_root(struct folded *f, const struct conv_thread *t)
 	}
 	uint32_t id = add_node(f, NONE, 0);
 	if (id != NONE)
-		f->roots[f->nroots++] = (struct root){ id, t };
+		f->roots[f->nroots++] = (struct root){ id, t, -1 };
 	return id;
 }
 
@@ -191,7 +192,7 @@ static int fo_zone_begin(struct conv *c, struct conv_thread *t, struct conv_zone
 {
 	struct folded *f = c->fmt;
 	(void)edge;
-	if (t->kind == CONV_FRAMES || (c->opts->flags & PROFEV_CONV_SAMPLES))
+	if (t->kind == CONV_FRAMES || (c->opts->flags & (PROFEV_CONV_SAMPLES | PROFEV_CONV_GPU)))
 		return 0;
 	uint32_t parent;
 	size_t level = (size_t)(z - t->stack);
@@ -218,10 +219,47 @@ static int fo_zone_end(struct conv *c, struct conv_thread *t, struct conv_zone *
 {
 	struct folded *f = c->fmt;
 	(void)edge;
-	if (t->kind == CONV_FRAMES || (c->opts->flags & PROFEV_CONV_SAMPLES))
+	if (t->kind == CONV_FRAMES || (c->opts->flags & (PROFEV_CONV_SAMPLES | PROFEV_CONV_GPU)))
 		return 0;
 	uint64_t dur = ts - z->shown;
 	f->nodes[z->aux].weight += dur > z->child ? dur - z->child : 0;
+	return 0;
+}
+
+/* --gpu: a GPU zone under the one it is in, or its context's root. */
+static int fo_gpu_begin(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z)
+{
+	struct folded *f = c->fmt;
+	if (!(c->opts->flags & PROFEV_CONV_GPU))
+		return 0;
+	uint32_t parent;
+	if (z > t->stack) {
+		parent = (uint32_t)z[-1].aux;
+	} else {
+		if (!t->aux) { /* t->aux: its root node + 1 */
+			uint32_t r = add_root(f, NULL);
+			if (r == NONE)
+				return PROFEV_E_NOMEM;
+			f->roots[f->nroots - 1].gpu = t->ctx;
+			t->aux = (uint64_t)r + 1;
+		}
+		parent = (uint32_t)(t->aux - 1);
+	}
+	uint32_t id = child(f, parent, z->name);
+	if (id == NONE)
+		return PROFEV_E_NOMEM;
+	z->aux = id;
+	return 0;
+}
+
+static int fo_gpu_end(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z)
+{
+	struct folded *f = c->fmt;
+	(void)t;
+	if (c->opts->flags & PROFEV_CONV_GPU) {
+		uint64_t dur = z->end - z->begin;
+		f->nodes[z->aux].weight += dur > z->child ? dur - z->child : 0;
+	}
 	return 0;
 }
 
@@ -467,7 +505,15 @@ static int fo_finish(struct conv *c)
 	for (uint32_t i = 0; i < f->nroots && !rc; i++) {
 		f->plen = 0;
 		const struct conv_thread *t = f->roots[i].t;
-		if (t) {
+		if (f->roots[i].gpu >= 0) {
+			const struct profev_gpu_context *g =
+				profev_reader_gpu_context(c->r, (uint32_t)f->roots[i].gpu);
+			const char *name = g ? profev_reader_string(c->r, g->name) : "";
+			char label[1100];
+			int n = snprintf(label, sizeof label, "GPU %" PRId64 ": %s", f->roots[i].gpu, name);
+			if ((rc = path_add(c, label, (size_t)n < sizeof label ? (size_t)n : sizeof label - 1)))
+				break;
+		} else if (t) {
 			char label[64], tb[32];
 			const char *name = conv_track_name(t, tb);
 			if ((rc = path_add(c, name, strlen(name))))
@@ -502,4 +548,6 @@ const struct conv_ops conv_folded_ops = {
 	.counter = fo_counter,
 	.finish = fo_finish,
 	.sample = fo_sample,
+	.gpu_begin = fo_gpu_begin,
+	.gpu_end = fo_gpu_end,
 };

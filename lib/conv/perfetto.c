@@ -585,4 +585,6 @@ const struct conv_ops conv_perfetto_ops = {
 	.sched = perfetto_sched,
 	.sample_lost = perfetto_sample_lost,
 	.crash = perfetto_crash,
+	.gpu_begin = perfetto_gpu_begin,
+	.gpu_end = perfetto_gpu_end,
 };

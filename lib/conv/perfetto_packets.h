@@ -162,6 +162,9 @@ CONV_HIDDEN int perfetto_intern(struct conv *c, uint32_t name, uint32_t cat, siz
 /* Names, categories and (when perfetto_stack_prepare() made one ready, on
  * sequence 1) a callstack new to the part, in the packet's one InternedData. */
 CONV_HIDDEN void perfetto_write_interned(struct conv *c, uint32_t name, uint32_t cat, int newn, int newc);
+/* perfetto_gpu.c: the ops of GPU zones. */
+CONV_HIDDEN int perfetto_gpu_begin(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z);
+CONV_HIDDEN int perfetto_gpu_end(struct conv *c, struct conv_gpu_track *t, struct conv_gpu_zone *z);
 CONV_HIDDEN int perfetto_te_open(struct conv *c, struct te_marks *m, uint64_t ts, unsigned type,
 				 uint64_t track, uint32_t name, uint32_t cat, size_t extra);
 CONV_HIDDEN void perfetto_annotation_bool(struct outbuf *o, const char *name);

@@ -145,6 +145,7 @@ enum {
 #define UUID_MEMORY(pool) (4ull << 32 | (pool))
 #define UUID_ALLOCS (5ull << 32)
 #define UUID_SCREENSHOTS (6ull << 32)
+#define UUID_GPU(ctx) (7ull << 32 | (ctx))
 /* An async span's track: one per (name, id), so that spans that overlap
  * never share one (the UI shows tracks of one name together). */
 #define UUID_ASYNC(h) (0xa000000000000000ull | ((h) & 0x0fffffffffffffffull))

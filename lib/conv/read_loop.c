@@ -531,6 +531,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 	}
 	if (!rc && c->ops->init)
 		rc = c->ops->init(c);
+	conv_gpu_start(l);
 
 	int trace_rc = 0;
 	const struct profev_event *evs = NULL;
@@ -546,6 +547,8 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		if (!l->based)
 			set_base(l, evs[0].ts, evs[0].tid);
 		rc = run_events(l, evs, nev);
+		if (!rc)
+			rc = conv_gpu_flush(l, 0);
 	}
 	/* Whatever stopped the reading, finish the output: a cut trace still
 	 * gives complete files of what was whole. */
@@ -553,6 +556,8 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		set_base(l, 0, 0);
 		rc = conv_part_open(l);
 	}
+	if (!rc)
+		rc = conv_gpu_flush(l, 1);
 	if (!rc)
 		rc = finish_trace(l);
 	if (!rc && l->in_part)
@@ -582,6 +587,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 	conv_tracks_free(l);
 	conv_memory_free(l);
 	conv_locks_free(l);
+	conv_gpu_free(l);
 	free(l);
 	return rc;
 }

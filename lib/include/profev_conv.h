@@ -63,6 +63,9 @@ enum profev_conv_flags {
 	                                          compressed_packets, as Perfetto's
 	                                          service writes them: about a fifth of
 	                                          the bytes, several times the time */
+	PROFEV_CONV_GPU = 1u << 5,           /**< folded: the GPU zones' self time, one
+	                                          root per GPU context, instead of the
+	                                          threads' zones */
 };
 
 /**

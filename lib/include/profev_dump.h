@@ -185,6 +185,30 @@ struct profev_frame_set {
 	                           zone time is missing from the worst frames */
 };
 
+/** One GPU context's statistics (formats/trace.md, "GPU"). GPU time per
+ *  frame: the time the context was busy (its outermost zones) that began
+ *  within each frame of the default frame set (else the first set). */
+struct profev_gpu_stat {
+	uint32_t ctx;         /**< context id */
+	uint32_t name;        /**< string id of its name */
+	uint32_t kind;        /**< enum profev_gpu_kind */
+	uint64_t zones;       /**< zones placed on the CPU timeline */
+	uint64_t unmapped;    /**< zones that could not be placed */
+	uint64_t backwards;   /**< zones that ended before they began */
+	uint64_t lost;        /**< zones the program could not record */
+	uint64_t calibrations, bad_calibrations;
+	double max_drift_ns, drift_ppm; /**< as struct profev_gpu_context */
+	uint64_t busy_ns;     /**< the outermost zones' total */
+	uint64_t frames;      /**< frames of the frame set, 0: no frames */
+	uint64_t frame_min_ns, frame_p50_ns, frame_p90_ns, frame_max_ns;
+};
+
+/** A GPU zone name's total on one context. */
+struct profev_gpu_zone_stat {
+	uint32_t ctx, name;
+	uint64_t count, total_ns, max_ns;
+};
+
 struct profev_stats {
 	uint64_t events;
 	uint64_t by_type[PROFEV_EV_TYPE_MAX + 1];
@@ -238,6 +262,10 @@ struct profev_stats {
 	int have_frame;              /**< first_frame was seen */
 	double tick_ns;              /**< the client clock's tick, from the metadata (1: ns) */
 	uint64_t short_zones;        /**< zones that lasted under 4 ticks of it */
+	struct profev_gpu_stat *gpus; /**< by context id */
+	uint32_t ngpus;
+	struct profev_gpu_zone_stat *gpu_zones; /**< sorted by total_ns, largest first */
+	uint32_t ngpu_zones;
 };
 
 /**

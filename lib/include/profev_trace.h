@@ -132,7 +132,15 @@ enum profev_event_type {
 	                                 window's start */
 	PROFEV_EV_ZONE_AFTER = 33, /**< a zone still open at the window's end: as
 	                                ZONE_END, ts is the window's end */
-	PROFEV_EV_TYPE_MAX = 33
+	/* 34..39: reserved for recording windows */
+	PROFEV_EV_GPU_ZONE = 40,   /**< never stored in an events chunk: a GPU zone
+	                                as a listing shows it (profev_dump_list):
+	                                ts: its begin on the CPU timeline; name:
+	                                the zone; payload: its duration in ns;
+	                                frame: its context id; tid: the thread
+	                                that recorded it */
+	/* 41..49: reserved for GPU */
+	PROFEV_EV_TYPE_MAX = 40
 };
 
 /** SWITCH_OUT payload bit: the thread was preempted (still runnable);
@@ -369,6 +377,9 @@ struct profev_totals {
 
 struct profev_writer;
 struct profev_chunk;
+struct profev_gpu_context;
+struct profev_gpu_calibration;
+struct profev_gpu_zone;
 
 struct profev_writer_opts {
 	int zstd_level;          /**< 0 = default (1); negative = faster */
@@ -512,6 +523,8 @@ enum profev_chunk_kind {
 	PROFEV_CHUNK_IMAGE = 8,
 	PROFEV_CHUNK_SRCLOCS = 9,
 	PROFEV_CHUNK_SEGMENTS = 12, /**< modules' executable segments */
+	PROFEV_CHUNK_GPU = 16,      /**< GPU contexts, calibrations, lost zones */
+	PROFEV_CHUNK_GPU_ZONES = 17, /**< GPU zones, in their context's clock */
 	PROFEV_CHUNK_END = 15,
 };
 
@@ -533,6 +546,8 @@ struct profev_chunk {
 	uint32_t nevents;
 	const struct profev_image *image;  /**< IMAGE: the image; NULL when it was lost
 	                                        (its data corrupt, or its reference lost) */
+	const struct profev_gpu_zone *gpu_zones; /**< GPU_ZONES: the zones, mapped */
+	uint32_t ngpu_zones;
 };
 
 /** What profev_reader_next_event() resolves for an event. Pointers stay
@@ -645,6 +660,93 @@ const struct profev_image *profev_reader_image(const struct profev_reader *r, ui
 uint64_t profev_reader_lost_images(const struct profev_reader *r);
 /** Bytes consumed from the input so far. */
 uint64_t profev_reader_offset(const struct profev_reader *r);
+
+/* ------------------------------------------------------------------ */
+/* GPU zones (formats/trace.md, "GPU")                                 */
+/* ------------------------------------------------------------------ */
+
+/** At most this many GPU contexts, ids 0..255. */
+#define PROFEV_GPU_MAX_CONTEXTS 256u
+
+/** What made a GPU context. */
+enum profev_gpu_kind {
+	PROFEV_GPU_MANUAL = 1,  /**< timestamps given by the program (<profev_gpu.h>) */
+	PROFEV_GPU_OPENGL = 2,  /**< timer queries (<profev_gl.h>) */
+	PROFEV_GPU_VULKAN = 3,  /**< vkCmdWriteTimestamp (<profev_vulkan.h>) */
+};
+
+/** A GPU context: one clock and one track of GPU zones. */
+struct profev_gpu_context {
+	uint32_t id;              /**< 0..255 */
+	uint32_t name;            /**< string id of its name */
+	uint32_t kind;            /**< enum profev_gpu_kind */
+	uint32_t tid;             /**< the thread that made it */
+	double period_ns;         /**< ns per GPU tick; a reader refuses <= 0, NaN */
+	/* What a reader learned (zero in what a writer is given): */
+	uint64_t calibrations;    /**< calibrations accepted */
+	uint64_t bad_calibrations; /**< refused: time standing still or going
+	                                backwards, or no usable period */
+	uint64_t lost;            /**< zones the program could not record */
+	uint64_t unmapped;        /**< zones read that could not be placed */
+	double max_drift_ns;      /**< largest |CPU time - the previous
+	                               calibration's prediction| at a calibration */
+	double drift_ppm;         /**< the clocks' drift from the first to the
+	                               latest calibration, per million */
+	uint64_t error_ns;        /**< the largest error_ns of the calibrations
+	                               accepted */
+};
+
+/** A GPU calibration: a GPU and a CPU reading taken together. */
+struct profev_gpu_calibration {
+	uint32_t ctx;
+	uint32_t error_ns;        /**< how far apart the two readings may be */
+	uint64_t gpu;             /**< GPU ticks */
+	uint64_t cpu_ns;          /**< CLOCK_MONOTONIC ns, the events' time base */
+};
+
+/** Flags of a GPU zone a reader hands out. */
+enum profev_gpu_zone_flags {
+	PROFEV_GPUZ_UNMAPPED = 1u << 0, /**< no usable calibration: begin_ns and
+	                                    end_ns are 0; show it nowhere */
+	PROFEV_GPUZ_BACKWARDS = 1u << 1, /**< gpu_end < gpu_begin: end_ns is begin_ns */
+};
+
+/** A GPU zone: what the GPU did between two timestamps. */
+struct profev_gpu_zone {
+	uint64_t gpu_begin, gpu_end; /**< GPU ticks, as recorded */
+	uint64_t cpu_ns;          /**< when its begin was recorded on the CPU */
+	uint64_t begin_ns, end_ns; /**< reader: on the CPU timeline (CLOCK_MONOTONIC) */
+	uint32_t ctx;             /**< its context */
+	uint32_t name;            /**< string id (or call site) of its name */
+	uint32_t tid;             /**< the thread that recorded it */
+	uint32_t flags;           /**< reader: enum profev_gpu_zone_flags */
+};
+
+/** Define GPU context c->id (name: c->name is ignored, name given here).
+ *  A later definition of the same id replaces it. @return 0 or <0. */
+int profev_writer_gpu_context(struct profev_writer *w, const struct profev_gpu_context *c,
+			      const char *name);
+/** Record a calibration of context cal->ctx, as it came. @return 0 or <0. */
+int profev_writer_gpu_calibration(struct profev_writer *w, const struct profev_gpu_calibration *cal);
+/** n more zones of context ctx that the program could not record. */
+int profev_writer_gpu_lost(struct profev_writer *w, uint32_t ctx, uint64_t n);
+/** Append n GPU zones (begin_ns, end_ns and flags are not stored), each of
+ *  a context defined before, parents before the zones they hold. */
+int profev_writer_gpu_zones(struct profev_writer *w, const struct profev_gpu_zone *z, size_t n);
+
+/** The GPU context id as read so far, NULL if not defined. */
+const struct profev_gpu_context *profev_reader_gpu_context(const struct profev_reader *r, uint32_t id);
+/**
+ * CPU time of GPU tick gpu of context ctx, by the calibrations read so
+ * far: between two calibrations, the line through them; before the first
+ * or after the last, that one and the context's period.
+ * @return 0 with *ns set, or -1 when the context has no usable calibration.
+ */
+int profev_reader_gpu_time(const struct profev_reader *r, uint32_t ctx, uint64_t gpu, uint64_t *ns);
+/** Called with every GPU zones chunk's zones as the reader reads it (from
+ *  _next_chunk, _next_event and _next_events alike). NULL: none. */
+typedef void (*profev_gpu_zones_fn)(void *arg, const struct profev_gpu_zone *z, size_t n);
+void profev_reader_on_gpu_zones(struct profev_reader *r, profev_gpu_zones_fn fn, void *arg);
 
 /** Accepts NULL. */
 void profev_reader_free(struct profev_reader *r);

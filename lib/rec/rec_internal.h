@@ -7,6 +7,7 @@
  *   messages.c      the pipe's stream: messages, and EVENTS bodies
  *   shared_rings.c  the threads' rings in the shared file
  *   decode.c        event records into trace events
+ *   gpu.c           GPU contexts, calibrations and zones
  *   definitions.c   strings, sites, categories and modules
  *   clock.c         the client's clock and its calibration
  *   threads.c       the thread table and each thread's open zones
@@ -274,6 +275,12 @@ int decode_ring_span(struct profev_recorder *r, const unsigned char *p, uint32_t
  * malformed, -2 if the trace could not be written (or the stream was given
  * up). */
 int decode_crash(struct profev_recorder *r, uint32_t tid, const unsigned char *b, uint32_t len);
+
+/* ---- gpu.c ---- */
+#define decode_gpu profev__rec_decode_gpu
+/* A PFW_GPU_* message: 0, -1 if malformed, -2 if the trace could not be
+ * written. */
+int decode_gpu(struct profev_recorder *r, const struct pfw_header *h, const unsigned char *b);
 
 /* ---- shared_rings.c ---- */
 #define ring_attach profev__rec_ring_attach

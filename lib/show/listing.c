@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "common/common.h"
 #include "show/listing_state.h"
+#include "show/gpu_stats.h"
 
 /* The lock at addr, added if new; NULL on no memory or for address 0. */
 static struct lock_name *lock_get(struct dump *d, uint64_t addr)
@@ -222,6 +223,19 @@ static int list_next(struct dump *d)
 	return d->o.err ? d->o.err : 1;
 }
 
+/* The reader's GPU zones join the window as GPU_ZONE events. */
+static void on_gpu_zones(void *arg, const struct profev_gpu_zone *z, size_t n)
+{
+	struct dump *d = arg;
+	if (!d->have_origin) {
+		d->origin = profev_reader_meta(d->r)->mono_start_ns;
+		d->have_origin = d->origin != 0;
+		event_filter_start(&d->filter, d->origin);
+	}
+	if (gpu_zone_events(d->order, d->r, z, n))
+		d->gpu_failed = 1;
+}
+
 void profev_dump_opts_init(struct profev_dump_opts *o, enum profev_dump_format format)
 {
 	*o = (struct profev_dump_opts){ .format = format, .window = PROFEV_DUMP_WINDOW,
@@ -244,7 +258,12 @@ int profev_dump_list(struct profev_reader *r, FILE *out, const struct profev_dum
 		rc = PROFEV_E_NOMEM;
 		goto out;
 	}
+	profev_reader_on_gpu_zones(r, on_gpu_zones, &d);
 	while ((rc = profev_reader_next_event(r, &ev, &in)) > 0) {
+		if (d.gpu_failed) {
+			rc = PROFEV_E_NOMEM;
+			break;
+		}
 		if (!d.have_origin) {
 			uint64_t start = profev_reader_meta(r)->mono_start_ns;
 			d.origin = start && start <= ev.ts ? start : ev.ts;
@@ -269,6 +288,7 @@ int profev_dump_list(struct profev_reader *r, FILE *out, const struct profev_dum
 	if (rc >= 0)
 		rc = frc;
 out:
+	profev_reader_on_gpu_zones(r, NULL, NULL);
 	if (res) {
 		res->listed = d.listed;
 		res->late = d.order ? time_order_late(d.order) : 0;

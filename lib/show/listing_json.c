@@ -7,6 +7,7 @@
 #include "common/common.h"
 #include "common/json_write.h"
 #include "show/listing_state.h"
+#include "show/gpu_stats.h"
 
 static void json_key_string(struct outbuf *o, const char *key, const char *s, size_t n)
 {
@@ -305,13 +306,21 @@ void listing_json_event(struct dump *d, const struct profev_event *ev, const str
 		json_key_string(o, "reason", in->name, strlen(in->name));
 		json_key_u64(o, "snapshot", ev->payload);
 		break;
+	case PROFEV_EV_GPU_ZONE: {
+		const char *ctx = gpu_context_name(d->r, (uint32_t)ev->frame);
+		json_key_string(o, "name", in->name, strlen(in->name));
+		json_key_u64(o, "gpu_context", ev->frame);
+		json_key_string(o, "gpu", ctx, strlen(ctx));
+		json_key_u64(o, "duration_ns", ev->payload);
+		break;
+	}
 	default:
 		json_key_string(o, "name", in->name, strlen(in->name));
 		if (ev->type > PROFEV_EV_TYPE_MAX)
 			json_key_u64(o, "payload", ev->payload);
 		break;
 	}
-	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE)
+	if (ev->type != PROFEV_EV_MEM_ALLOC && ev->type != PROFEV_EV_MEM_FREE && ev->type != PROFEV_EV_GPU_ZONE)
 		json_key_u64(o, "frame", ev->frame);
 	if (has_duration)
 		json_key_u64(o, "duration_ns", duration);

@@ -52,6 +52,7 @@ struct dump {
 	struct time_order *order;
 	struct event_filter filter;
 	uint64_t listed;
+	int gpu_failed;        /* a GPU zone could not be held: no memory */
 };
 
 /* The name of the lock an event is about ("" if no wait named it yet). */

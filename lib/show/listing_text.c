@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "common/common.h"
 #include "show/listing_state.h"
+#include "show/gpu_stats.h"
 
 static void text(struct outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -252,6 +253,14 @@ void listing_text_event(struct dump *d, const struct profev_event *ev, const str
 		text_name(o, in->name, strlen(in->name));
 		text(o, " (snapshot %" PRIu64 ")", ev->payload);
 		break;
+	case PROFEV_EV_GPU_ZONE: {
+		const char *ctx = gpu_context_name(d->r, (uint32_t)ev->frame);
+		text_name(o, in->name, strlen(in->name));
+		text(o, " [gpu %" PRIu64 " ", ev->frame);
+		text_name(o, ctx, strlen(ctx));
+		text(o, "]  %" PRIu64 ".%03" PRIu64 " us", ev->payload / 1000, ev->payload % 1000);
+		break;
+	}
 	default:
 		text(o, "type %u payload %" PRIu64, ev->type, ev->payload);
 		break;

@@ -9,6 +9,7 @@
 #include "show/sample_stats.h"
 #include "show/frame_stats.h"
 #include "show/frame_report.h"
+#include "show/gpu_stats.h"
 
 /* A block allocated and not yet freed, in the live map by address. */
 struct live_block {
@@ -33,6 +34,7 @@ struct collect {
 	struct zone_track *zones;
 	struct sample_stats *samples;
 	struct frame_stats *frames;
+	struct gpu_stats *gpu;
 	const struct profev_reader *r;
 	uint32_t threads_cap, pools_cap;
 	struct profev_zone_stat *by_name; /* indexed by name id */
@@ -459,14 +461,17 @@ int profev_stats_collect(struct profev_reader *r, struct profev_stats **out)
 	c.zones = zone_track_new();
 	c.samples = sample_stats_new();
 	c.frames = frame_stats_new(r);
+	c.gpu = gpu_stats_new();
 	c.r = r;
-	if (!c.s || !c.zones || !c.samples || !c.frames) {
+	if (!c.s || !c.zones || !c.samples || !c.frames || !c.gpu) {
+		gpu_stats_free(c.gpu);
 		free(c.s);
 		zone_track_free(c.zones);
 		sample_stats_free(c.samples);
 		frame_stats_free(c.frames);
 		return PROFEV_E_NOMEM;
 	}
+	profev_reader_on_gpu_zones(r, gpu_stats_zones, c.gpu);
 	while ((rc = profev_reader_next_chunk(r, &ch)) > 0) {
 		c.s->chunks++;
 		if (ch.kind == PROFEV_CHUNK_IMAGE) {
@@ -510,6 +515,10 @@ done:
 	if (frame_stats_finish(c.frames, c.s) && rc >= 0)
 		rc = PROFEV_E_NOMEM;
 	frame_stats_free(c.frames);
+	profev_reader_on_gpu_zones(r, NULL, NULL);
+	if (gpu_stats_finish(c.gpu, r, c.s) && rc >= 0)
+		rc = PROFEV_E_NOMEM;
+	gpu_stats_free(c.gpu);
 	if (lock_table(&c) && rc >= 0)
 		rc = PROFEV_E_NOMEM;
 	c.s->dropped_args = profev_reader_meta(r)->dropped_args;
@@ -803,6 +812,7 @@ void profev_stats_print(const struct profev_stats *s, const struct profev_reader
 	}
 	if (s->nlocks)
 		lock_rows(s, r, out);
+	gpu_report_write(s, r, out, top_zones);
 }
 
 void profev_stats_free(struct profev_stats *s)
@@ -816,6 +826,8 @@ void profev_stats_free(struct profev_stats *s)
 	free(s->zones);
 	free(s->pools);
 	free(s->leaks);
+	free(s->gpus);
+	free(s->gpu_zones);
 	sample_stats_release(s);
 	frame_stats_release(s);
 	free(s);

@@ -49,6 +49,7 @@ const char *profev_event_type_name(unsigned type)
 		[PROFEV_EV_TRIGGER] = "trigger",
 		[PROFEV_EV_ZONE_BEFORE] = "zone_before",
 		[PROFEV_EV_ZONE_AFTER] = "zone_after",
+		[PROFEV_EV_GPU_ZONE] = "gpu_zone",
 	};
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -80,6 +81,8 @@ const char *profev_chunk_kind_name(unsigned kind)
 	case PROFEV_CHUNK_IMAGE: return "image";
 	case PROFEV_CHUNK_SRCLOCS: return "source locations";
 	case PROFEV_CHUNK_SEGMENTS: return "segments";
+	case PROFEV_CHUNK_GPU: return "gpu";
+	case PROFEV_CHUNK_GPU_ZONES: return "gpu zones";
 	case PROFEV_CHUNK_END: return "end";
 	}
 	return "unknown";

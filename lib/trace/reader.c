@@ -191,6 +191,7 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 
 	int known = h.kind >= PROFEV_CHUNK_META && h.kind <= PROFEV_CHUNK_SRCLOCS;
 	known |= h.kind == PROFEV_CHUNK_END || h.kind == PROFEV_CHUNK_SEGMENTS;
+	known |= h.kind == PROFEV_CHUNK_GPU || h.kind == PROFEV_CHUNK_GPU_ZONES;
 	if (!known)
 		return 1; /* a newer writer's chunk: skipped, so its traces stay readable */
 	if (h.flags & ~CHUNK_F_ZSTD)
@@ -234,6 +235,10 @@ int profev_reader_next_chunk(struct profev_reader *r, struct profev_chunk *c)
 			cur.p = cur.end;
 		}
 		break;
+	case PROFEV_CHUNK_GPU:
+	case PROFEV_CHUNK_GPU_ZONES:
+		rc = reader_parse_gpu(r, &cur, h.kind, h.count, c);
+		break;
 	case PROFEV_CHUNK_END:
 		rc = reader_parse_end(r, &cur);
 		if (!rc)
@@ -274,6 +279,7 @@ void profev_reader_free(struct profev_reader *r)
 	reader_defs_free(r);
 	reader_meta_free(r);
 	reader_images_free(r);
+	gpu_dec_free(r->gpu);
 	free(r->events);
 	free(r->texts);
 	free(r->text_events);

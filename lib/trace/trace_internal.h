@@ -290,7 +290,41 @@ struct profev_reader {
 	struct held_image *held;
 	uint32_t held_first, nheld;
 	size_t held_bytes;
+	struct gpu_dec *gpu;         /* made at the first gpu chunk or handler */
+	profev_gpu_zones_fn gpu_fn;
+	void *gpu_arg;
 };
+
+/* ---- GPU contexts and zones (gpu_codec.c) ---- */
+/* The writer's side: definitions (contexts, calibrations, lost zones) and
+ * zones, coded as they come; writer.c writes them as chunks. */
+struct gpu_enc {
+	struct buf defs, zones;
+	uint32_t ndefs, nzones;
+	uint64_t prev[PROFEV_GPU_MAX_CONTEXTS][2]; /* per context: cpu_ns, gpu_begin */
+};
+/* Zones per gpu zones chunk a writer makes. */
+#define GPU_ZONES_CHUNK 16384u
+struct gpu_enc *gpu_enc_new(void); /* NULL: no memory */
+void gpu_enc_free(struct gpu_enc *e);
+/* 0 or PROFEV_E_NOMEM (PROFEV_E_ARG: a context id over 255). */
+int gpu_enc_context(struct gpu_enc *e, const struct profev_gpu_context *c, uint32_t name);
+int gpu_enc_calibration(struct gpu_enc *e, const struct profev_gpu_calibration *c);
+int gpu_enc_lost(struct gpu_enc *e, uint32_t ctx, uint64_t n);
+int gpu_enc_zone(struct gpu_enc *e, const struct profev_gpu_zone *z);
+
+/* The reader's side: contexts and their calibrations, zones mapped. */
+struct gpu_dec;
+struct gpu_dec *gpu_dec_new(void); /* NULL: no memory */
+void gpu_dec_free(struct gpu_dec *d);
+void gpu_dec_handler(struct gpu_dec *d, profev_gpu_zones_fn fn, void *arg);
+const struct profev_gpu_context *gpu_dec_context(const struct gpu_dec *d, uint32_t id);
+int gpu_dec_time(const struct gpu_dec *d, uint32_t ctx, uint64_t gpu, uint64_t *ns);
+/* A chunk's body: 0, -1 when malformed or naming what is not defined
+ * (string ids up to nstrings are), or PROFEV_E_NOMEM. */
+int gpu_dec_defs(struct gpu_dec *d, struct cursor *cur, uint32_t count, uint32_t nstrings);
+int gpu_dec_zones(struct gpu_dec *d, struct cursor *cur, uint32_t count, uint32_t nstrings,
+		  const struct profev_gpu_zone **out, uint32_t *nout);
 
 /* The definition tables (reader_defs.c). 0 or PROFEV_E_NOMEM. */
 int reader_defs_init(struct profev_reader *r);
@@ -311,6 +345,9 @@ int reader_parse_symbols(struct profev_reader *r, struct cursor *c, uint32_t cou
 int reader_parse_srclocs(struct profev_reader *r, struct cursor *c, uint32_t count);
 int reader_parse_meta(struct profev_reader *r, struct cursor *c, uint32_t count);
 int reader_parse_end(struct profev_reader *r, struct cursor *c);
+/* A gpu or gpu zones chunk (reader_gpu.c); the zones go to c. */
+int reader_parse_gpu(struct profev_reader *r, struct cursor *cur, unsigned kind, uint32_t count,
+		     struct profev_chunk *c);
 /* 0 with the image in r->image, 1 when the image is lost (its data do not
  * decode), <0 on errors. */
 int reader_parse_image(struct profev_reader *r, struct cursor *c);

@@ -34,6 +34,7 @@ struct profev_writer {
 
 	struct event_encoder *events; /* the events chunk being built */
 	struct image_coder *images;   /* made at the first DXT1 image */
+	struct gpu_enc *gpu;          /* made at the first GPU context */
 	size_t image_bytes;           /* image data since the last events chunk */
 
 	struct profev_totals totals;
@@ -93,7 +94,26 @@ static int flush_definitions(struct profev_writer *w)
 	    (rc = flush_pending(w, &w->p_symbols, PROFEV_CHUNK_SYMBOLS, 0)) ||
 	    (rc = flush_pending(w, &w->p_srclocs, PROFEV_CHUNK_SRCLOCS, 0)))
 		return rc;
-	return 0;
+	if (w->gpu && w->gpu->ndefs) {
+		rc = write_chunk(w, PROFEV_CHUNK_GPU, w->gpu->ndefs, w->gpu->defs.data, w->gpu->defs.len, 1);
+		buf_reset(&w->gpu->defs);
+		w->gpu->ndefs = 0;
+	}
+	return rc;
+}
+
+/* GPU zones after the definitions they name. */
+static int flush_gpu_zones(struct profev_writer *w)
+{
+	if (!w->gpu || !w->gpu->nzones)
+		return 0;
+	int rc = flush_definitions(w);
+	if (!rc)
+		rc = write_chunk(w, PROFEV_CHUNK_GPU_ZONES, w->gpu->nzones, w->gpu->zones.data,
+				 w->gpu->zones.len, 1);
+	buf_reset(&w->gpu->zones);
+	w->gpu->nzones = 0;
+	return rc;
 }
 
 static int maybe_flush_definitions(struct profev_writer *w, const struct pending *p)
@@ -115,7 +135,7 @@ static int flush_events(struct profev_writer *w)
 	if (!rc)
 		w->totals.events += n;
 	w->image_bytes = 0;
-	return rc;
+	return rc ? rc : flush_gpu_zones(w);
 }
 
 static struct profev_writer *writer_new(int fd, chunk_sink_fn sink, void *ctx,
@@ -563,11 +583,68 @@ int profev_writer_image(struct profev_writer *w, const struct profev_image *img)
 	return rc;
 }
 
+static int gpu_ready(struct profev_writer *w)
+{
+	if (w->failed)
+		return w->err.code;
+	if (!w->gpu && !(w->gpu = gpu_enc_new()))
+		return fail(w, PROFEV_E_NOMEM, "out of memory");
+	return 0;
+}
+
+static int gpu_added(struct profev_writer *w, int rc)
+{
+	if (rc)
+		return fail(w, rc, rc == PROFEV_E_ARG ? "GPU context id over 255" : "out of memory");
+	return w->gpu->defs.len >= PENDING_LIMIT ? flush_definitions(w) : 0;
+}
+
+int profev_writer_gpu_context(struct profev_writer *w, const struct profev_gpu_context *c,
+			      const char *name)
+{
+	int rc = gpu_ready(w);
+	if (rc)
+		return rc;
+	if (c->id >= PROFEV_GPU_MAX_CONTEXTS)
+		return gpu_added(w, PROFEV_E_ARG);
+	uint32_t id = profev_writer_cstring(w, name ? name : "");
+	if (!id)
+		return w->err.code ? w->err.code : fail(w, PROFEV_E_NOMEM, "out of memory");
+	return gpu_added(w, gpu_enc_context(w->gpu, c, id));
+}
+
+int profev_writer_gpu_calibration(struct profev_writer *w, const struct profev_gpu_calibration *cal)
+{
+	int rc = gpu_ready(w);
+	return rc ? rc : gpu_added(w, cal->ctx < PROFEV_GPU_MAX_CONTEXTS ? gpu_enc_calibration(w->gpu, cal)
+									    : PROFEV_E_ARG);
+}
+
+int profev_writer_gpu_lost(struct profev_writer *w, uint32_t ctx, uint64_t n)
+{
+	int rc = gpu_ready(w);
+	return rc ? rc : gpu_added(w, ctx < PROFEV_GPU_MAX_CONTEXTS ? gpu_enc_lost(w->gpu, ctx, n) : PROFEV_E_ARG);
+}
+
+int profev_writer_gpu_zones(struct profev_writer *w, const struct profev_gpu_zone *z, size_t n)
+{
+	int rc = gpu_ready(w);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if ((rc = gpu_enc_zone(w->gpu, &z[i])))
+			return gpu_added(w, rc);
+		if (w->gpu->nzones >= GPU_ZONES_CHUNK)
+			rc = flush_gpu_zones(w);
+	}
+	return rc;
+}
+
 int profev_writer_flush(struct profev_writer *w)
 {
 	if (w->failed)
 		return w->err.code;
 	int rc = flush_events(w);
+	if (!rc)
+		rc = flush_gpu_zones(w);
 	if (!rc)
 		rc = flush_definitions(w);
 	if (!rc && (rc = chunk_store_drain(w->store, &w->err)))
@@ -693,5 +770,6 @@ void profev_writer_free(struct profev_writer *w)
 	buf_free(&w->p_srclocs.body);
 	encoder_free(w->events);
 	image_coder_free(w->images);
+	gpu_enc_free(w->gpu);
 	free(w);
 }

@@ -45,6 +45,11 @@ enum pfw_msg {
 	PFW_SITE = 12,       /* struct pfw_site, name, function, file: a call site */
 	PFW_IMAGES = 16,     /* struct pfw_images: the frame-image slots in the shared file */
 	PFW_CRASH = 24,      /* tid: struct pfw_crash, then a callstack: the thread crashed */
+	PFW_GPU_CONTEXT = 30, /* tid: the maker; struct pfw_gpu_context, then the name */
+	PFW_GPU_CALIBRATION = 31, /* struct pfw_gpu_calibration */
+	PFW_GPU_ZONES = 32,  /* struct pfw_gpu_zones, then n struct pfw_gpu_zone */
+	PFW_GPU_LOST = 33,   /* struct pfw_gpu_lost */
+	/* 34..35 reserved for GPU */
 	/* 13..15 and 20..23 reserved for rich events, 17..19 for frame images */
 };
 
@@ -111,6 +116,46 @@ struct pfw_crash {
 	uint64_t tick;     /* when the handler ran */
 };
 _Static_assert(sizeof(struct pfw_crash) == 24, "formats/wire.md: CRASH is 24 bytes + a callstack");
+
+/* GPU contexts and zones (formats/wire.md, "GPU"). */
+#define PFW_GPU_MAX_CONTEXTS 256u
+#define PFW_GPU_MAX_NAME 1024u
+struct pfw_gpu_context {
+	uint32_t ctx;       /* 0..255 */
+	uint32_t kind;      /* 1 manual, 2 OpenGL, 3 Vulkan */
+	double period_ns;   /* ns per GPU tick */
+	uint32_t name_len;  /* then the name's bytes (at most 1024) */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pfw_gpu_context) == 24, "formats/wire.md: GPU_CONTEXT is 24 bytes + name");
+
+struct pfw_gpu_calibration {
+	uint32_t ctx;
+	uint32_t error_ns;  /* how far apart the two readings may be */
+	uint64_t gpu;       /* GPU ticks */
+	uint64_t mono;      /* CLOCK_MONOTONIC ns read with them */
+};
+_Static_assert(sizeof(struct pfw_gpu_calibration) == 24, "formats/wire.md: GPU_CALIBRATION is 24 bytes");
+
+struct pfw_gpu_zones {
+	uint32_t ctx;
+	uint32_t n;         /* zones that follow, at most PFW_GPU_ZONES_MAX */
+};
+struct pfw_gpu_zone {
+	uint64_t tick;      /* client ticks when its begin was recorded */
+	uint64_t gpu_begin, gpu_end; /* GPU ticks */
+	uint32_t name;      /* string id (a site's) */
+	uint32_t tid;       /* the thread that recorded it */
+};
+_Static_assert(sizeof(struct pfw_gpu_zone) == 32, "formats/wire.md: a GPU zone is 32 bytes");
+#define PFW_GPU_ZONES_MAX 2000u /* a message stays under pfrec's 64 KiB */
+
+struct pfw_gpu_lost {
+	uint32_t ctx;
+	uint32_t reserved;
+	uint64_t count;     /* more zones lost: query ring full, queue full */
+};
+_Static_assert(sizeof(struct pfw_gpu_lost) == 16, "formats/wire.md: GPU_LOST is 16 bytes");
 
 /** A module (the program or a shared object), as dl_iterate_phdr sees it. */
 struct pfw_module {
