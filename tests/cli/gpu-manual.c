@@ -1,4 +1,4 @@
-/* The manual GPU API's test program (tests 140, 345): a GPU clock of 2.5 ns
+/* The manual GPU API's test program (tests 143, 345): a GPU clock of 2.5 ns
  * per tick from a known pair of readings, three zones a frame (a parent and
  * the two it holds), their times on the CPU clock printed as expected. */
 #include <profev_gpu.h>

@@ -1,4 +1,4 @@
-/* Prints what a trace holds of its GPU zones (tests 140, 141): each zone
+/* Prints what a trace holds of its GPU zones (tests 143, 141): each zone
  * as the reader hands it out ("zone NAME BEGIN END CPU_NS CTX FLAGS
  * THREAD", times on the CPU timeline), each context ("ctx ID NAME ERROR_NS
  * LOST") and each value of the counter "gpu zones collected" ("collected
