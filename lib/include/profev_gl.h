@@ -167,8 +167,8 @@ static inline void profev__gl_begin_id(struct profev_gl *gl, uint32_t name)
 		return;
 	}
 	struct profev__gl_zone *z = &gl->z[gl->zhead & (gl->nq / 2 - 1)];
+	z->tick = profev__ticks(); /* before the query: a first use may take long */
 	PROFEV_GL_QUERY_COUNTER(gl->q[gl->qhead & (gl->nq - 1)], PROFEV_GL_TIMESTAMP);
-	z->tick = profev__ticks();
 	z->qb = gl->qhead++;
 	z->qe = PROFEV__GL_NONE;
 	z->name = name;
