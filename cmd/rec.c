@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,15 @@ static void usage(FILE *out)
 		"             [--sample[=HZ]] [--sched] [--sample-buffer SIZE] [--sample-stack SIZE]\n"
 		"             [--sample-fp-chain] [--duration TIME] [--max-size SIZE] [--kill-at-end]\n"
 		"             [--ring TIME|SIZE [--after TIME] [--min-interval TIME] [--ring-discard-at-exit]]\n"
+		"             [--] PROGRAM [ARGS...]\n"
+		"       pfrec --attach PID [-o FILE|-] [--zstd-level N] [--duration TIME]\n"
+		"             [--max-size SIZE] [-q]\n"
 		"       pfrec --snapshot PID\n"
-		"             [--] PROGRAM [ARGS...]\n\n"
+		"       pfrec --list\n\n"
 		"Run PROGRAM, which links the profev client, and record its trace. With\n"
-		"--sample or --sched any program can be recorded, client or not.\n\n"
+		"--sample or --sched any program can be recorded, client or not.\n"
+		"--attach records a running program that listens (PROFEV_ON_DEMAND=1 or\n"
+		"profev_listen()) until Ctrl-C or its exit, then detaches; it runs on.\n\n"
 		"  -o, --output FILE      write the trace to FILE, '-' for stdout (default trace.bin);\n"
 		"                         an existing FILE is replaced once PROGRAM has started\n"
 		"      --categories LIST  enable or disable categories: 'render,-audio'\n"
@@ -58,21 +64,49 @@ static void usage(FILE *out)
 		"      --min-interval TIME  at most one snapshot per TIME (default 10s)\n"
 		"      --ring-discard-at-exit  no snapshot at pfrec's end\n"
 		"      --snapshot PID     ask the pfrec --ring of that pid for a snapshot\n"
+		"      --attach PID       record the running program PID (same user or root);\n"
+		"                         events it makes faster than pfrec reads are dropped\n"
+		"      --list             list the programs that --attach can record\n"
 		"  -q, --quiet            no progress line\n"
 		"  -h, --help             show this help\n"
 		"      --version          show the version\n\n"
 		"pfrec exits with the program's status (128+N if signal N killed it),\n"
 		"127 or 126 if it could not be started, 1 if the trace could not be\n"
-		"written, 2 on a usage error.\n");
+		"written, 2 on a usage error. With --attach: 0, or 1 if the program\n"
+		"could not be attached to or the trace could not be written.\n");
 }
 
 /* Signals from the terminal reach the program's process group already;
  * ones sent to pfrec alone (kill, a supervisor) are passed on. */
+static int attaching;
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (si->si_code != SI_KERNEL)
+	/* Attached, Ctrl-C ends the recording and the program runs on. */
+	if (si->si_code != SI_KERNEL || attaching)
 		profev_recorder_signal(recorder, sig);
+}
+
+/* --list: pid, user, name of each program that listens. */
+static int list_attachable(void)
+{
+	struct profev_attachable *v;
+	struct profev_error err = { 0 };
+	long n = profev_attachable(&v, &err);
+	if (n < 0) {
+		cmd_error("%s", err.message);
+		return EXIT_TRACE;
+	}
+	printf("%8s %-12s %s\n", "PID", "USER", "NAME");
+	for (long i = 0; i < n; i++) {
+		struct passwd *pw = getpwuid(v[i].uid);
+		char uid[16];
+		snprintf(uid, sizeof uid, "%u", v[i].uid);
+		printf("%8d %-12s %s\n", v[i].pid, pw ? pw->pw_name : uid, v[i].name);
+	}
+	free(v);
+	return EXIT_OK;
 }
 
 static void clear_progress(void)
@@ -272,7 +306,7 @@ int cmd_rec(int argc, char **argv)
 	enum { OPT_CATEGORIES = 256, OPT_DROP, OPT_ZSTD, OPT_BUFFER, OPT_PIPE, OPT_VERSION,
 	       OPT_SAMPLE, OPT_SCHED, OPT_SAMPLE_BUFFER, OPT_SAMPLE_STACK, OPT_SAMPLE_FP_CHAIN,
 	       OPT_DURATION, OPT_MAX_SIZE, OPT_KILL_AT_END, OPT_RING, OPT_AFTER, OPT_MIN_INTERVAL,
-	       OPT_RING_DISCARD, OPT_SNAPSHOT };
+	       OPT_RING_DISCARD, OPT_SNAPSHOT, OPT_ATTACH, OPT_LIST };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "categories", required_argument, NULL, OPT_CATEGORIES },
@@ -293,6 +327,8 @@ int cmd_rec(int argc, char **argv)
 		{ "min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
 		{ "ring-discard-at-exit", no_argument, NULL, OPT_RING_DISCARD },
 		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
+		{ "attach", required_argument, NULL, OPT_ATTACH },
+		{ "list", no_argument, NULL, OPT_LIST },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -301,7 +337,7 @@ int cmd_rec(int argc, char **argv)
 	struct profev_record_opts o = { 0 };
 	o.sample_stack_bytes = 8192;
 	const char *output = "trace.bin";
-	int quiet = 0, c, min_interval_set = 0;
+	int quiet = 0, c, min_interval_set = 0, list = 0, not_attached = 0;
 	o.child_stdout = -1;
 
 	opterr = 0;
@@ -417,6 +453,17 @@ int cmd_rec(int argc, char **argv)
 			break;
 		case OPT_SNAPSHOT:
 			return snapshot_of(optarg);
+		case OPT_ATTACH: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 0x3fffffff)
+				return cmd_usage_error("invalid process id '%s'", optarg);
+			o.attach_pid = (int)v;
+			break;
+		}
+		case OPT_LIST:
+			list = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -432,12 +479,27 @@ int cmd_rec(int argc, char **argv)
 			return cmd_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
+	/* What only a started program takes. */
+	not_attached = o.categories || o.buffer_bytes || o.pipe_only || o.sample_hz ||
+		       o.sched || o.sample_ring_bytes || o.sample_fp_chain || o.kill_at_end;
+	if (list) {
+		if (o.attach_pid || optind < argc)
+			return cmd_usage_error("--list takes no other option or program");
+		return list_attachable();
+	}
+	if (o.attach_pid && optind < argc)
+		return cmd_usage_error("--attach records a running program: no PROGRAM to start");
+	if (o.attach_pid && not_attached)
+		return cmd_usage_error("--attach takes only -o, --zstd-level, --drop, --duration, "
+				       "--max-size and -q");
+	if (!o.attach_pid && optind >= argc)
 		return cmd_usage_error("no program to record");
-	o.argv = argv + optind;
+	o.argv = o.attach_pid ? NULL : argv + optind;
 	int ring = o.ring_ns || o.ring_bytes;
 	if (!ring && (o.after_ns || min_interval_set || o.ring_discard_at_exit))
 		return cmd_usage_error("--after, --min-interval and --ring-discard-at-exit need --ring");
+	if (ring && o.attach_pid)
+		return cmd_usage_error("--ring with --attach is not supported yet");
 	if (ring) {
 		if (!min_interval_set)
 			o.min_interval_ns = 10000000000ull;
@@ -448,6 +510,10 @@ int cmd_rec(int argc, char **argv)
 			return cmd_usage_error("--ring writes snapshot files: -o FILE, not '-'");
 		return record_ring(&o, output, quiet);
 	}
+	char what[32];
+	snprintf(what, sizeof what, "process %d", o.attach_pid);
+	const char *program = o.attach_pid ? what : o.argv[0];
+	attaching = o.attach_pid != 0;
 
 	int to_stdout = strcmp(output, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO)) {
@@ -476,7 +542,11 @@ int cmd_rec(int argc, char **argv)
 	struct profev_error err = { 0 };
 	recorder = profev_recorder_start(&o, &err);
 	if (!recorder) {
-		cmd_error("'%s': %s", shown, err.message[0] ? err.message : profev_strerror(err.code));
+		if (attaching)
+			cmd_error("%s", err.message[0] ? err.message : profev_strerror(err.code));
+		else
+			cmd_error("'%s': %s", shown,
+				  err.message[0] ? err.message : profev_strerror(err.code));
 		if (!to_stdout)
 			close(fd);
 		if (tmp)
@@ -516,21 +586,21 @@ int cmd_rec(int argc, char **argv)
 	if (ended_by_us)
 		status = EXIT_OK;
 	if (res.exit_kind == PROFEV_EXIT_NOSTART) {
-		cmd_error("unable to start '%s': %s", o.argv[0],
+		cmd_error("unable to start '%s': %s", program,
 			  res.exit_code == ENOENT ? "command not found" : strerror(res.exit_code));
 		if (tmp)
 			fprintf(stderr, "%s: '%s' left as it was\n", cmd_name, output);
 	} else if (!res.client && rc == 0 && res.sampled) {
 		cmd_warn("'%s' did not connect to the profev client; the trace holds only %s",
-			 o.argv[0], o.sample_hz && o.sched ? "samples and context switches"
+			 program, o.sample_hz && o.sched ? "samples and context switches"
 				    : o.sample_hz ? "samples" : "context switches");
 	} else if (!res.client && rc == 0) {
 		cmd_warn("'%s' did not connect to the profev client (not linked with "
-			 "-lprofev-client?); the trace has no events", o.argv[0]);
+			 "-lprofev-client?); the trace has no events", program);
 	}
 	const char *unmatched = profev_recorder_unmatched_categories(recorder);
 	if (res.client && *unmatched)
-		warn_unmatched(unmatched, o.argv[0]);
+		warn_unmatched(unmatched, program);
 	if (res.stats.lost_samples)
 		cmd_warn("%llu samples or context switches were lost (the kernel's ring was full; "
 			 "--sample-buffer)", (unsigned long long)res.stats.lost_samples);
@@ -542,10 +612,10 @@ int cmd_rec(int argc, char **argv)
 		/* The trace is lost, not the program's own result: say it. */
 		if (res.exit_kind == PROFEV_EXIT_EXITED)
 			cmd_error("'%s' ran to its end unrecorded and exited with status %d",
-				  o.argv[0], res.exit_code);
+				  program, res.exit_code);
 		else if (res.exit_kind == PROFEV_EXIT_SIGNALED)
 			cmd_error("'%s' ran on unrecorded and was killed by signal %d (%s)",
-				  o.argv[0], res.exit_code, strsignal(res.exit_code));
+				  program, res.exit_code, strsignal(res.exit_code));
 		status = EXIT_TRACE;
 	}
 	profev_recorder_free(recorder);
@@ -561,9 +631,13 @@ int cmd_rec(int argc, char **argv)
 	if (rc == 0 && res.exit_kind == PROFEV_EXIT_SIGNALED && res.exit_code != SIGINT &&
 	    res.exit_code != SIGPIPE && !res.stopped)
 		fprintf(stderr, "%s: '%s' killed by signal %d (%s); trace '%s' holds everything "
-			"up to it\n", cmd_name, o.argv[0], res.exit_code, strsignal(res.exit_code),
+			"up to it\n", cmd_name, program, res.exit_code, strsignal(res.exit_code),
 			shown);
-	if (!quiet && (res.client || res.sampled) && rc == 0 && isatty(STDERR_FILENO))
+	if (attaching && rc == 0)
+		fprintf(stderr, "%s: %s; trace '%s' holds %llu events\n", cmd_name,
+			res.detached ? "detached, the program runs on" : "the program ended",
+			shown, (unsigned long long)res.stats.events);
+	else if (!quiet && (res.client || res.sampled) && rc == 0 && isatty(STDERR_FILENO))
 		fprintf(stderr, "%s: %llu events, %u threads, %.1f MiB in '%s'\n", cmd_name,
 			(unsigned long long)res.stats.events, res.stats.threads,
 			(double)res.stats.bytes / (1 << 20), shown);

@@ -71,9 +71,12 @@ void category_add(struct profev_category *c)
 		c->end_word = pfw_word(PFW_R_ZONE_END, c->index, 0);
 		c->next = categories;
 		ATOMIC_STORE(&categories, c);
-		if (ATOMIC_LOAD(&cl.active)) {
+		if (ATOMIC_LOAD(&cl.active) || ATOMIC_LOAD(&cl.ondemand)) {
 			int on = category_wanted(c->name);
 			category_announce(c, on);
+			/* On demand and not attached: announced (logged), off. */
+			if (!ATOMIC_LOAD(&cl.active))
+				on = 0;
 			/* Release: index, end_word and the queued CATEGORY
 			 * come before any record that a macro makes once it
 			 * sees the category on (profev__on's acquire). */
@@ -89,14 +92,37 @@ void categories_start(void)
 	category_add(&profev__locks);
 	category_add(&profev__app_info);
 	category_add(&profev__program_name);
+	/* On demand, frame marks are always on: counted, and recorded while
+	 * attached; arguments and flows only while attached. */
+	int rec = ATOMIC_LOAD(&cl.active);
 	__atomic_store_n(&profev__frames.enabled, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&profev__rec.enabled, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&profev__rec.enabled, (unsigned char)rec, __ATOMIC_RELEASE);
+}
+
+void categories_announce_all(void)
+{
+	pthread_mutex_lock(&cat_lock);
+	for (struct profev_category *c = categories; c; c = c->next)
+		category_announce(c, category_wanted(c->name));
+	pthread_mutex_unlock(&cat_lock);
+}
+
+void categories_session(int on)
+{
+	pthread_mutex_lock(&cat_lock);
+	for (struct profev_category *c = categories; c; c = c->next)
+		__atomic_store_n(&c->enabled, (unsigned char)(on && category_wanted(c->name)),
+				 __ATOMIC_RELEASE);
+	__atomic_store_n(&profev__rec.enabled, (unsigned char)on, __ATOMIC_RELEASE);
+	__atomic_store_n(&profev__frames.enabled, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cat_lock);
 }
 
 /* Called on shutdown and in forked children: no more events anywhere. */
 void categories_disable_all(void)
 {
-	__atomic_store_n(&profev__frames.enabled, 0, __ATOMIC_RELAXED);
+	if (!ATOMIC_LOAD(&cl.ondemand))
+		__atomic_store_n(&profev__frames.enabled, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&profev__rec.enabled, 0, __ATOMIC_RELAXED);
 	for (struct profev_category *c = ATOMIC_LOAD(&categories); c; c = c->next)
 		__atomic_store_n(&c->enabled, 0, __ATOMIC_RELAXED);

@@ -71,6 +71,18 @@
 #define unwind_fast profev__unwind_fast
 #define unwind_context profev__unwind_context
 #define client_init profev__client_init
+#define defs_replay profev__defs_replay
+#define defs_quiet profev__defs_quiet
+#define categories_session profev__categories_session
+#define categories_announce_all profev__categories_announce_all
+#define flush_session profev__flush_session
+#define names_lock profev__names_lock
+#define thread_label profev__thread_label
+#define thread_label_len profev__thread_label_len
+#define listen_start profev__listen_start
+#define listen_stop profev__listen_stop
+#define listen_forget profev__listen_forget
+#define img_ctl_shared profev__img_ctl_shared
 
 #define ATOMIC_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define ATOMIC_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -103,6 +115,11 @@ struct ring {
 				   * owner counts (dropped_add), the flush thread
 				   * reads it at the end: relaxed atomics */
 	char name[16];            /* thread name at registration */
+	/* On demand: the name profev_thread_name() gave, for THREAD messages
+	 * at each attach; written by the owner and read by the flush thread
+	 * under names_lock. */
+	char label[64];
+	uint32_t label_len;
 	uint64_t stack_lo, stack_hi; /* the owner's stack, 0 if unknown */
 	struct rule *rules;       /* unwind.c's cache, made on first use */
 
@@ -156,7 +173,22 @@ struct client {
 	uint32_t age_us;          /* flush thread period */
 	uint32_t pid;
 	uint64_t lost_unreported; /* dropped after the final flush or in exited threads */
+	/* On demand (listen.c): set once, before the listener starts. */
+	int ondemand;
+	/* On demand: default frame marks made so far, bit 63 set while they
+	 * are recorded. One atomic word, so that each mark is either counted
+	 * before an attach or recorded after it, never both or neither. */
+	uint64_t frames;
 };
+#define FRAMES_RECORDED (1ull << 63)
+/* The frame-image slots' control page, once placed (image.c); flush.c
+ * frees them all at an attach. */
+extern struct pfw_image_ctl *img_ctl_shared;
+/* On demand: the thread's profev_thread_name(), copied into its ring at
+ * registration. */
+extern __thread char thread_label[64] __attribute__((tls_model("initial-exec")));
+extern __thread uint32_t thread_label_len __attribute__((tls_model("initial-exec")));
+extern pthread_mutex_t names_lock;        /* struct ring's label */
 extern struct client cl;
 /* Set while this thread runs client code that may allocate or lock (ring
  * registration, definitions, module scans, unwinding): an event that an
@@ -196,6 +228,12 @@ uint32_t defs_string(const char *s, uint32_t len);
 size_t defs_pending(void);
 /* Take the queued definitions; returns bytes. */
 size_t defs_take(unsigned char **buf, size_t *cap, int from_signal);
+/* On demand, every definition is also kept in a log. defs_replay(): an
+ * attach begins, the queue becomes the whole log and definitions are
+ * queued from now on; defs_quiet(): the recording ended, they are only
+ * logged. Without them (or before the first attach) nothing is queued. */
+void defs_replay(void);
+void defs_quiet(void);
 
 /* categories.c */
 extern struct profev_category profev__app_info, profev__program_name;
@@ -203,7 +241,11 @@ void categories_select(const char *list); /* PROFEV_CATEGORIES, NULL: all */
 void categories_start(void);          /* the runtime's own categories */
 int category_wanted(const char *name);
 void category_add(struct profev_category *c); /* register; client_init() has run */
-void categories_disable_all(void);
+void categories_disable_all(void);     /* on demand, frame marks stay on (counted) */
+/* On demand: an attach switches the wanted categories on (1), a detach
+ * every one off but frame marks (0). */
+void categories_session(int on);
+void categories_announce_all(void);   /* on demand: the ones registered before */
 
 /* ring_pool.c */
 extern struct ring *all_rings;        /* every ring ever made, newest first */
@@ -227,6 +269,11 @@ int recorder_gone(void);              /* the pipe has no reader any more */
 int flush_pass(int from_signal);      /* send everything pending; 0 or -1 */
 void flush_announce(struct ring *r);  /* a new thread's shared ring, by the thread */
 void crash_install(void);
+/* On demand, an attach is beginning and the flush thread is not running:
+ * HELLO is to be sent again, each live thread's ring announced again from
+ * where its owner is now, rings of exited threads reused, image slots
+ * freed. Under the pipe lock. */
+void flush_session(void);
 /* One pipe writer at a time; usable from a signal handler (bounded wait). */
 int pipe_lock(int from_signal);
 void pipe_unlock(void);
@@ -246,6 +293,15 @@ int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc);
  * no lock. 0 where this unwinder does not run (not x86-64). */
 unsigned unwind_context(const void *context, uint64_t stack_lo, uint64_t stack_hi, uint64_t *pc,
 			unsigned max);
+
+/* listen.c: on demand, the socket pfrec attaches through and its thread,
+ * which starts and ends each recording. listen_start: once, from init.c,
+ * after the runtime is set up; 0 or -1. listen_stop: at exit, the thread
+ * ends (a recording under way is left to at_exit's final flush).
+ * listen_forget: in a forked child. */
+int listen_start(void);
+void listen_stop(void);
+void listen_forget(void);
 
 /* init.c: the start of the runtime, from the constructor, from the first
  * category registered or from the first thread that records. */

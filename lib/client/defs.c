@@ -19,6 +19,11 @@ static uint32_t next_string_id;
 static int defs_busy;
 static unsigned char *defs_buf;
 static size_t defs_len, defs_cap;
+/* On demand: every definition since profev_listen(), for each attach, and
+ * whether the queue is read (a recording is under way). Under defs_busy. */
+static unsigned char *log_buf;
+static size_t log_len, log_cap;
+static int queue_live = 1;
 
 static int spin_lock(int *l, int bounded)
 {
@@ -34,6 +39,35 @@ static int spin_lock(int *l, int bounded)
 static void spin_unlock(int *l)
 {
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* Room for need more bytes after *len in *buf; 0 or -1. Under defs_busy. */
+static int room(unsigned char **buf, size_t *len, size_t *cap, size_t need)
+{
+	if (*len + need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 4096;
+	while (c < *len + need)
+		c *= 2;
+	unsigned char *nb = realloc(*buf, c);
+	if (!nb)
+		return -1;
+	*buf = nb;
+	*cap = c;
+	return 0;
+}
+
+static void put(unsigned char *p, const struct pfw_header *h, const void *a, uint32_t alen,
+		const void *b, uint32_t blen, const void *c, uint32_t clen)
+{
+	memcpy(p, h, sizeof *h);
+	p += sizeof *h;
+	if (alen)
+		memcpy(p, a, alen);
+	if (blen)
+		memcpy(p + alen, b, blen);
+	if (clen)
+		memcpy(p + alen + blen, c, clen);
 }
 
 void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uint32_t blen,
@@ -54,31 +88,39 @@ void defs_append_tid(uint16_t type, uint32_t tid, const void *a, uint32_t alen, 
 	size_t need = sizeof h + h.len;
 	in_client++;
 	spin_lock(&defs_busy, 0);
-	if (defs_len + need > defs_cap) {
-		size_t cap = defs_cap ? defs_cap * 2 : 4096;
-		while (cap < defs_len + need)
-			cap *= 2;
-		unsigned char *nb = realloc(defs_buf, cap);
-		if (!nb) {
-			spin_unlock(&defs_busy);
-			in_client--;
-			return;
-		}
-		defs_buf = nb;
-		defs_cap = cap;
+	if (ATOMIC_LOAD(&cl.ondemand) && room(&log_buf, &log_len, &log_cap, need) == 0) {
+		put(log_buf + log_len, &h, a, alen, b, blen, c, clen);
+		log_len += need;
 	}
-	unsigned char *p = defs_buf + defs_len;
-	memcpy(p, &h, sizeof h);
-	p += sizeof h;
-	if (alen)
-		memcpy(p, a, alen);
-	if (blen)
-		memcpy(p + alen, b, blen);
-	if (clen)
-		memcpy(p + alen + blen, c, clen);
-	__atomic_store_n(&defs_len, defs_len + need, __ATOMIC_RELAXED);
+	if (queue_live && room(&defs_buf, &defs_len, &defs_cap, need) == 0) {
+		put(defs_buf + defs_len, &h, a, alen, b, blen, c, clen);
+		__atomic_store_n(&defs_len, defs_len + need, __ATOMIC_RELAXED); /* defs_pending() */
+	}
 	spin_unlock(&defs_busy);
 	in_client--;
+}
+
+void defs_replay(void)
+{
+	in_client++;
+	spin_lock(&defs_busy, 0);
+	__atomic_store_n(&defs_len, 0, __ATOMIC_RELAXED);
+	if (room(&defs_buf, &defs_len, &defs_cap, log_len) == 0) {
+		if (log_len)
+			memcpy(defs_buf, log_buf, log_len);
+		__atomic_store_n(&defs_len, log_len, __ATOMIC_RELAXED);
+	}
+	queue_live = 1;
+	spin_unlock(&defs_busy);
+	in_client--;
+}
+
+void defs_quiet(void)
+{
+	spin_lock(&defs_busy, 0);
+	queue_live = 0;
+	__atomic_store_n(&defs_len, 0, __ATOMIC_RELAXED);
+	spin_unlock(&defs_busy);
 }
 
 size_t defs_take(unsigned char **buf, size_t *cap, int from_signal)
@@ -120,7 +162,9 @@ uint32_t defs_string(const char *s, uint32_t len)
 
 uint64_t profev__site_register(struct profev_site *s)
 {
-	if (!ATOMIC_LOAD(&cl.active))
+	/* On demand, sites get their ids while nobody is attached too: the
+	 * log keeps them for every attach. */
+	if (!ATOMIC_LOAD(&cl.active) && !ATOMIC_LOAD(&cl.ondemand))
 		return 0;
 	pthread_mutex_lock(&site_lock);
 	uint64_t w = s->word;

@@ -80,6 +80,24 @@ static struct pfw_ring_data data_msgs[BATCH];
 static struct iovec iov[BATCH * 7 + 1];
 static unsigned char *dbuf;
 static size_t dcap;
+static char names[BATCH][sizeof ((struct ring *)0)->label + 1];
+
+/* The name a THREAD message gives r: on demand, the one the program gave
+ * with profev_thread_name() (copied into names[i] under names_lock, which
+ * a signal handler does not take), else the one it had at registration. */
+static const char *thread_name_of(struct ring *r, int i, int from_signal)
+{
+	if (!cl.ondemand || from_signal)
+		return r->name;
+	pthread_mutex_lock(&names_lock);
+	uint32_t n = r->label_len;
+	memcpy(names[i], r->label, n);
+	pthread_mutex_unlock(&names_lock);
+	if (!n)
+		return r->name;
+	names[i][n] = 0;
+	return names[i];
+}
 
 static int collect(struct ring **cursor, int from_signal)
 {
@@ -144,13 +162,14 @@ int flush_pass(int from_signal)
 			struct pending *p = &pend[i];
 			struct ring *r = p->r;
 			if (!ATOMIC_LOAD(&r->announced)) {
-				uint32_t len = (uint32_t)strnlen(r->name, sizeof r->name);
+				const char *name = thread_name_of(r, i, from_signal);
+				uint32_t len = (uint32_t)strnlen(name, sizeof names[i]);
 				hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_THREAD, 0, len, r->tid };
 				iov[ni++] = (struct iovec){ &hdrs[nh++], sizeof(struct pfw_header) };
 				if (len)
-					iov[ni++] = (struct iovec){ r->name, len };
+					iov[ni++] = (struct iovec){ (void *)name, len };
 				if (ring_shared(r)) {
-					ring_msgs[i] = (struct pfw_ring){ r->shm_off, r->size, 0,
+					ring_msgs[i] = (struct pfw_ring){ r->shm_off, r->size, r->sent,
 									(uint64_t)(uintptr_t)r->base };
 					hdrs[nh] = (struct pfw_header){ PFW_MAGIC, PFW_RING, 0,
 									sizeof ring_msgs[i], r->tid };
@@ -233,7 +252,7 @@ void flush_announce(struct ring *r)
 			size_t dn = defs_take(&dbuf, &dcap, 0);
 			uint32_t len = (uint32_t)strnlen(r->name, sizeof r->name);
 			struct pfw_header th = { PFW_MAGIC, PFW_THREAD, 0, len, r->tid };
-			struct pfw_ring rm = { r->shm_off, r->size, 0, (uint64_t)(uintptr_t)r->base };
+			struct pfw_ring rm = { r->shm_off, r->size, r->sent, (uint64_t)(uintptr_t)r->base };
 			struct pfw_header rh = { PFW_MAGIC, PFW_RING, 0, sizeof rm, r->tid };
 			struct iovec v[5];
 			int n = 0;
@@ -350,13 +369,51 @@ static void *flush_main(void *arg)
 	return NULL;
 }
 
+void flush_session(void)
+{
+	hello_sent = 0;
+	__atomic_store_n(&cl.lost_unreported, 0, __ATOMIC_RELAXED);
+	for (struct ring *r = ATOMIC_LOAD(&all_rings); r; r = r->next) {
+		int st = ATOMIC_LOAD(&r->state);
+		if (st == RING_EXITED || st == RING_DRAINING) {
+			/* Its thread ended while nobody was attached, or the
+			 * last recording ended before pfrec read it all. */
+			ring_recycle(r);
+			continue;
+		}
+		if (st != RING_ACTIVE)
+			continue;
+		/* The owner writes on: what it wrote before now belongs to
+		 * no recording. The next one starts where it is. */
+		uint32_t w = (uint32_t)(ATOMIC_LOAD(&r->ctl->pub.pos) - r->base);
+		r->sent = w;
+		ATOMIC_STORE(&r->announced, 0);
+		__atomic_store_n(&r->ctl->shared.stop, 0, __ATOMIC_SEQ_CST);
+		pfw_ring_consumed(&r->ctl->shared, w);
+	}
+	struct pfw_image_ctl *c = ATOMIC_LOAD(&img_ctl_shared);
+	if (c) {
+		for (uint32_t i = 0; i < PFW_IMAGE_SLOTS; i++)
+			__atomic_store_n(&c->state[i], PFW_SLOT_FREE, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&c->stop, 0, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&c->gen, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &c->gen, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+	}
+}
+
 int flush_start(void)
 {
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&fl_cond, &ca);
-	pthread_condattr_destroy(&ca);
+	__atomic_store_n(&stopping, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&kicked, 0, __ATOMIC_RELAXED);
+	static int cond_made;
+	if (!cond_made) {
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&fl_cond, &ca);
+		pthread_condattr_destroy(&ca);
+		cond_made = 1;
+	}
 
 	sigset_t all, old;
 	sigfillset(&all);

@@ -33,6 +33,7 @@ static void images_place(void)
 		defs_append(PFW_IMAGES, &m, sizeof m, NULL, 0, NULL, 0);
 		img_slots = (unsigned char *)p + PFW_RING_CTL;
 		ATOMIC_STORE(&img_ctl, (struct pfw_image_ctl *)p);
+		ATOMIC_STORE(&img_ctl_shared, (struct pfw_image_ctl *)p);
 	}
 	pthread_mutex_unlock(&reg_lock);
 	in_client--;

@@ -12,6 +12,12 @@
  *   PROFEV_BUFFER      per-thread buffer size ("1M", "256K"), 16K..64M
  *   PROFEV_CLOCK       "monotonic" forces clock_gettime over the TSC
  *   PROFEV_UNWIND      "libgcc": every capture through _Unwind_Backtrace
+ *
+ * Without PROFEV_FD, PROFEV_ON_DEMAND=1 (kept in the environment, so that
+ * programs it starts listen too) or profev_listen() set the runtime up on
+ * demand: everything above but the pipe, then listen.c's socket, through
+ * which pfrec --attach starts and ends recordings. PROFEV_CATEGORIES and
+ * PROFEV_BUFFER are read then too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +49,15 @@ _Static_assert((int)PROFEV__R_ARG == (int)PFW_R_ARG && (int)PROFEV__R_ARG_STR ==
 	       "profev.h and wire.h disagree on rich records");
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t ondemand_once = PTHREAD_ONCE_INIT;
+static int ondemand_rc = -1;
+
+PROFEV_API unsigned char profev__count_frames;
+
+int profev__frame_counted(void)
+{
+	return (__atomic_add_fetch(&cl.frames, 1, __ATOMIC_ACQ_REL) & FRAMES_RECORDED) != 0;
+}
 
 int profev_active(void)
 {
@@ -58,6 +73,19 @@ void profev__category_register(struct profev_category *c)
 /* The child of a fork must never write into the parent's stream. */
 static void in_child(void)
 {
+	if (ATOMIC_LOAD(&cl.ondemand)) {
+		/* Not the program pfrec may attach to: its parent is. */
+		listen_forget();
+		ATOMIC_STORE(&cl.ondemand, 0);
+		__atomic_store_n(&profev__count_frames, 0, __ATOMIC_RELAXED);
+		categories_disable_all();
+		if (!ATOMIC_LOAD(&cl.active)) {
+			if (cl.shm_fd >= 0)
+				close(cl.shm_fd);
+			cl.shm_fd = -1;
+			return;
+		}
+	}
 	if (!ATOMIC_LOAD(&cl.active))
 		return;
 	ATOMIC_STORE(&cl.active, 0);
@@ -72,6 +100,10 @@ static void in_child(void)
 
 static void at_exit(void)
 {
+	/* On demand, the listener ends first; a recording under way ends
+	 * below as any does when the program exits. */
+	if (ATOMIC_LOAD(&cl.ondemand))
+		listen_stop();
 	/* A flush thread that ended when pfrec went away is joined too. */
 	if (!ATOMIC_LOAD(&cl.active)) {
 		flush_stop();
@@ -125,13 +157,63 @@ static int env_fd(const char *name)
 	return (int)fd;
 }
 
+/*
+ * profev_listen() or PROFEV_ON_DEMAND: the runtime as pfrec would start
+ * it, minus the pipe, plus the socket. An attached recording drops events
+ * rather than make the program wait (formats/wire.md).
+ */
+static void do_ondemand(void)
+{
+	if (ATOMIC_LOAD(&cl.active))
+		return; /* started by pfrec: recorded already */
+	const char *s;
+	categories_select(getenv("PROFEV_CATEGORIES"));
+	s = getenv("PROFEV_BUFFER");
+	cl.ring_bytes = parse_buffer(s ? s : "1M");
+	s = getenv("PROFEV_UNWIND");
+	cl.unwind_libgcc = s && strcmp(s, "libgcc") == 0;
+	cl.drop = 1;
+	clock_init();
+	cl.pid = (uint32_t)getpid();
+	cl.age_us = 2000;
+	ATOMIC_STORE(&cl.ondemand, 1);
+	defs_quiet();
+	crash_install();
+	modules_init();
+	categories_announce_all();
+	categories_start();
+	__atomic_store_n(&profev__count_frames, 1, __ATOMIC_RELEASE);
+	pthread_atfork(NULL, NULL, in_child);
+	atexit(at_exit);
+	if (listen_start() < 0) {
+		/* Nothing to attach through: as if never asked. */
+		__atomic_store_n(&profev__count_frames, 0, __ATOMIC_RELAXED);
+		categories_disable_all();
+		ATOMIC_STORE(&cl.ondemand, 0);
+		__atomic_store_n(&profev__frames.enabled, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	ondemand_rc = 0;
+}
+
+int profev_listen(void)
+{
+	client_init();
+	pthread_once(&ondemand_once, do_ondemand);
+	return ondemand_rc;
+}
+
 static void do_init(void)
 {
 	const char *s;
 	cl.shm_fd = -1;
 	int fd = env_fd("PROFEV_FD");
-	if (fd < 0)
+	if (fd < 0) {
+		s = getenv("PROFEV_ON_DEMAND");
+		if (s && *s && strcmp(s, "0") != 0)
+			pthread_once(&ondemand_once, do_ondemand);
 		return;
+	}
 	cl.shm_fd = env_fd("PROFEV_SHM");
 
 	categories_select(getenv("PROFEV_CATEGORIES"));

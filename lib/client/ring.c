@@ -128,6 +128,10 @@ static struct ring *ring_register(void)
 	stack_bounds(r);
 	memset(r->name, 0, sizeof r->name);
 	pthread_getname_np(pthread_self(), r->name, sizeof r->name);
+	pthread_mutex_lock(&names_lock);
+	memcpy(r->label, thread_label, thread_label_len);
+	r->label_len = thread_label_len;
+	pthread_mutex_unlock(&names_lock);
 	__atomic_store_n(&r->dropped, 0, __ATOMIC_RELAXED);
 	r->ctl->pub.end = NULL;
 	ATOMIC_STORE(&r->ctl->pub.pos, r->base);
@@ -433,8 +437,25 @@ void profev_program_name(const char *name)
 		emit_var(PFW_R_MESSAGE, profev__program_name.index, name, strlen(name));
 }
 
+/* On demand: the name is kept for the THREAD message of each attach. */
+static void label_keep(const char *name)
+{
+	size_t n = strnlen(name, sizeof thread_label);
+	memcpy(thread_label, name, n);
+	thread_label_len = (uint32_t)n;
+	struct ring *r = ring_self();
+	if (r) {
+		pthread_mutex_lock(&names_lock);
+		memcpy(r->label, name, n);
+		r->label_len = (uint32_t)n;
+		pthread_mutex_unlock(&names_lock);
+	}
+}
+
 void profev_thread_name(const char *name)
 {
+	if (name && ATOMIC_LOAD(&cl.ondemand))
+		label_keep(name);
 	if (!name || !ATOMIC_LOAD(&cl.active))
 		return;
 	emit_var(PFW_R_THREAD_NAME, 0, name, strlen(name));

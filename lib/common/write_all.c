@@ -2,6 +2,7 @@
  * runtime (the Makefile's CLIENT_SRC): libc only, nothing else of lib/. */
 #define _GNU_SOURCE /* IOV_MAX */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include "common/write_all.h"
@@ -13,6 +14,13 @@ int writev_all(int fd, struct iovec *iov, int n, uint64_t *written)
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
+			/* On a blocking descriptor EAGAIN is a send timeout
+			 * (SO_SNDTIMEO: the client's socket to pfrec): the
+			 * reader is stuck, give up. */
+			if (errno == EAGAIN && !(fcntl(fd, F_GETFL) & O_NONBLOCK)) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
 			if (errno == EAGAIN) {
 				struct pollfd p = { fd, POLLOUT, 0 };
 				poll(&p, 1, 100);

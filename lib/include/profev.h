@@ -92,6 +92,7 @@ static inline __attribute__((format(printf, 1, 2))) int profev__nop(const char *
 #define PROFEV_SECURE_FREE(ptr) ((void)sizeof(ptr))
 #define profev_thread_name(name) ((void)sizeof(name))
 #define profev_active() 0
+#define profev_listen() (-1)
 #define PROFEV_ARG_INT(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
 #define PROFEV_ARG_UINT(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
 #define PROFEV_ARG_DOUBLE(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
@@ -247,8 +248,25 @@ PROFEV_API void profev_program_name(const char *name);
  */
 PROFEV_API void profev_thread_name(const char *name);
 
-/** 1 if this process is being recorded (started by pfrec), else 0. */
+/** 1 if this process is being recorded (started by pfrec, or attached
+ *  to with pfrec --attach), else 0. */
 PROFEV_API int profev_active(void);
+
+/**
+ * Let pfrec --attach record this program later, on demand (as
+ * PROFEV_ON_DEMAND=1 in its environment does): the client starts one
+ * thread that listens on the abstract Unix socket "profev-PID", which only
+ * the program's own user and root may attach through. Until an attach,
+ * and after each detach, macros record nothing and a zone costs what a
+ * disabled category costs; frame marks are counted, so that a recording
+ * numbers frames from the program's first. Call it early in main, before
+ * the threads start. Without it (or PROFEV_ON_DEMAND) the client starts
+ * no thread and opens no socket.
+ * @return 0 (also when already listening), or -1: the program is already
+ *         recorded by the pfrec that started it, or the socket or the
+ *         thread could not be made.
+ */
+PROFEV_API int profev_listen(void);
 
 PROFEV__INLINE uint64_t profev__ticks(void)
 {
@@ -325,6 +343,20 @@ PROFEV__INLINE uint64_t profev__word(struct profev_site *s)
 	if (PROFEV__UNLIKELY(!w))
 		w = profev__site_register(s);
 	return w;
+}
+
+/* On demand (profev_listen): frame marks are counted as well as recorded. */
+extern PROFEV_API unsigned char profev__count_frames;
+PROFEV_API int profev__frame_counted(void);
+
+/* A default frame mark; on demand, counted, and recorded only while pfrec
+ * is attached. */
+PROFEV__INLINE void profev__frame_mark(void)
+{
+	if (PROFEV__UNLIKELY(__atomic_load_n(&profev__count_frames, __ATOMIC_RELAXED)) &&
+	    !profev__frame_counted())
+		return;
+	profev__emit(PROFEV__R_FRAME);
 }
 
 /* Returns the word the matching end writes, 0 if nothing was begun. */
@@ -543,7 +575,7 @@ struct profev__scope {
 /** The end of a frame of the default frame set. */
 #define PROFEV_FRAME_MARK() do { \
 	if (profev__on(&profev__frames)) \
-		profev__emit(PROFEV__R_FRAME); } while (0)
+		profev__frame_mark(); } while (0)
 
 /** The end of a frame of the named frame set. */
 #define PROFEV_FRAME_MARK_NAMED(name) do { \

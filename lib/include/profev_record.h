@@ -88,6 +88,13 @@ struct profev_record_opts {
 	const char *snapshot_base; /**< "x" for x-001.bin */
 	/** A snapshot was written to path. */
 	void (*snapshot)(void *ctx, const char *path);
+	int attach_pid;           /**< not 0: record this running program,
+	                               which listens (profev_listen(),
+	                               PROFEV_ON_DEMAND=1), instead of starting
+	                               argv; categories, drop, buffer_bytes,
+	                               pipe_only, the sampling options and
+	                               kill_at_end do not apply; a limit ends
+	                               the recording as a detach does */
 };
 
 /** What stopped a recording before the program's end. */
@@ -108,11 +115,17 @@ struct profev_record_result {
 	                               (perf_event_open was allowed) */
 	int stopped;              /**< enum profev_record_stop: a limit ended the
 	                               recording before the program did */
+	int detached;             /**< attach_pid: 1 if the recording ended
+	                               with a detach and the program runs on;
+	                               0 if the program ended (exit_kind is
+	                               then PROFEV_EXIT_UNKNOWN: not our child) */
 	struct profev_record_stats stats;
 };
 
 /**
- * Create the trace on opts->out_fd and start the program.
+ * Create the trace on opts->out_fd and start the program (or attach to
+ * opts->attach_pid: NULL with *err saying why not, e.g. the program does
+ * not listen, or refused this user).
  * A program that cannot be started is not an error here: the recorder is
  * returned and profev_recorder_run() reports PROFEV_EXIT_NOSTART. Nor is
  * a kernel that refuses samples or switches (perf_event_open): the warning
@@ -123,12 +136,30 @@ struct profev_record_result {
 struct profev_recorder *profev_recorder_start(const struct profev_record_opts *opts,
 					      struct profev_error *err);
 
+/** A program that pfrec --attach can record (profev_attachable()). */
+struct profev_attachable {
+	int pid;
+	unsigned uid;             /**< its owner */
+	char name[16];            /**< its command name (/proc/PID/comm) */
+};
+
+/**
+ * The programs of this machine (of this network namespace) that listen
+ * for pfrec --attach, by pid; those of other users too, though only their
+ * user and root may attach.
+ * @param out  filled with a malloc'd array (free() it), NULL if none
+ * @return how many, or <0 with *err filled (/proc/net/unix unreadable)
+ */
+long profev_attachable(struct profev_attachable **out, struct profev_error *err);
+
 /** Pid of the program, 0 if it was not started. */
 int profev_recorder_pid(const struct profev_recorder *r);
 
 /**
  * Send sig to the program if it is still running. Async-signal-safe: this
- * is how pfrec passes SIGINT and SIGTERM on.
+ * is how pfrec passes SIGINT and SIGTERM on. With attach_pid the program
+ * is not signalled: the recorder detaches instead (profev_recorder_run()
+ * then ends within about 2 s).
  */
 void profev_recorder_signal(struct profev_recorder *r, int sig);
 

@@ -132,7 +132,11 @@ enum profev_event_type {
 	                                 window's start */
 	PROFEV_EV_ZONE_AFTER = 33, /**< a zone still open at the window's end: as
 	                                ZONE_END, ts is the window's end */
-	/* 34..39: reserved for recording windows */
+	PROFEV_EV_ATTACH = 34,      /**< pfrec --attach began recording: payload:
+	                                 default frame marks the program made before */
+	PROFEV_EV_DETACH = 35,      /**< it ended (detached): payload: default frame
+	                                 marks the program made before */
+	/* 36..39: reserved for recording windows */
 	PROFEV_EV_GPU_ZONE = 40,   /**< never stored in an events chunk: a GPU zone
 	                                as a listing shows it (profev_dump_list):
 	                                ts: its begin on the CPU timeline; name:

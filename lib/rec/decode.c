@@ -137,8 +137,22 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 		if (arg < PFW_REC_HEAD || arg % 16)
 			return -1;
 		return arg <= avail ? (long)arg : 0;
-	case PFW_R_ZONE_BEGIN:
 	case PFW_R_ZONE_END:
+		if (!t->depth && r->window_open) {
+			/* Attached: a zone the thread began before the recording
+			 * ends. It is marked as begun at the window's start. */
+			ev.ts = r->window_ns;
+			ev.type = PROFEV_EV_ZONE_BEFORE;
+			ev.name = map_string(r, arg);
+			ev.payload = map_cat(r, cat);
+			if (emit_event(r, &ev) < 0)
+				return -2;
+			ev.ts = tick_ns(r, t, tick);
+			ev.type = PROFEV_EV_ZONE_END;
+			return emit_event(r, &ev) < 0 ? -2 : (long)PFW_REC_HEAD;
+		}
+		/* fall through */
+	case PFW_R_ZONE_BEGIN:
 	case PFW_R_INSTANT: {
 		/* Callers try decode_plain_run() first; this keeps one way of
 		 * decoding them should one not. */
@@ -418,6 +432,7 @@ uint32_t decode_plain_run(struct profev_recorder *r, const unsigned char *p, uin
 	uint32_t *stack = t->stack, scap = t->stack_cap;
 	uint64_t last = t->last_ns, frame = marks;
 	uint32_t depth = t->depth, off = 0;
+	const int attached = r->window_open; /* an end at depth 0: decode_record's */
 	for (int more = 1; more;) {
 		uint64_t next_frame = frame;
 		uint32_t room = (avail - off) / PFW_REC_HEAD;
@@ -431,6 +446,8 @@ uint32_t decode_plain_run(struct profev_recorder *r, const unsigned char *p, uin
 			const unsigned type = word & 0xff, cat = (word >> 16) & 0xffff;
 			const uint32_t arg = (uint32_t)(word >> 32);
 			if (type - PFW_R_ZONE_BEGIN > PFW_R_INSTANT - PFW_R_ZONE_BEGIN || type == PFW_R_COUNTER)
+				break;
+			if (unlikely(type == PFW_R_ZONE_END && !depth && attached))
 				break;
 			uint64_t ts = likely(tick >= tick0) ? fixed_tick_ns(tick - tick0, mono0, whole, frac)
 							    : early_tick_ns(r, tick);

@@ -44,7 +44,17 @@ static int decode_message(struct profev_recorder *r, const struct pfw_header *h,
 		return -1;
 	switch (h->type) {
 	case PFW_HELLO:
-		return clock_hello(r, b, h->len);
+		if (clock_hello(r, b, h->len) < 0)
+			return -1;
+		return window_begin(r);
+	case PFW_DETACH:
+		/* The attached program's last message: the recording ended. */
+		if (r->attached && h->len >= sizeof(struct pfw_detach)) {
+			struct pfw_detach d;
+			memcpy(&d, b, sizeof d);
+			return window_end(r, d.tick, d.frames);
+		}
+		return 0;
 	case PFW_SITE:
 		return def_site(r, b, h->len);
 	case PFW_STRING:

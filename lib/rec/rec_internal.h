@@ -4,7 +4,9 @@
  *
  *   recorder.c      start, the poll loop, the end, the sampler's host
  *   child.c         the program: fork, exec, its pipe and shared file
+ *   attach.c        or a running program's socket (--attach), --list
  *   messages.c      the pipe's stream: messages, and EVENTS bodies
+ *   window.c        an attached recording's start and end as events
  *   shared_rings.c  the threads' rings in the shared file
  *   decode.c        event records into trace events
  *   gpu.c           GPU contexts, calibrations and zones
@@ -141,6 +143,17 @@ struct profev_recorder {
 	uint64_t snap_due, last_snap_ns;
 	uint32_t snap_seq;          /* snapshots written (or tried) */
 	uint64_t ring_flushed;      /* when the writer last made its chunks */
+	/* --attach (attach.c, window.c) */
+	int attached;               /* recording a running program */
+	volatile sig_atomic_t detach_asked; /* profev_recorder_signal() */
+	int detach_sent;            /* DETACH written to the socket */
+	uint64_t detach_deadline;   /* then the socket is closed, ns */
+	int detached;               /* the client's DETACH arrived */
+	int window_open;            /* the attach event was written */
+	uint64_t attach_tick;       /* client ticks when recording began */
+	uint64_t window_ns;         /* its time in the trace */
+	char *attach_argv[2];       /* the program's path, for the metadata */
+
 	uint64_t mono_start, events;
 	uint64_t marks;             /* default frame marks so far */
 	uint64_t mark_ts[64];       /* the latest of them, by mark number % 64 */
@@ -299,6 +312,20 @@ void rings_drain(struct profev_recorder *r);
 /* Tells every thread with a ring, and the image slots, that nobody reads. */
 void rings_stop(struct profev_recorder *r);
 
+/* ---- window.c ---- */
+#define window_begin profev__rec_window_begin
+#define window_end profev__rec_window_end
+
+/* After HELLO of an attached recording: the attach event (34), on the
+ * program's main thread, with the frames made before. 0, or -2 if the
+ * trace could not be written. */
+int window_begin(struct profev_recorder *r);
+/* The recording ends with a detach at tick (0: now, the client did not
+ * say) after frames default frame marks: a zone-after event (33) for each
+ * zone still open, innermost first, then the detach event (35). Once. 0
+ * or -2. */
+int window_end(struct profev_recorder *r, uint64_t tick, uint64_t frames);
+
 /* ---- messages.c ---- */
 #define decode_stream profev__rec_decode_stream
 
@@ -366,6 +393,17 @@ int child_fork(struct profev_recorder *r, struct child_pipes *c, struct profev_e
 /* Lets the program exec and learns whether it could (r->nostart_errno;
  * a program that could not is reaped). */
 void child_release(struct profev_recorder *r, struct child_pipes *c);
+
+/* ---- attach.c ---- */
+#define attach_connect profev__rec_attach_connect
+#define attach_detach profev__rec_attach_detach
+
+/* Connect to r->o.attach_pid's socket and ask for a recording: r->rfd,
+ * r->shm_fd, r->pid, r->marks, r->attach_tick and r->attach_argv set.
+ * 0, or <0 with err set (no such program, not listening, refused). */
+int attach_connect(struct profev_recorder *r, struct profev_error *err);
+/* Ask the client to end the recording (once); the stream then ends. */
+void attach_detach(struct profev_recorder *r);
 
 /* ==== the kernel's samples and switches (perf_*.c) ==== */
 

@@ -60,12 +60,13 @@ static int start_meta(struct profev_recorder *r)
 {
 	char host[256] = "";
 	gethostname(host, sizeof host - 1);
+	char *const *argv = r->attached ? r->attach_argv : r->o.argv;
 	uint32_t argc = 0;
-	while (r->o.argv[argc])
+	while (argv[argc])
 		argc++;
 	struct profev_meta m = { 0 };
-	m.program = r->o.argv[0];
-	m.argv = (const char *const *)r->o.argv;
+	m.program = argv[0];
+	m.argv = (const char *const *)argv;
 	m.argc = argc;
 	m.pid = (uint32_t)(r->pid > 0 ? r->pid : 0);
 	m.host = host;
@@ -82,7 +83,8 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 	if (!err)
 		err = &dummy;
 	int ring = o && (o->ring_ns || o->ring_bytes);
-	if (!o || !o->argv || !o->argv[0] || (!ring && o->out_fd < 0) || (ring && !o->snapshot_base)) {
+	if (!o || ((!o->argv || !o->argv[0]) && o->attach_pid <= 0) || (!ring && o->out_fd < 0) ||
+	    (ring && !o->snapshot_base)) {
 		err_set(err, PROFEV_E_ARG, "no program to record");
 		return NULL;
 	}
@@ -112,12 +114,17 @@ struct profev_recorder *profev_recorder_start(const struct profev_record_opts *o
 		goto fail;
 	}
 
-	struct child_pipes c;
-	if (child_fork(r, &c, err) < 0)
-		goto fail;
-	if (r->pid > 0 && (o->sample_hz || o->sched))
-		sampler_start(r);
-	child_release(r, &c);
+	if (o->attach_pid > 0) {
+		if (attach_connect(r, err) < 0)
+			goto fail;
+	} else {
+		struct child_pipes c;
+		if (child_fork(r, &c, err) < 0)
+			goto fail;
+		if (r->pid > 0 && (o->sample_hz || o->sched))
+			sampler_start(r);
+		child_release(r, &c);
+	}
 #ifdef SYS_pidfd_open
 	if (r->pid > 0)
 		r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
@@ -142,7 +149,9 @@ int profev_recorder_pid(const struct profev_recorder *r)
 
 void profev_recorder_signal(struct profev_recorder *r, int sig)
 {
-	if (r && r->pid > 0 && !r->reaped)
+	if (r && r->attached)
+		__atomic_store_n(&r->detach_asked, 1, __ATOMIC_RELAXED); /* not ours to signal */
+	else if (r && r->pid > 0 && !r->reaped)
 		kill(r->pid, sig);
 }
 
@@ -179,6 +188,13 @@ static int try_reap(struct profev_recorder *r, int block)
 {
 	if (r->reaped)
 		return 1;
+	if (r->attached) {
+		/* Not our child: it ended when its pidfd says so. */
+		struct pollfd p = { r->pidfd, POLLIN, 0 };
+		if (r->pidfd >= 0 ? poll(&p, 1, 0) == 1 : kill(r->pid, 0) < 0 && errno == ESRCH)
+			r->reaped = 1;
+		return r->reaped;
+	}
 	pid_t p;
 	while ((p = waitpid(r->pid, &r->status, block ? 0 : WNOHANG)) < 0 && errno == EINTR)
 		;
@@ -296,11 +312,20 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 				timeout = 50;
 		}
 		timeout = limits_timeout(r, now_ns(CLOCK_MONOTONIC), timeout);
-		if (r->ring)
-			timeout = triggers_timeout(r, now_ns(CLOCK_MONOTONIC), timeout > 100 ? 100 : timeout);
+	int ring = o && (o->ring_ns || o->ring_bytes);
+	if (!o || ((!o->argv || !o->argv[0]) && o->attach_pid <= 0) || (!ring && o->out_fd < 0) ||
+	    (ring && !o->snapshot_base)) {
 		int k = poll(p, (nfds_t)(nperf ? 2 + nperf : np), timeout);
 		if (k < 0 && errno != EINTR)
 			break;
+		if (r->attached && asked)
+			attach_detach(r);
+		if (r->detach_sent && r->rfd >= 0 && now_ns(CLOCK_MONOTONIC) > r->detach_deadline) {
+			rec_warn(r, "process %d did not end the recording in 2 s; stopped reading", r->pid);
+			close(r->rfd);
+			r->rfd = -1;
+			break;
+		}
 		if (r->sampler && !r->bad && perf_sampler_drain(r->sampler, 0) < 0)
 			writer_failed(r);
 		if (k > 0 && p[0].revents) {
@@ -346,7 +371,12 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 	if (r->in_events && r->body_left && !r->bad && !r->stopped)
 		rec_warn(r, "client stream ends inside a message; its last %u bytes are lost",
 		     r->body_left);
-	rings_drain(r);
+	/* After a detach the rings are the program's again: nothing more is
+	 * ours in them. */
+	if (!r->detached)
+		rings_drain(r);
+	if (r->detach_sent && !r->bad && !r->stopped && window_end(r, 0, 0) < 0)
+		writer_failed(r);
 	res->sampled = r->sampler != NULL;
 	int rc = 0;
 	if (r->stopped) {
@@ -361,11 +391,14 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 		if (r->o.kill_at_end)
 			profev_recorder_signal(r, SIGTERM);
 	}
-	try_reap(r, 1);
+	try_reap(r, !r->attached);
 	if (!r->stopped && r->sampler && !r->err.code && perf_sampler_drain(r->sampler, 1) < 0)
 		writer_failed(r);
 
-	if (r->nostart_errno) {
+	if (r->attached) {
+		res->exit_kind = PROFEV_EXIT_UNKNOWN; /* runs on, or not ours to know */
+		res->detached = (r->detached || r->stopped) && !r->reaped;
+	} else if (r->nostart_errno) {
 		res->exit_kind = PROFEV_EXIT_NOSTART;
 		res->exit_code = r->nostart_errno;
 		res->status = r->nostart_errno == ENOENT ? 127 : 126;
@@ -404,6 +437,7 @@ void profev_recorder_free(struct profev_recorder *r)
 	free(r->cats);
 	module_map_free(&r->mods);
 	free(r->buf);
+	free(r->attach_argv[0]);
 	rec_images_free(&r->img);
 	ring_store_free(r->ring);
 	free(r);

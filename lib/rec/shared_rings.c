@@ -18,7 +18,7 @@ int ring_attach(struct profev_recorder *r, const struct pfw_header *h, const uns
 		return -1;
 	memcpy(&m, b, sizeof m);
 	if (m.offset % PFW_RING_CTL || m.size < (16u << 10) || m.size > (64u << 20) ||
-	    (m.size & (m.size - 1)) || fstat(r->shm_fd, &st) < 0 ||
+	    (m.size & (m.size - 1)) || m.start > m.size || m.start % 16 || fstat(r->shm_fd, &st) < 0 ||
 	    m.offset + PFW_RING_CTL + m.size > (uint64_t)st.st_size)
 		return -1;
 	struct thr *t = thread_get(r, h->tid, NULL, 0);
@@ -32,7 +32,8 @@ int ring_attach(struct profev_recorder *r, const struct pfw_header *h, const uns
 	t->ring_map = p;
 	t->ring_size = m.size;
 	t->ring_base = m.base;
-	t->ring_read = 0;
+	/* After an attach the ring's records start where its owner was. */
+	t->ring_read = m.start;
 	return 0;
 }
 

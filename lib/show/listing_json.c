@@ -314,6 +314,10 @@ void listing_json_event(struct dump *d, const struct profev_event *ev, const str
 		json_key_u64(o, "duration_ns", ev->payload);
 		break;
 	}
+	case PROFEV_EV_ATTACH:
+	case PROFEV_EV_DETACH:
+		json_key_u64(o, "frames_before", ev->payload);
+		break;
 	default:
 		json_key_string(o, "name", in->name, strlen(in->name));
 		if (ev->type > PROFEV_EV_TYPE_MAX)

@@ -261,6 +261,10 @@ void listing_text_event(struct dump *d, const struct profev_event *ev, const str
 		text(o, "]  %" PRIu64 ".%03" PRIu64 " us", ev->payload / 1000, ev->payload % 1000);
 		break;
 	}
+	case PROFEV_EV_ATTACH:
+	case PROFEV_EV_DETACH:
+		text(o, "%" PRIu64 " frames before", ev->payload);
+		break;
 	default:
 		text(o, "type %u payload %" PRIu64, ev->type, ev->payload);
 		break;

@@ -50,6 +50,8 @@ const char *profev_event_type_name(unsigned type)
 		[PROFEV_EV_ZONE_BEFORE] = "zone_before",
 		[PROFEV_EV_ZONE_AFTER] = "zone_after",
 		[PROFEV_EV_GPU_ZONE] = "gpu_zone",
+		[PROFEV_EV_ATTACH] = "attach",
+		[PROFEV_EV_DETACH] = "detach",
 	};
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];

@@ -50,6 +50,11 @@ enum pfw_msg {
 	PFW_GPU_ZONES = 32,  /* struct pfw_gpu_zones, then n struct pfw_gpu_zone */
 	PFW_GPU_LOST = 33,   /* struct pfw_gpu_lost */
 	/* 34..35 reserved for GPU */
+	/* On-demand recording (formats/wire.md, "Attaching to a running
+	 * program"): the socket's handshake and its end. */
+	PFW_ATTACH = 25,     /* pfrec -> client: struct pfw_attach, the request */
+	PFW_ATTACHED = 26,   /* client -> pfrec: struct pfw_attached, then a reason if refused */
+	PFW_DETACH = 27,     /* pfrec -> client: no body, stop; client -> pfrec: struct pfw_detach, last */
 	/* 13..15 and 20..23 reserved for rich events, 17..19 for frame images */
 };
 
@@ -156,6 +161,45 @@ struct pfw_gpu_lost {
 	uint64_t count;     /* more zones lost: query ring full, queue full */
 };
 _Static_assert(sizeof(struct pfw_gpu_lost) == 16, "formats/wire.md: GPU_LOST is 16 bytes");
+/*
+ * On-demand recording: a program that opted in (PROFEV_ON_DEMAND=1,
+ * profev_listen()) listens on the abstract Unix socket "\0profev-PID"
+ * (PFW_SOCKET_PREFIX and the pid in decimal). pfrec connects and sends
+ * PFW_ATTACH; the client answers PFW_ATTACHED with the shared file as
+ * SCM_RIGHTS, then the socket carries the stream from HELLO on.
+ */
+#define PFW_SOCKET_PREFIX "profev-"
+
+struct pfw_attach {
+	uint32_t version;    /* PFW_VERSION */
+	uint32_t flags;      /* PFW_HELLO_DROP; other bits 0 */
+	uint32_t reserved[2];
+};
+_Static_assert(sizeof(struct pfw_attach) == 16, "formats/wire.md: ATTACH is 16 bytes");
+
+enum pfw_attach_status {
+	PFW_ATTACH_OK = 0,
+	PFW_ATTACH_REFUSED = 1,  /* not the program's user nor root */
+	PFW_ATTACH_BUSY = 2,     /* another pfrec is attached */
+	PFW_ATTACH_BAD = 3,      /* a request of another version, or malformed */
+	PFW_ATTACH_FAILED = 4,   /* the client could not start (no memory, no thread) */
+};
+
+struct pfw_attached {
+	uint32_t version;    /* PFW_VERSION */
+	uint32_t status;     /* enum pfw_attach_status; a text follows unless OK */
+	uint32_t pid;
+	uint32_t reserved;
+	uint64_t tick;       /* when recording began, in the client's ticks */
+	uint64_t frames;     /* default frame marks made before it */
+};
+_Static_assert(sizeof(struct pfw_attached) == 32, "formats/wire.md: ATTACHED is 32 bytes");
+
+struct pfw_detach {
+	uint64_t tick;       /* when recording ended */
+	uint64_t frames;     /* default frame marks made before it */
+};
+_Static_assert(sizeof(struct pfw_detach) == 16, "formats/wire.md: DETACH is 16 bytes");
 
 /** A module (the program or a shared object), as dl_iterate_phdr sees it. */
 struct pfw_module {
@@ -182,7 +226,7 @@ _Static_assert(sizeof(struct pfw_module) == 32, "formats/wire.md: MODULE is 32 b
 struct pfw_ring {
 	uint64_t offset; /* of the control page; a multiple of 4096 */
 	uint32_t size;   /* ring bytes after the control page; a power of two */
-	uint32_t reserved;
+	uint32_t start;  /* ring offset of the first record (0 but after an attach) */
 	uint64_t base;   /* the ring's address in the program */
 };
 _Static_assert(sizeof(struct pfw_ring) == 24, "formats/wire.md: RING is 24 bytes");
