@@ -312,9 +312,11 @@ int profev_recorder_run(struct profev_recorder *r, struct profev_record_result *
 				timeout = 50;
 		}
 		timeout = limits_timeout(r, now_ns(CLOCK_MONOTONIC), timeout);
-	int ring = o && (o->ring_ns || o->ring_bytes);
-	if (!o || ((!o->argv || !o->argv[0]) && o->attach_pid <= 0) || (!ring && o->out_fd < 0) ||
-	    (ring && !o->snapshot_base)) {
+		if (r->ring)
+			timeout = triggers_timeout(r, now_ns(CLOCK_MONOTONIC), timeout > 100 ? 100 : timeout);
+		int asked = __atomic_load_n(&r->detach_asked, __ATOMIC_RELAXED);
+		if (r->attached && (asked || r->detach_sent))
+			timeout = 20;
 		int k = poll(p, (nfds_t)(nperf ? 2 + nperf : np), timeout);
 		if (k < 0 && errno != EINTR)
 			break;
