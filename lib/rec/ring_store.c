@@ -156,7 +156,9 @@ int ring_store_sink(void *ctx, unsigned kind, const struct iovec *iov, int n, st
 		len += iov[i].iov_len;
 	if (kind == 0 || kind == PROFEV_CHUNK_END)
 		return 0; /* the file header and the end: each snapshot writes its own */
-	if (kind != PROFEV_CHUNK_EVENTS && kind != PROFEV_CHUNK_IMAGE) {
+	/* Definitions stay for every snapshot; what happened in time (events,
+	 * images, GPU zones) goes round the ring. */
+	if (kind != PROFEV_CHUNK_EVENTS && kind != PROFEV_CHUNK_IMAGE && kind != PROFEV_CHUNK_GPU_ZONES) {
 		for (int i = 0; i < n; i++)
 			if (buf_put(&s->defs, iov[i].iov_base, iov[i].iov_len))
 				goto nomem;
