@@ -263,6 +263,12 @@ static int unit_header(const struct sect *info, uint64_t off, int dwo, struct un
 		*why = "its length runs past the end of the section";
 		return -1;
 	}
+	if (c->end - c->p < 7) {
+		/* no header fits (zeros, garbage): the next unit's offset,
+		 * from this length, means nothing either */
+		*why = "its length is too short for a unit header";
+		return -1;
+	}
 	u->version = (unsigned)rd_u(c, 2);
 	unsigned type = DW_UT_compile;
 	if (u->version >= 5) {
@@ -315,19 +321,36 @@ static const char *info_name(const struct profev_symbolizer *s)
 	return s->dwo ? ".debug_info.dwo" : ".debug_info";
 }
 
+/*
+ * So many damaged units in a row end the walk of a unit list: a run of
+ * garbage (a section of zeros, of random bytes) would otherwise be read as
+ * unit after unit, each warned about.
+ */
+#define DAMAGED_RUN_MAX 8
+
 /* The unit headers and root DIEs: where each unit's code is. */
 int info_load_units(struct profev_symbolizer *s)
 {
 	const struct dwsects *d = &s->dw;
 	struct ranges r = { 0 };
 	uint64_t off = 0;
-	while (off + 11 <= d->info.n) {
+	unsigned run = 0;     /* damaged units in a row */
+	int bad = 0;          /* this one is */
+	for (; off + 11 <= d->info.n; run = bad ? run + 1 : 0) {
+		bad = 0;
+		if (run >= DAMAGED_RUN_MAX) {
+			sym_warn(s, "'%s': %s: %u damaged units in a row before offset 0x%llx: the other %llu bytes of the section are not read",
+				 s->path, info_name(s), run, (unsigned long long)(off + s->info_off),
+				 (unsigned long long)(d->info.n - off));
+			break;
+		}
 		struct unitctx u;
 		uint64_t abbr = 0, dwo_id = 0;
 		int has_id;
 		const char *why;
 		struct cur c;
 		int h = unit_header(&d->info, off, s->dwo, &u, &abbr, &c, &dwo_id, &has_id, &why);
+		bad = why != NULL;
 		if (why)
 			sym_warn(s, "'%s': %s: unit at offset 0x%llx: %s", s->path, info_name(s),
 				 (unsigned long long)(off + s->info_off), why);
@@ -338,6 +361,7 @@ int info_load_units(struct profev_symbolizer *s)
 		if (h > 0)
 			continue;
 		if (abbrevs_use(&s->ab, &d->abbrev, abbr, &u)) {
+			bad = 1;
 			sym_warn(s, "'%s': %s: unit at offset 0x%llx: abbreviation table at offset 0x%llx cannot be read",
 				 s->path, info_name(s), (unsigned long long)(unit_off + s->info_off),
 				 (unsigned long long)abbr);
@@ -350,6 +374,7 @@ int info_load_units(struct profev_symbolizer *s)
 		if (k == 1)
 			die_attrs(&c, &s->ab, a, &u, unit_off, &die);
 		if (k != 1 || c.bad) {
+			bad = 1;
 			sym_warn(s, "'%s': %s: unit at offset 0x%llx: %s", s->path, info_name(s),
 				 (unsigned long long)(unit_off + s->info_off),
 				 k != 1 ? "root DIE's abbreviation code not in its table" :
@@ -393,6 +418,7 @@ int info_load_units(struct profev_symbolizer *s)
 		}
 		int rr = die_ranges(d, &u, &die, &r);
 		if (rr > 0) {
+			bad = 1;
 			sym_warn(s, "'%s': %s: unit at offset 0x%llx: its range list cannot be read",
 				 s->path, info_name(s), (unsigned long long)(unit_off + s->info_off));
 			continue;

@@ -22,6 +22,7 @@ struct profev_symbolizer *sym_alloc(struct profev_error *err)
 	if (s) {
 		s->fd = -1;
 		s->sfd = -1;
+		u64_map_init(&s->warned, 8);
 	}
 	return s;
 }

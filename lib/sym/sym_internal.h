@@ -35,6 +35,7 @@
 #include <string.h>
 #include <dwarf.h>
 #include "profev_sym.h"
+#include "common/u64_map.h"
 
 /* ---------------------------------------------------------------- */
 /* Memory                                                            */
@@ -554,8 +555,13 @@ struct profev_symbolizer {
 	int damaged;          /* a unit of it was refused (warned) */
 	const char *path;     /* the file, for messages */
 	uint64_t info_off;    /* a .dwp unit's: where its .debug_info.dwo slice starts */
-	char **warnings;      /* damage found, see profev_symbolizer_warnings() */
+	char **warnings;      /* damage found, see profev_symbolizer_warnings():
+	                         WARN_MAX texts, then more[] if any */
 	unsigned nwarnings;
+	struct u64_map warned;  /* hashes of the texts warned, at most
+	                           WARN_SEEN_MAX (then all counted as new) */
+	unsigned long long nmore;  /* texts past WARN_MAX, not kept */
+	char more[320];       /* "and N more": the last warning */
 	void **bufs;          /* decompressed sections */
 	size_t nbufs, capbufs;
 	struct abbrevs ab;
@@ -582,8 +588,11 @@ struct profev_symbolizer {
 int sym_fail(struct profev_symbolizer *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* A warning for profev_symbolizer_warnings(), kept by the module's
- * symbolizer (s->owner's), once per text (out of memory: dropped); s is
- * marked damaged. */
+ * symbolizer (s->owner's), once per text (found again by its hash; out of
+ * memory: dropped), at most WARN_MAX of them and then one that counts the
+ * rest; s is marked damaged. */
+#define WARN_MAX 16
+#define WARN_SEEN_MAX 65536
 void sym_warn(struct profev_symbolizer *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sym_warnings_release(struct profev_symbolizer *s);

@@ -1,7 +1,8 @@
 /*
  * lib/sym/messages.c: sym_fail() sets the error it returns; sym_warn()
  * keeps each text once, in the module's symbolizer, and marks the file
- * it was about as damaged.
+ * it was about as damaged; past WARN_MAX texts, one last warning counts
+ * the others.
  */
 #include "check.h"
 #include "sym/sym_internal.h"
@@ -26,6 +27,15 @@ int main(void)
 	CHECK_STR(w[1], "'b': damaged");
 	CHECK_EQ(part->nwarnings, 0);
 	CHECK(part->damaged && s->damaged);
+
+	/* many texts: WARN_MAX kept, then one that counts the rest (each
+	 * repeated text once) */
+	s->path = "m.debug";
+	for (int i = 0; i < 1000; i++)
+		sym_warn(s, "'%s': unit at offset 0x%x: bad", "m.debug", i % 500);
+	CHECK_EQ(profev_symbolizer_warnings(s, &w), WARN_MAX + 1);
+	CHECK_STR(w[2], "'m.debug': unit at offset 0x0: bad");
+	CHECK_STR(w[WARN_MAX], "'m.debug': and 486 more warnings about damage, not shown");
 	sym_close(part);
 	sym_close(s);
 	return CHECK_DONE();
