@@ -69,20 +69,33 @@ static void terminal_style(struct profev_stats_style *st)
 	st->unicode = lc && (strstr(lc, "UTF-8") || strstr(lc, "utf-8") || strstr(lc, "UTF8") || strstr(lc, "utf8"));
 }
 
+/* Opens PATH (or - for standard input) and a reader on it: EXIT_OK, or
+ * the exit status after saying why (2 unreadable, 1 not a whole trace). */
+static int open_trace(const char *path, FILE **in, struct profev_reader **r)
+{
+	*r = NULL;
+	*in = cmd_open_input(path);
+	if (!*in)
+		return EXIT_USAGE;
+	struct profev_error err;
+	*r = profev_reader_new(*in, &err);
+	if (!*r) {
+		cmd_trace_error(path, &err);
+		cmd_close_input(*in);
+		return err.code == PROFEV_E_IO ? EXIT_USAGE : EXIT_TRACE;
+	}
+	return EXIT_OK;
+}
+
 /* Read one side of --compare; EXIT_OK, or the exit status after saying why. */
 static int compare_side(const char *path, struct profev_compare_side **side)
 {
 	*side = NULL;
-	FILE *in = cmd_open_input(path);
-	if (!in)
-		return EXIT_USAGE;
-	struct profev_error err;
-	struct profev_reader *r = profev_reader_new(in, &err);
-	if (!r) {
-		cmd_trace_error(path, &err);
-		cmd_close_input(in);
-		return err.code == PROFEV_E_IO ? EXIT_USAGE : EXIT_TRACE;
-	}
+	FILE *in;
+	struct profev_reader *r;
+	int open_status = open_trace(path, &in, &r);
+	if (open_status != EXIT_OK)
+		return open_status;
 	int rc = profev_compare_collect(r, side), status = EXIT_OK;
 	if (rc < 0) {
 		cmd_trace_error(path, profev_reader_error(r));
@@ -279,16 +292,11 @@ int cmd_dump(int argc, char **argv)
 	if (list.from_ns > list.to_ns)
 		return cmd_usage_error("--to comes before --from");
 	const char *path = argv[optind];
-	FILE *in = cmd_open_input(path);
-	if (!in)
-		return EXIT_USAGE;
-	struct profev_error err;
-	struct profev_reader *r = profev_reader_new(in, &err);
-	if (!r) {
-		cmd_trace_error(path, &err);
-		cmd_close_input(in);
-		return err.code == PROFEV_E_IO ? EXIT_USAGE : EXIT_TRACE;
-	}
+	FILE *in;
+	struct profev_reader *r;
+	int open_status = open_trace(path, &in, &r);
+	if (open_status != EXIT_OK)
+		return open_status;
 	int rc;
 	uint64_t late = 0;
 	errno = 0;

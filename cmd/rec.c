@@ -88,6 +88,18 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		profev_recorder_signal(recorder, sig);
 }
 
+static void pass_signals_on(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	static const int pass_on[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	for (size_t i = 0; i < sizeof pass_on / sizeof pass_on[0]; i++)
+		sigaction(pass_on[i], &sa, NULL);
+}
+
 /* --list: pid, user, name of each program that listens. */
 static int list_attachable(void)
 {
@@ -269,14 +281,7 @@ static int record_ring(struct profev_record_opts *o, const char *output, int qui
 		free(base);
 		return EXIT_TRACE;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	static const int pass_on[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	for (size_t i = 0; i < sizeof pass_on / sizeof pass_on[0]; i++)
-		sigaction(pass_on[i], &sa, NULL);
+	pass_signals_on();
 	struct sigaction su;
 	memset(&su, 0, sizeof su);
 	su.sa_handler = on_usr1;
@@ -567,14 +572,7 @@ int cmd_rec(int argc, char **argv)
 		}
 		tmp = NULL;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	static const int pass_on[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	for (size_t i = 0; i < sizeof pass_on / sizeof pass_on[0]; i++)
-		sigaction(pass_on[i], &sa, NULL);
+	pass_signals_on();
 
 	struct profev_record_result res;
 	int rc = profev_recorder_run(recorder, &res);

@@ -168,32 +168,7 @@ ok &= reach * 100 >= 99 * len(during)
 sys.exit(0 if ok else 1)
 PY
 # The dlopen'ed library came through PERF_RECORD_MMAP2 with its build-id.
-build_reader modules <<'C'
-#include <stdio.h>
-#include "profev_trace.h"
-int main(int argc, char **argv)
-{
-	FILE *f = argc > 1 ? fopen(argv[1], "rb") : NULL;
-	struct profev_error err;
-	struct profev_reader *r = f ? profev_reader_new(f, &err) : NULL;
-	if (!r)
-		return 1;
-	struct profev_event ev;
-	while (profev_reader_next_event(r, &ev, NULL) == 1)
-		;
-	for (unsigned i = 0; i < profev_reader_module_count(r); i++) {
-		const struct profev_module *m = profev_reader_module(r, i);
-		printf("module %s ", m->path);
-		for (unsigned k = 0; k < m->build_id_len; k++)
-			printf("%02x", m->build_id[k]);
-		printf("\n");
-	}
-	profev_reader_free(r);
-	fclose(f);
-	return 0;
-}
-C
-./modules d.bin >mods.txt || fail "cannot read d.bin"
+"$PROFEV_BUILD/tools/modules" d.bin >mods.txt || fail "cannot read d.bin"
 id=$(readelf -n libhot.so | sed -n 's/.*Build ID: *//p')
 [ -n "$id" ] || fail "libhot.so has no build-id"
 grep -q "^module $PWD/libhot\.so $id\$" mods.txt || { cat mods.txt; fail "libhot.so missing or with another build-id"; }

@@ -61,35 +61,10 @@ expect_exit 0 pfdump --stats b.bin
 contains out.txt "program:      $GAME"
 
 # Each trace holds the modules with their build-ids: the game's and libc's.
-build_reader modules <<'C'
-#include <stdio.h>
-#include "profev_trace.h"
-int main(int argc, char **argv)
-{
-	FILE *f = argc > 1 ? fopen(argv[1], "rb") : NULL;
-	struct profev_error err;
-	struct profev_reader *r = f ? profev_reader_new(f, &err) : NULL;
-	if (!r)
-		return 1;
-	struct profev_event ev;
-	while (profev_reader_next_event(r, &ev, NULL) == 1)
-		;
-	for (unsigned i = 0; i < profev_reader_module_count(r); i++) {
-		const struct profev_module *m = profev_reader_module(r, i);
-		printf("module %s ", m->path);
-		for (unsigned k = 0; k < m->build_id_len; k++)
-			printf("%02x", m->build_id[k]);
-		printf("\n");
-	}
-	profev_reader_free(r);
-	fclose(f);
-	return 0;
-}
-C
 id=$(readelf -n "$GAME" | sed -n 's/.*Build ID: *//p')
 [ -n "$id" ] || fail "the game has no build-id"
 for t in a.bin b.bin; do
-	./modules $t >$t.mods || fail "cannot read the modules of $t"
+	"$PROFEV_BUILD/tools/modules" $t >$t.mods || fail "cannot read the modules of $t"
 	contains $t.mods "module $GAME $id"
 	grep -q "^module .*libc\.so\.6 [0-9a-f]\{40\}\$" $t.mods || { cat $t.mods >&2; fail "$t: libc without its build-id"; }
 done
