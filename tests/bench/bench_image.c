@@ -392,6 +392,10 @@ static void copies(const uint8_t *src, int n, int bufs, int handoff, int paced, 
 	cpu_set_t saved;
 	int pinned = handoff && pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
 	handoff_evict = handoff > 1;
+	/* The last round's reader was told to stop with 2: a new reader that
+	 * still found 2 would stop at once, and the first hand-off would wait
+	 * for it for ever. */
+	__atomic_store_n(&handoff_turn, 0, __ATOMIC_RELEASE);
 	if (handoff) {
 		int me = sched_getcpu();
 		reader_cpu = other_cpu(me);
