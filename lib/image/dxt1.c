@@ -1,8 +1,13 @@
-/* DXT1 (BC1): the plain C encoder, the dispatch by CPUID, the decoder. */
+/* DXT1 (BC1): the plain C encoder, the dispatch by CPUID (HWCAP on
+ * aarch64), the decoder. */
 #include <math.h>
 #include <string.h>
 #include "image/image.h"
 #include "image/dxt1_setup.h"
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 int dxt1_block_setup(const uint8_t mn[3], const uint8_t mx[3], struct dxt1_setup *s)
 {
@@ -72,6 +77,8 @@ enum dxt1_path dxt1_isa(void)
 		    : __builtin_cpu_supports("avx2")   ? DXT1_AVX2
 		    : __builtin_cpu_supports("sse4.1") ? DXT1_SSE41
 						       : DXT1_SCALAR;
+#elif defined(__aarch64__)
+		p = getauxval(AT_HWCAP) & HWCAP_ASIMD ? DXT1_NEON : DXT1_SCALAR;
 #else
 		p = DXT1_SCALAR;
 #endif
@@ -82,7 +89,11 @@ enum dxt1_path dxt1_isa(void)
 
 const char *dxt1_isa_name(enum dxt1_path p)
 {
+#if defined(__aarch64__)
+	return p == DXT1_NEON ? "neon" : "scalar";
+#else
 	return p == DXT1_AVX512 ? "avx512" : p == DXT1_AVX2 ? "avx2" : p == DXT1_SSE41 ? "sse4.1" : "scalar";
+#endif
 }
 
 enum dxt1_path dxt1_encode_isa(enum dxt1_path p, const uint8_t *rgba, ptrdiff_t stride,
@@ -102,6 +113,11 @@ enum dxt1_path dxt1_encode_isa(enum dxt1_path p, const uint8_t *rgba, ptrdiff_t 
 	}
 	if (p == DXT1_SSE41) {
 		dxt1_rows_sse41(rgba, stride, width, height, out);
+		return p;
+	}
+#elif defined(__aarch64__)
+	if (p == DXT1_NEON) {
+		dxt1_rows_neon(rgba, stride, width, height, out);
 		return p;
 	}
 #endif

@@ -35,15 +35,24 @@
 #define dxt1_rows_avx2 profev__dxt1_rows_avx2
 #define dxt1_rows_avx512 profev__dxt1_rows_avx512
 #define dxt1_rows_avx512vl profev__dxt1_rows_avx512vl
+#define dxt1_rows_neon profev__dxt1_rows_neon
 #define image_psnr profev__image_psnr
 #define dxt1_flatten profev__dxt1_flatten
 #define dxt1_rd profev__dxt1_rd
 
+/* The paths of this architecture, each faster than the one before: a
+ * request for one the CPU lacks takes the best below it. */
 enum dxt1_path {
 	DXT1_SCALAR = 0,
+#if defined(__aarch64__)
+	DXT1_NEON = 1,
+	DXT1_BEST = DXT1_NEON,
+#else
 	DXT1_SSE41 = 1,
 	DXT1_AVX2 = 2,
 	DXT1_AVX512 = 3, /* AVX-512 F, BW, VL and VNNI */
+	DXT1_BEST = DXT1_AVX512,
+#endif
 };
 
 /* Bytes of DXT1 for a width x height image (both multiples of 4). */
@@ -132,6 +141,8 @@ void dxt1_rows_avx2(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint3
 		    uint8_t *out);
 void dxt1_rows_avx512(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 		      uint8_t *out);
+void dxt1_rows_neon(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
+		    uint8_t *out);
 /* Its 256-bit part, for columns: block rows pitch blocks apart at out. */
 void dxt1_rows_avx512vl(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,
 			uint8_t *out, uint32_t pitch);

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *top = flip ? px + (size_t)(h - 1) * w * 4 : px;
 		ptrdiff_t stride = flip ? -(ptrdiff_t)w * 4 : (ptrdiff_t)w * 4;
 		dxt1_encode_isa(DXT1_SCALAR, top, stride, w, h, ref);
-		for (int p = DXT1_SSE41; p <= (int)dxt1_isa(); p++) {
+		for (int p = DXT1_SCALAR + 1; p <= (int)dxt1_isa(); p++) {
 			memset(got, 0xa5, nb);
 			dxt1_encode_isa((enum dxt1_path)p, top, stride, w, h, got);
 			if (memcmp(got, ref, nb) != 0) {
