@@ -24,7 +24,16 @@
 
 PROFEV_CATEGORY(work, "work");
 
-#define RUN_MS 4000
+/* The program runs until the test is done with it (SIGUSR1), or this long. */
+#define RUN_MS 120000
+
+static volatile sig_atomic_t child_stop;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	child_stop = 1;
+}
 
 static void sleep_ms(int ms)
 {
@@ -61,17 +70,18 @@ static void *worker(void *arg)
 
 static int child(void)
 {
+	signal(SIGUSR1, on_usr1);
 	if (profev_listen() != 0)
 		return 90;
 	profev_thread_name("main");
 	uint64_t end = now_ms() + RUN_MS;
 	int k = 0;
-	while (now_ms() < end) {
+	while (!child_stop && now_ms() < end) {
 		/* Threads come and go, attached or not. */
 		pthread_t t[2];
 		for (int i = 0; i < 2; i++)
 			pthread_create(&t[i], NULL, worker, (void *)(intptr_t)(k * 2 + i));
-		for (int f = 0; f < 50 && now_ms() < end; f++) {
+		for (int f = 0; f < 50 && !child_stop && now_ms() < end; f++) {
 			PROFEV_ZONE(work, "frame");
 			sleep_ms(2);
 			PROFEV_FRAME_MARK();
@@ -88,12 +98,22 @@ static int child(void)
 struct detacher {
 	struct profev_recorder *r;
 	int ms;
+	uint64_t events; /* written so far, from the progress callback */
 };
 
+static void on_progress(void *ctx, const struct profev_record_stats *s)
+{
+	__atomic_store_n(&((struct detacher *)ctx)->events, s->events, __ATOMIC_RELAXED);
+}
+
+/* Detaches after ms, and once the trace holds enough to check: on a loaded
+ * machine the attach itself may take most of ms (60 s at the most). */
 static void *detach_later(void *arg)
 {
 	struct detacher *d = arg;
 	sleep_ms(d->ms);
+	for (int waited = 0; __atomic_load_n(&d->events, __ATOMIC_RELAXED) < 1000 && waited < 60000; waited += 20)
+		sleep_ms(20);
 	profev_recorder_signal(d->r, SIGINT);
 	return NULL;
 }
@@ -104,9 +124,13 @@ static void attach_once(pid_t pid, int ms)
 	char path[] = "/tmp/t_listen.XXXXXX";
 	int fd = mkstemp(path);
 	CHECK(fd >= 0);
+	struct detacher d = { NULL, ms, 0 };
 	struct profev_record_opts o = { 0 };
 	o.out_fd = fd;
 	o.attach_pid = pid;
+	o.progress = on_progress;
+	o.progress_ns = 20000000;
+	o.ctx = &d;
 	struct profev_error err = { 0 };
 	struct profev_recorder *r = profev_recorder_start(&o, &err);
 	CHECK(r != NULL);
@@ -116,7 +140,7 @@ static void attach_once(pid_t pid, int ms)
 		unlink(path);
 		return;
 	}
-	struct detacher d = { r, ms };
+	d.r = r;
 	pthread_t t;
 	pthread_create(&t, NULL, detach_later, &d);
 	struct profev_record_result res;
@@ -209,6 +233,7 @@ int main(int argc, char **argv)
 	attach_once(pid, 300);
 	sleep_ms(200);
 	attach_once(pid, 600);
+	kill(pid, SIGUSR1);
 	int st;
 	CHECK(waitpid(pid, &st, 0) == pid);
 	CHECK(WIFEXITED(st));
