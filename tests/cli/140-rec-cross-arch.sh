@@ -50,3 +50,20 @@ for i in $(cut -d' ' -f1 frames.txt | sort -un); do
 		lib=$i && break
 done
 [ -n "$lib" ] || { cat check.txt; fail "the library's frames differ from llvm-symbolizer"; }
+
+# The desktop's pfsym downloads this architecture's debug file from a
+# debuginfod server by build-id (no --debug-dir), and writes the same trace
+# as with the file at hand.
+if command -v debuginfod >/dev/null 2>&1; then
+	. "$PROFEV_ROOT/tests/cli/debuginfod-lib.sh"
+	dfd_need
+	id=$(cat prog.build-id)
+	mkdir srv && cp dbg/.build-id/*/*.debug srv/prog.debug || fail "no debug file"
+	dfd_start srv "$id"
+	DEBUGINFOD_URLS="$DFD_URL" "$O/pfsym" -o served.bin t.bin 2>err.txt || { cat err.txt; fail "$O/pfsym through debuginfod"; }
+	contains err.txt "11 resolved, 0 unresolved, using '$DEBUGINFOD_CACHE_PATH/$id/debuginfo', downloaded from $DFD_URL"
+	cmp served.bin there.bin || fail "the trace symbolized through debuginfod differs from the one with --debug-dir"
+	dfd_stop
+else
+	skip "debuginfod not installed (Debian package debuginfod): all but the download by build-id passed"
+fi

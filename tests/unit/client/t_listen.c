@@ -216,6 +216,25 @@ static void poke(pid_t pid)
 	}
 }
 
+/* Until the program listens (it lists in /proc/net/unix), 60 s at the
+ * most: under qemu on a loaded machine its start takes seconds. */
+static int wait_listening(pid_t pid)
+{
+	for (int waited = 0; waited < 60000; waited += 20) {
+		struct profev_attachable *v = NULL;
+		struct profev_error err = { 0 };
+		long n = profev_attachable(&v, &err);
+		int found = 0;
+		for (long i = 0; i < n; i++)
+			found |= v[i].pid == pid;
+		free(v);
+		if (found)
+			return 1;
+		sleep_ms(20);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
@@ -226,7 +245,7 @@ int main(int argc, char **argv)
 		_exit(99);
 	}
 	CHECK(pid > 0);
-	sleep_ms(300);
+	CHECK(wait_listening(pid));
 	poke(pid);
 	attach_once(pid, 500);
 	poke(pid);
