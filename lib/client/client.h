@@ -40,6 +40,7 @@
 #define defs_append profev__defs_append
 #define defs_take profev__defs_take
 #define defs_append_tid profev__defs_append_tid
+#define defs_send profev__defs_send
 #define defs_pending profev__defs_pending
 #define defs_string profev__defs_string
 #define categories_disable_all profev__categories_disable_all
@@ -222,6 +223,9 @@ void defs_append(uint16_t type, const void *a, uint32_t alen, const void *b, uin
 /* The same, about thread tid (PFW_GPU_CONTEXT). */
 void defs_append_tid(uint16_t type, uint32_t tid, const void *a, uint32_t alen, const void *b,
 		     uint32_t blen, const void *c, uint32_t clen);
+/* A message about a moment (PFW_TRIGGER), queued like the definitions but
+ * never kept in the on-demand log: each attach sees only its own. */
+void defs_send(uint16_t type, uint32_t tid, const void *a, uint32_t alen, const void *b, uint32_t blen);
 /* A new string id for len bytes at s, queued. */
 uint32_t defs_string(const char *s, uint32_t len);
 /* Bytes queued, read without the lock: a bound, not an exact count. */
@@ -315,6 +319,6 @@ unsigned char *rec_acquire(uint32_t n);
 void rec_publish(unsigned char *end);
 struct ring *ring_self(void);         /* this thread's ring, NULL if none yet */
 
-/* image.c, stack.c and gpu.c: entry points of the macros only. */
+/* image.c, stack.c, gpu.c and trigger.c: entry points of the macros only. */
 
 #endif

@@ -81,14 +81,14 @@ size_t defs_pending(void)
 	return __atomic_load_n(&defs_len, __ATOMIC_RELAXED);
 }
 
-void defs_append_tid(uint16_t type, uint32_t tid, const void *a, uint32_t alen, const void *b,
-		     uint32_t blen, const void *c, uint32_t clen)
+static void append(int logged, uint16_t type, uint32_t tid, const void *a, uint32_t alen,
+		   const void *b, uint32_t blen, const void *c, uint32_t clen)
 {
 	struct pfw_header h = { PFW_MAGIC, type, 0, alen + blen + clen, tid };
 	size_t need = sizeof h + h.len;
 	in_client++;
 	spin_lock(&defs_busy, 0);
-	if (ATOMIC_LOAD(&cl.ondemand) && room(&log_buf, &log_len, &log_cap, need) == 0) {
+	if (logged && ATOMIC_LOAD(&cl.ondemand) && room(&log_buf, &log_len, &log_cap, need) == 0) {
 		put(log_buf + log_len, &h, a, alen, b, blen, c, clen);
 		log_len += need;
 	}
@@ -98,6 +98,17 @@ void defs_append_tid(uint16_t type, uint32_t tid, const void *a, uint32_t alen, 
 	}
 	spin_unlock(&defs_busy);
 	in_client--;
+}
+
+void defs_append_tid(uint16_t type, uint32_t tid, const void *a, uint32_t alen, const void *b,
+		     uint32_t blen, const void *c, uint32_t clen)
+{
+	append(1, type, tid, a, alen, b, blen, c, clen);
+}
+
+void defs_send(uint16_t type, uint32_t tid, const void *a, uint32_t alen, const void *b, uint32_t blen)
+{
+	append(0, type, tid, a, alen, b, blen, NULL, 0);
 }
 
 void defs_replay(void)

@@ -93,6 +93,7 @@ static inline __attribute__((format(printf, 1, 2))) int profev__nop(const char *
 #define profev_thread_name(name) ((void)sizeof(name))
 #define profev_active() 0
 #define profev_listen() (-1)
+#define PROFEV_TRIGGER(reason) ((void)sizeof(reason))
 #define PROFEV_ARG_INT(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
 #define PROFEV_ARG_UINT(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
 #define PROFEV_ARG_DOUBLE(key, value) ((void)sizeof("" key ""), (void)sizeof(value))
@@ -267,6 +268,24 @@ PROFEV_API int profev_active(void);
  *         thread could not be made.
  */
 PROFEV_API int profev_listen(void);
+
+/** PROFEV_TRIGGER's slow path: the message to pfrec. */
+PROFEV_API void profev__trigger(const char *reason);
+
+/**
+ * The program asks for a snapshot of pfrec --ring's flight recorder, e.g.
+ * when a frame took too long: PROFEV_TRIGGER("hitch"). reason is any
+ * NUL-terminated string (copied, at most 1024 bytes kept); it names the
+ * trigger event the trace holds at this moment, on the calling thread.
+ * Under pfrec --ring a snapshot follows (after --after, at most one per
+ * --min-interval); under a plain pfrec (or pfrec --attach) only the event
+ * is recorded. Without pfrec it costs one load and a branch. Any thread
+ * may call it; it takes a lock and wakes the flush thread, so it belongs
+ * to rare moments, not to every frame.
+ */
+#define PROFEV_TRIGGER(reason) do { \
+	if (profev__on(&profev__rec)) \
+		profev__trigger(reason); } while (0)
 
 PROFEV__INLINE uint64_t profev__ticks(void)
 {

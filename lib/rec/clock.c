@@ -93,3 +93,11 @@ uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick)
 	int64_t ns = (int64_t)r->h.mono0 + (int64_t)((double)d * r->ns_per_tick);
 	return ns < 0 ? 0 : (uint64_t)ns;
 }
+
+uint64_t tick_to_ns(const struct profev_recorder *r, uint64_t tick)
+{
+	if (tick < r->h.tick0)
+		return early_tick_ns(r, tick);
+	uint64_t d = tick - r->h.tick0;
+	return r->h.mono0 + d * r->ns_whole + (uint64_t)(((unsigned __int128)d * r->ns_frac) >> 64);
+}

@@ -85,6 +85,8 @@ static int decode_message(struct profev_recorder *r, const struct pfw_header *h,
 		return rec_images_map(&r->img, r->shm_fd, b, h->len);
 	case PFW_CRASH:
 		return decode_crash(r, h->tid, b, h->len);
+	case PFW_TRIGGER:
+		return trigger_message(r, h->tid, b, h->len);
 	case PFW_GPU_CONTEXT:
 	case PFW_GPU_CALIBRATION:
 	case PFW_GPU_ZONES:

@@ -22,6 +22,7 @@ int open_zones_each(struct profev_recorder *r, uint64_t ts,
 			ev.type = PROFEV_EV_ZONE_AFTER;
 			ev.name = t->stack[2 * k];
 			ev.payload = t->stack[2 * k + 1];
+			ev.frame = r->marks; /* a snapshot's encoder numbers no frames */
 			int rc = fn(ctx, &ev);
 			if (rc)
 				return rc;

@@ -141,6 +141,7 @@ struct profev_recorder {
 	volatile sig_atomic_t snap_asked; /* profev_recorder_snapshot() */
 	int snap_pending;           /* a snapshot waits until snap_due */
 	uint64_t snap_due, last_snap_ns;
+	uint64_t snap_first_due;    /* the waiting one's, before triggers moved it */
 	uint32_t snap_seq;          /* snapshots written (or tried) */
 	uint64_t ring_flushed;      /* when the writer last made its chunks */
 	/* --attach (attach.c, window.c) */
@@ -217,6 +218,7 @@ void ring_unmap(struct thr *t);
 #define clock_hello profev__rec_clock_hello
 #define clock_sync profev__rec_clock_sync
 #define early_tick_ns profev__rec_early_tick_ns
+#define tick_to_ns profev__rec_tick_to_ns
 
 /* The tick length for ticks_per_ns, if plausible (else unchanged). */
 void set_rate(struct profev_recorder *r, double ticks_per_ns);
@@ -227,6 +229,9 @@ int clock_hello(struct profev_recorder *r, const unsigned char *b, uint32_t len)
 void clock_sync(struct profev_recorder *r, const unsigned char *b, uint32_t len);
 /* A tick before tick0 (another CPU's counter may lag a little). */
 uint64_t early_tick_ns(const struct profev_recorder *r, uint64_t tick);
+/* The trace time of a tick, not held to any thread's previous event (a
+ * message about a moment may overtake the thread's records). */
+uint64_t tick_to_ns(const struct profev_recorder *r, uint64_t tick);
 
 /* ---- definitions.c ---- */
 #define name_id profev__rec_name_id
@@ -345,14 +350,19 @@ int open_zones_emit(struct profev_recorder *r, uint64_t ts);
 
 /* ---- triggers.c, snapshot.c ---- */
 #define trigger profev__rec_trigger
+#define trigger_message profev__rec_trigger_message
 #define triggers_poll profev__rec_triggers_poll
 #define triggers_timeout profev__rec_triggers_timeout
 #define triggers_end profev__rec_triggers_end
 #define snapshot_write profev__rec_snapshot_write
 
-/* A trigger at now by thread tid (0: the program's pid): its event, and a
- * snapshot scheduled (--after, --min-interval). */
+/* A trigger at now by thread tid (0: the program's pid): its event, and
+ * with --ring a snapshot scheduled (--after), or the one that waits made
+ * to end later, or none within --min-interval of the last (said). */
 void trigger(struct profev_recorder *r, const char *reason, uint32_t tid, uint64_t now);
+/* PFW_TRIGGER of thread tid (PROFEV_TRIGGER): trigger() at its time. 0,
+ * -1 if malformed, -2 if the trace could not be written. */
+int trigger_message(struct profev_recorder *r, uint32_t tid, const unsigned char *b, uint32_t len);
 /* Each turn of the loop: SIGUSR1's request, a snapshot that is due, the
  * ring trimmed. */
 void triggers_poll(struct profev_recorder *r, uint64_t now);

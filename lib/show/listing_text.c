@@ -251,7 +251,10 @@ void listing_text_event(struct dump *d, const struct profev_event *ev, const str
 		break;
 	case PROFEV_EV_TRIGGER:
 		text_name(o, in->name, strlen(in->name));
-		text(o, " (snapshot %" PRIu64 ")", ev->payload);
+		if (ev->payload)
+			text(o, " (snapshot %" PRIu64 ")", ev->payload);
+		else
+			text(o, " (no snapshot)");
 		break;
 	case PROFEV_EV_GPU_ZONE: {
 		const char *ctx = gpu_context_name(d->r, (uint32_t)ev->frame);

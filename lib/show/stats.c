@@ -690,9 +690,13 @@ static void window_lines(const struct profev_stats *s, const struct profev_reade
 		const struct profev_event *ev = &s->trigger;
 		uint64_t at = ev->ts >= s->origin_ts ? ev->ts - s->origin_ts : 0;
 		const char *thread = profev_reader_thread_name(r, ev->tid);
-		fprintf(out, "trigger:      '%s' at %" PRIu64 ".%03" PRIu64 " s on thread %u%s%s%s (snapshot %" PRIu64 ")",
+		fprintf(out, "trigger:      '%s' at %" PRIu64 ".%03" PRIu64 " s on thread %u%s%s%s",
 			profev_reader_string(r, ev->name), at / 1000000000u, at / 1000000u % 1000, ev->tid,
-			thread[0] ? " (" : "", thread, thread[0] ? ")" : "", ev->payload);
+			thread[0] ? " (" : "", thread, thread[0] ? ")" : "");
+		if (ev->payload)
+			fprintf(out, " (snapshot %" PRIu64 ")", ev->payload);
+		else
+			fputs(" (no snapshot)", out);
 		if (s->triggers > 1)
 			fprintf(out, " and %" PRIu64 " more", s->triggers - 1);
 		fputc('\n', out);

@@ -55,8 +55,19 @@ enum pfw_msg {
 	PFW_ATTACH = 25,     /* pfrec -> client: struct pfw_attach, the request */
 	PFW_ATTACHED = 26,   /* client -> pfrec: struct pfw_attached, then a reason if refused */
 	PFW_DETACH = 27,     /* pfrec -> client: no body, stop; client -> pfrec: struct pfw_detach, last */
+	/* The program asks pfrec --ring for a snapshot (PROFEV_TRIGGER). */
+	PFW_TRIGGER = 28,    /* tid: the caller; struct pfw_trigger, then the reason */
+	/* 29 reserved for recording windows */
 	/* 13..15 and 20..23 reserved for rich events, 17..19 for frame images */
 };
+
+#define PFW_MAX_REASON 1024u /* bytes of a trigger's reason */
+struct pfw_trigger {
+	uint64_t tick;       /* when PROFEV_TRIGGER was called */
+	uint32_t reason_len; /* then the reason's bytes, at most PFW_MAX_REASON */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pfw_trigger) == 16, "formats/wire.md: TRIGGER is 16 bytes + reason");
 
 /** A call site that knows where it is: defines string id like STRING, and
  *  tells where the macro that uses it stands. */

@@ -99,6 +99,8 @@ static void frames(int frame, int w, int h)
 	PROFEV_FRAME_IMAGE(px, w, h, 0, frame & 1);
 	PROFEV_FRAME_MARK_NAMED("physics");
 	PROFEV_FRAME_MARK();
+	if (frame == 3)
+		PROFEV_TRIGGER("slow frame");
 	free(px);
 }
 
