@@ -28,7 +28,7 @@ static void usage(FILE *out)
 		"             [--ring TIME|SIZE [--after TIME] [--min-interval TIME] [--ring-discard-at-exit]]\n"
 		"             [--] PROGRAM [ARGS...]\n"
 		"       pfrec --attach PID [-o FILE|-] [--zstd-level N] [--duration TIME]\n"
-		"             [--max-size SIZE] [-q]\n"
+		"             [--max-size SIZE] [--ring TIME|SIZE ...] [-q]\n"
 		"       pfrec --snapshot PID\n"
 		"       pfrec --list\n\n"
 		"Run PROGRAM, which links the profev client, and record its trace. With\n"
@@ -295,12 +295,15 @@ static int record_ring(struct profev_record_opts *o, const char *output, int qui
 	int rc = profev_recorder_run(recorder, &res);
 	clear_progress();
 	int status = res.status;
-	if (res.exit_kind == PROFEV_EXIT_NOSTART)
+	if (res.exit_kind == PROFEV_EXIT_NOSTART && o->argv)
 		cmd_error("unable to start '%s': %s", o->argv[0],
 			  res.exit_code == ENOENT ? "command not found" : strerror(res.exit_code));
 	if (rc < 0) {
 		cmd_error("%s", profev_recorder_error(recorder)->message);
 		status = EXIT_TRACE;
+	} else if (o->attach_pid) {
+		fprintf(stderr, "%s: %s\n", cmd_name,
+			res.detached ? "detached, the program runs on" : "the program ended");
 	}
 	profev_recorder_free(recorder);
 	recorder = NULL;
@@ -498,15 +501,14 @@ int cmd_rec(int argc, char **argv)
 		return cmd_usage_error("--attach records a running program: no PROGRAM to start");
 	if (o.attach_pid && not_attached)
 		return cmd_usage_error("--attach takes only -o, --zstd-level, --drop, --duration, "
-				       "--max-size and -q");
+				       "--max-size, the --ring options and -q");
 	if (!o.attach_pid && optind >= argc)
 		return cmd_usage_error("no program to record");
 	o.argv = o.attach_pid ? NULL : argv + optind;
 	int ring = o.ring_ns || o.ring_bytes;
+	attaching = o.attach_pid != 0;
 	if (!ring && (o.after_ns || min_interval_set || o.ring_discard_at_exit))
 		return cmd_usage_error("--after, --min-interval and --ring-discard-at-exit need --ring");
-	if (ring && o.attach_pid)
-		return cmd_usage_error("--ring with --attach is not supported yet");
 	if (ring) {
 		if (!min_interval_set)
 			o.min_interval_ns = 10000000000ull;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "rec/rec_internal.h"
+#include "rec/ring_store.h"
 
 #define FIXED_BATCH 256         /* records decoded before the writer codes them */
 
@@ -142,6 +143,9 @@ long decode_record(struct profev_recorder *r, const unsigned char *p, uint32_t a
 			/* Attached: a zone the thread began before the recording
 			 * ends. It is marked as begun at the window's start. */
 			ev.ts = r->window_ns;
+			/* --ring: not before what the ring keeps */
+			if (r->ring && r->ring->start_ts > ev.ts)
+				ev.ts = r->ring->start_ts;
 			ev.type = PROFEV_EV_ZONE_BEFORE;
 			ev.name = map_string(r, arg);
 			ev.payload = map_cat(r, cat);

@@ -276,6 +276,7 @@ static int finish_trace(struct profev_recorder *r, const struct profev_record_re
 	if (r->ring) {
 		/* pfrec's end: the last snapshot, which holds the exit fields */
 		const char *why = r->stopped == PROFEV_STOP_DURATION ? "duration"
+				  : r->attached && r->detached ? "detach"
 				  : res && res->exit_kind == PROFEV_EXIT_SIGNALED &&
 				    (res->exit_code == SIGSEGV || res->exit_code == SIGBUS || res->exit_code == SIGILL ||
 				     res->exit_code == SIGFPE || res->exit_code == SIGABRT) ? "crash" : "exit";

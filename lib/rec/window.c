@@ -49,7 +49,10 @@ int window_end(struct profev_recorder *r, uint64_t tick, uint64_t frames)
 			ev.ts = end;
 			ev.tid = t->tid;
 			ev.type = PROFEV_EV_ZONE_AFTER;
-			ev.name = t->depth < t->stack_cap ? t->stack[t->depth] : 0;
+			if (t->depth < t->stack_cap) {
+				ev.name = t->stack[2 * t->depth];
+				ev.payload = t->stack[2 * t->depth + 1];
+			}
 			if (emit_event(r, &ev) < 0)
 				return -2;
 		}
