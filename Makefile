@@ -12,6 +12,7 @@ PKGDIR      := $(LIBDIR)/pkgconfig
 CC          ?= cc
 SAN         ?=
 SOAK_SECONDS ?= 600
+RING ?=
 # Cross-building: ARCH=aarch64 (or CROSS=aarch64-linux-gnu-) builds with
 # Debian's cross toolchain against the arm64 multiarch libraries
 # (make deps ARCH=aarch64 installs them) into build-aarch64/, and
@@ -277,8 +278,8 @@ tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, 
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_writer_batch
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) cli/101
 
-soak: all ## record the example game at full speed with memory events for SOAK_SECONDS (600): nothing lost, pfrec's RSS flat; not in CI
-	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) sh tests/soak/run.sh $(BUILD)
+soak: all ## record the example game at full speed with memory events for SOAK_SECONDS (600): nothing lost, pfrec's RSS flat; RING=30s: under --ring, a snapshot a minute, each readable; not in CI
+	$(Q)SOAK_SECONDS=$(SOAK_SECONDS) RING=$(RING) sh tests/soak/run.sh $(BUILD)
 
 bench: all tools $(BENCH_BIN) $(BENCH_CXX_BIN) ## run the benchmarks and print their tables
 	$(Q)sh tests/bench/run.sh $(BUILD)

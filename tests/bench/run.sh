@@ -5,7 +5,7 @@
 # so does make bench. PROFEV_BENCH_TINY=1 runs every measuring path once
 # on a tiny input (test 520).
 # usage: tests/bench/run.sh BUILD [NAME...]   NAMEs (all by default): trace
-#        client attach game_args tracy conv dump_stats compare perfetto image sample sym
+#        client attach ring game_args tracy conv dump_stats compare perfetto image sample sym
 BUILD=${1:-build}
 shift
 ONLY=" $* "
@@ -60,6 +60,9 @@ section client "client and pfrec (bench_client, bare loop in the same run)" &&
 
 section attach "on-demand recording: a zone while not attached, attach latency (bench_attach)" &&
 	{ bench "$BUILD/bench/bench_attach" || status=1; }
+
+section ring "flight recorder: pfrec --ring against pfrec, snapshots, the recorder's memory (bench_ring)" &&
+	{ bench "$BUILD/bench/bench_ring" "$BUILD/examples/game" || status=1; }
 
 section game_args "the example game with two arguments per frame zone, on disk" &&
 	{ bench sh "$(dirname "$0")/game_args.sh" "$BUILD" || status=1; }

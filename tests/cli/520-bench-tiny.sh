@@ -6,7 +6,7 @@
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/tp-lib.sh"
 B=$PROFEV_BUILD
-for b in bench_trace bench_client bench_tracy bench_conv bench_image bench_sample bench_sym; do
+for b in bench_trace bench_client bench_tracy bench_conv bench_image bench_sample bench_sym bench_ring; do
 	[ -x "$B/bench/$b" ] || fail "$B/bench/$b is not built (make tools builds the benchmarks)"
 done
 has() { command -v "$1" >/dev/null 2>&1; }
@@ -20,6 +20,7 @@ need trace true ""
 callgrind='has valgrind && has callgrind_annotate && [ -z "${PROFEV_SAN:-}" ]'
 callgrind_why="no valgrind, or a sanitizer build valgrind cannot run"
 need client "$callgrind" "$callgrind_why"
+need ring true ""
 need game_args "has cc" "no cc"
 need tracy "$callgrind" "$callgrind_why"
 need conv true ""
