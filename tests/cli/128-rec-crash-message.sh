@@ -19,7 +19,9 @@ C
 export ASAN_OPTIONS=handle_segv=0 TSAN_OPTIONS=handle_segv=0
 expect_exit 139 pfrec -q -o x.bin ./crash segv
 contains err.txt "pfrec: './crash' killed by signal 11 (Segmentation fault); trace 'x.bin' holds everything up to it"
-[ "$(grep -c . err.txt)" -eq 1 ] || { cat err.txt >&2; fail "more than one line for a crash"; }
+# (qemu-user, in make ARCH=aarch64 test, says "qemu: uncaught target
+# signal" of its own: not pfrec's line)
+[ "$(grep -v '^qemu: ' err.txt | grep -c .)" -eq 1 ] || { cat err.txt >&2; fail "more than one line for a crash"; }
 expect_exit 130 pfrec -q -o x.bin ./crash int
 lacks err.txt "killed by signal"
 expect_exit 0 pfrec -q -o x.bin ./crash none

@@ -6,6 +6,8 @@
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
 [ -x /usr/bin/time ] || { echo "SKIP: no /usr/bin/time (Debian package time)"; exit 77; }
 [ -z "$SANFLAGS" ] || { echo "SKIP: a sanitizer's shadow memory is not pfrec's"; exit 77; }
+[ -z "${PROFEV_EMULATOR:-}" ] ||
+	skip "under $PROFEV_EMULATOR the resident size is qemu-user's too (its translated code), not pfrec's alone"
 build_prog loop <<'C'
 #include <stdlib.h>
 #include <profev.h>
