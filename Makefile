@@ -195,10 +195,23 @@ $(BUILD)/tests/%: tests/unit/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS) $(T
 $(BUILD)/examples/%: examples/%.c $(CLIENT_LIBS) $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) -lm $(EXAMPLE_LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) $(EXAMPLE_CFLAGS) -o $@ $< $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) -lm $(EXAMPLE_LIBS)
 
 # The GL example links the program's own GL and EGL (the client never does).
 $(BUILD)/examples/gpu_game: EXAMPLE_LIBS := -lEGL -lGL
+# The Vulkan example loads libvulkan.so.1 itself: it needs Vulkan's headers
+# and glslangValidator, which makes its shader's SPIR-V words (make deps
+# installs both); without them it is not built.
+ifeq ($(and $(wildcard /usr/include/vulkan/vulkan.h),$(shell command -v glslangValidator 2>/dev/null)),)
+EXAMPLE_BIN := $(filter-out $(BUILD)/examples/vk_compute,$(EXAMPLE_BIN))
+endif
+$(BUILD)/examples/vk_compute: $(BUILD)/examples/vk_compute.spv.h
+$(BUILD)/examples/vk_compute: EXAMPLE_CFLAGS := -I$(BUILD)/examples
+$(BUILD)/examples/vk_compute: EXAMPLE_LIBS := -ldl
+$(BUILD)/examples/vk_compute.spv.h: examples/vk_compute.comp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GLSLANG $<")
+	$(Q)glslangValidator -V --vn vk_compute_spv -o $@ $< >/dev/null
 
 $(BUILD)/tools/%: tests/tools/%.c $(TESTLIB_OBJ) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
@@ -219,7 +232,8 @@ $(BUILD)/bench/%: tests/bench/%.cpp $(BUILD)/tests/lib/callgrind.o $(BUILD)/test
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PACKAGES := gcc g++ clang make pkg-config libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev libdeflate-dev \
                 libiberty-dev libdebuginfod-dev debuginfod libc6-dbg libpng-dev libturbojpeg0-dev libjpeg-turbo-progs python3 protobuf-compiler llvm elfutils binutils dwz groff-base valgrind \
-                chromium libclang-rt-14-dev lld libegl-dev libgl-dev libgles-dev libgl1-mesa-dri
+                chromium libclang-rt-14-dev lld libegl-dev libgl-dev libgles-dev libgl1-mesa-dri \
+                libvulkan-dev mesa-vulkan-drivers glslang-tools
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # make deps ARCH=aarch64: the cross toolchain, qemu-user and binfmt_misc's
 # registration (so that an aarch64 pfrec can start an aarch64 program), and
