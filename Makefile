@@ -221,7 +221,10 @@ $(BUILD)/tools/%: tests/tools/%.c $(TESTLIB_OBJ) $(STATIC_LIB)
 $(BUILD)/bench/%: tests/bench/%.c $(TESTLIB_OBJ) $(STATIC_LIB) $(CLIENT_LIBS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -O3 -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) -O3 -Itests/lib -o $@ $< $(TESTLIB_OBJ) $(STATIC_LIB) $(if $(CLIENT_SRC),$(CLIENT_A)) $(LDFLAGS_ALL) $(LIBS) $(BENCH_LIBS)
+
+# The GPU benchmark links the program's own GL and EGL and loads libvulkan.
+$(BUILD)/bench/bench_gpu: BENCH_LIBS := -lEGL -lGL -ldl
 
 $(BUILD)/bench/%: tests/bench/%.cpp $(BUILD)/tests/lib/callgrind.o $(BUILD)/tests/lib/bench.o $(STATIC_LIB) $(CLIENT_LIBS) $(TRACY_LIBS) $(TRACY_HDR) $(LIB_HDR)
 	@mkdir -p $(dir $@)

@@ -5,7 +5,7 @@
 # so does make bench. PROFEV_BENCH_TINY=1 runs every measuring path once
 # on a tiny input (test 520).
 # usage: tests/bench/run.sh BUILD [NAME...]   NAMEs (all by default): trace
-#        client attach ring game_args tracy conv dump_stats compare perfetto image sample sym
+#        client attach ring game_args tracy conv dump_stats compare perfetto image sample sym gpu
 BUILD=${1:-build}
 shift
 ONLY=" $* "
@@ -93,6 +93,15 @@ section sample "pfrec --sample against perf record, DWARF unwinding (bench_sampl
 
 section sym "pfsym against llvm-symbolizer and addr2line (100000 distinct addresses)" &&
 	{ bench env PROFEV_BUILD="$BUILD" "$BUILD/bench/bench_sym" || status=1; }
+
+# Mesa's software drivers: lavapipe unless the caller chose a Vulkan driver;
+# their own allocations outlive the program (not ours to report under ASan).
+lvp=/usr/share/vulkan/icd.d/lvp_icd.$(uname -m).json
+vk_env=
+[ -n "${VK_ICD_FILENAMES:-}" ] || [ ! -f "$lvp" ] || vk_env="VK_ICD_FILENAMES=$lvp"
+section gpu "GPU zones: a zone's CPU cost against the bare timestamp calls, collect, calibration, bytes (bench_gpu)" &&
+	{ bench env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" $vk_env "$BUILD/bench/bench_gpu" ||
+		status=1; }
 
 [ $status = 0 ] || echo "make bench: a benchmark failed or could not measure a figure (its reason is above)" >&2
 exit $status

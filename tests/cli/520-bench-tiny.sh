@@ -6,7 +6,7 @@
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/tp-lib.sh"
 B=$PROFEV_BUILD
-for b in bench_trace bench_client bench_tracy bench_conv bench_image bench_sample bench_sym bench_ring; do
+for b in bench_trace bench_client bench_tracy bench_conv bench_image bench_sample bench_sym bench_ring bench_gpu; do
 	[ -x "$B/bench/$b" ] || fail "$B/bench/$b is not built (make tools builds the benchmarks)"
 done
 has() { command -v "$1" >/dev/null 2>&1; }
@@ -32,6 +32,16 @@ need image true ""
 need sample "has perf && [ \"\$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)\" -le 2 ]" \
 	"no perf, or perf_event_paranoid above 2"
 need sym "has llvm-symbolizer && has addr2line && has dwz" "no llvm-symbolizer, addr2line or dwz"
+# The GPU benchmark needs an OpenGL and a Vulkan device (llvmpipe, lavapipe):
+# the examples say whether they can open one (exit 3: they cannot).
+lvp=/usr/share/vulkan/icd.d/lvp_icd.$(uname -m).json
+[ -n "${VK_ICD_FILENAMES:-}" ] || [ ! -f "$lvp" ] || export VK_ICD_FILENAMES="$lvp"
+gpu_devices() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$B/examples/gpu_game" 1 >/dev/null 2>&1 &&
+		[ -x "$B/examples/vk_compute" ] &&
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$B/examples/vk_compute" 1 >/dev/null 2>&1
+}
+need gpu gpu_devices "no OpenGL or no Vulkan device (llvmpipe, lavapipe), or vk_compute not built"
 
 # The caches of the generated inputs stay in the scratch directory. The
 # tables reach the test's log as they are printed: were the test's time to
