@@ -305,7 +305,7 @@ bench: all tools $(BENCH_BIN) $(BENCH_CXX_BIN) ## run the benchmarks and print t
 # with clang into build-fuzz/ with ASan and UBSan; each runs FUZZ_SECONDS on
 # its seed corpus (tests/fuzz/corpus/) and fails on a crash.
 FUZZ_BUILD   := build-fuzz
-FUZZ_TARGETS ?= reader dump conv_perfetto conv_chrome conv_folded symbolize symtrace record dxt1
+FUZZ_TARGETS ?= reader dump conv_perfetto conv_chrome conv_folded symbolize symtrace debuginfod record dxt1
 FUZZ_SECONDS ?= 10
 FUZZ_CC      ?= clang
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%) $(BUILD)/fuzz/feed $(BUILD)/fuzz/fixsum

@@ -12,6 +12,7 @@ for t in "$@"; do
 	reader | dump | symtrace) seeds=trace ;;
 	conv_*) seeds=conv ;;
 	symbolize) seeds=elf ;;
+	debuginfod) seeds=debuginfod ;;
 	record) seeds=wire ;;
 	dxt1) seeds=image ;;
 	*) echo "fuzz: no target '$t'" >&2; failed=$((failed + 1)); continue ;;

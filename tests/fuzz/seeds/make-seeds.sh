@@ -6,7 +6,10 @@
 #           gcc, and by clang with its indexed forms), a C++ one with DWARF 4
 #           and mangled names (no libc, a few KB each); split DWARF
 #           skeletons of the C one (GNU DWARF 4 by gcc, DWARF 5 by clang),
-#           whose .dwo files are not kept: the skeleton and the search
+#           whose .dwo files are not kept: the skeleton and the search;
+#           the C one with zlib and the C++ one with zstd debug sections
+#   debuginfod/  files as a debuginfod server would send them (the
+#           debuginfod target): the C library plain and zlib, the C++ zstd
 #   trace/  traces: a pfrec recording of client.c (every client record), the
 #           golden allkinds and nested traces, a small game, a recording with
 #           samples and context switches, mktrace's lost-samples, and
@@ -24,7 +27,7 @@ C=tests/fuzz/corpus
 CC=${CC:-cc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$C/elf" "$C/trace" "$C/conv" "$C/wire"
+mkdir -p "$C/elf" "$C/trace" "$C/conv" "$C/wire" "$C/debuginfod"
 
 F="-O2 -shared -fPIC -nostdlib -Wl,--build-id -Wl,-z,noseparate-code -Wl,-z,max-page-size=0x1000"
 gcc -g -gdwarf-5 $F -o "$C/elf/c.so" "$S/elf.c"
@@ -35,6 +38,12 @@ cp "$S/elf.c" "$tmp/"
 	clang -g -gdwarf-5 -gsplit-dwarf $F -o split-5.so elf.c)
 cp "$tmp/split-gnu.so" "$tmp/split-5.so" "$C/elf/"
 for f in "$C"/elf/*.so; do objcopy -R .comment -R .note.gnu.property "$f"; done
+# compressed debug sections (SHF_COMPRESSED): zlib and zstd
+objcopy --compress-debug-sections=zlib "$C/elf/c.so" "$C/elf/c-zlib.so"
+objcopy --compress-debug-sections=zstd "$C/elf/cxx.so" "$C/elf/cxx-zstd.so"
+# the debuginfod client's: the same files, as the cache would hold them
+mkdir -p "$C/debuginfod"
+cp "$C/elf/c.so" "$C/elf/c-zlib.so" "$C/elf/cxx-zstd.so" "$C/debuginfod/"
 
 $CC -O1 -g -Ilib/include -o "$tmp/client" "$S/client.c" "$B/libprofev-client.a" -pthread
 "$B/pfrec" -q -o "$C/trace/client.bin" "$tmp/client"
