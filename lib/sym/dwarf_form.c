@@ -559,30 +559,78 @@ static inline int uleb12(const uint8_t **pp, uint64_t *v)
 	return 0;
 }
 
-/* A DWARF 5 range list (.debug_rnglists) at off. 1: damaged (an offset
- * outside the section, an unknown entry kind, a list cut short). */
-static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64_t off,
-			struct ranges *r)
+void ranges_budget(struct dwsects *d, struct rlbudget *b)
+{
+	uint64_t n = (uint64_t)d->rnglists.n + d->ranges.n;
+	b->total = b->left = RANGES_BUDGET_RATIO * n + RANGES_BUDGET_FLOOR;
+	d->rl = b;
+}
+
+/* How a range list is damaged (r->why); CUT, when it ends at the end of
+ * what the budget left, is SPENT. */
+static const char *const CUT = "cut short (no end-of-list entry)";
+static const char *const TOO_MANY = "more than 1048576 entries (1 << 20)";
+static const char *const SPENT =
+	"the file's budget for range lists is spent (4 times the size of .debug_rnglists and .debug_ranges, plus 1 MiB): offsets that point many DIEs at one long list?";
+
+/* Where a list at off of sec may read up to: the section's end, or less
+ * when the file's budget is nearly spent. */
+static uint64_t list_end(const struct dwsects *d, const struct sect *sec, uint64_t off)
+{
+	uint64_t end = sec->n;
+	if (d->rl && d->rl->left < end - off)
+		end = off + d->rl->left;
+	return end;
+}
+
+/* A list read from off to at, of at most end in sec, counted against the
+ * budget. @return rc */
+static int list_spent(const struct dwsects *d, const struct sect *sec, uint64_t off, uint64_t at,
+		      uint64_t end, int rc, struct ranges *r)
+{
+	if (!d->rl)
+		return rc;
+	d->rl->left -= at - off;
+	if (rc == 1 && r->why == CUT && end < sec->n) {
+		d->rl->left = 0;
+		r->why = SPENT;
+	}
+	return rc;
+}
+
+/* A DWARF 5 range list (.debug_rnglists) from off to at most end: 1
+ * damaged (an unknown entry kind, a list cut short or too long, r->why
+ * says which), *at where reading stopped. */
+static int rnglist_entries(const struct dwsects *d, const struct unitctx *u, uint64_t off,
+			   uint64_t end, struct ranges *r, uint64_t *at)
 {
 	uint64_t base = u->base;
-	if (off >= d->rnglists.n)
-		return 1;
 	/* most lists are offset pairs of short LEB128s from the unit's base:
 	 * those read here on a bare pointer, the rest of a list below */
-	const uint8_t *p = d->rnglists.p + off, *e = d->rnglists.p + d->rnglists.n;
+	const uint8_t *p = d->rnglists.p + off, *e = d->rnglists.p + end;
+	*at = off;
 	while (e - p >= 5) {
 		const uint8_t *q = p + 1;
 		uint64_t a, b;
-		if (*p == DW_RLE_end_of_list)
+		if (*p == DW_RLE_end_of_list) {
+			*at = (uint64_t)(p + 1 - d->rnglists.p);
 			return 0;
+		}
 		if (*p != DW_RLE_offset_pair || !uleb12(&q, &a) || !uleb12(&q, &b))
 			break;
+		if (r->n >= RANGES_MAX) {
+			r->why = TOO_MANY;
+			*at = (uint64_t)(p - d->rnglists.p);
+			return 1;
+		}
 		if (ranges_push(r, base + a, base + b))
 			return -1;
 		p = q;
 	}
-	struct cur c = cur_at(&d->rnglists, (uint64_t)(p - d->rnglists.p), d->rnglists.n);
+	struct cur c = cur_at(&d->rnglists, (uint64_t)(p - d->rnglists.p), end);
+	r->why = CUT;
 	while (!c.bad) {
+		*at = (uint64_t)(c.p - d->rnglists.p);
 		unsigned kind = (unsigned)rd_u(&c, 1);
 		if (c.bad)
 			break;
@@ -590,6 +638,8 @@ static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64
 		struct val x = { DW_FORM_addrx, 0, NULL };
 		switch (kind) {
 		case DW_RLE_end_of_list:
+			*at = (uint64_t)(c.p - d->rnglists.p);
+			r->why = NULL;
 			return 0;
 		case DW_RLE_base_addressx:
 			x.u = rd_uleb(&c);
@@ -622,14 +672,64 @@ static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64
 			b = a + rd_uleb(&c);
 			break;
 		default:
+			r->why = "an unknown entry kind";
 			return 1;
 		}
 		if (c.bad)
 			break;
+		if (r->n >= RANGES_MAX) {
+			r->why = TOO_MANY;
+			return 1;
+		}
 		if (ranges_push(r, a, b))
 			return -1;
 	}
+	*at = end;
 	return 1;
+}
+
+/* A DWARF 5 range list (.debug_rnglists) at off. 1: damaged, r->why
+ * saying how. */
+static int read_rnglist(const struct dwsects *d, const struct unitctx *u, uint64_t off,
+			struct ranges *r)
+{
+	if (off >= d->rnglists.n) {
+		r->why = "its offset lies outside .debug_rnglists";
+		return 1;
+	}
+	uint64_t end = list_end(d, &d->rnglists, off), at;
+	int rc = rnglist_entries(d, u, off, end, r, &at);
+	return rc < 0 ? rc : list_spent(d, &d->rnglists, off, at, end, rc, r);
+}
+
+/* A DWARF 2-4 range list (.debug_ranges) at off, to at most end. */
+static int ranges_entries(const struct dwsects *d, const struct unitctx *u, uint64_t off,
+			  uint64_t end, struct ranges *r, uint64_t *at)
+{
+	uint64_t base = u->base;
+	struct cur c = cur_at(&d->ranges, off, end);
+	uint64_t maxaddr = u->addrsize == 4 ? 0xffffffffull : ~0ull;
+	for (;;) {
+		uint64_t a = rd_u(&c, u->addrsize), b = rd_u(&c, u->addrsize);
+		if (c.bad) {
+			r->why = CUT;
+			*at = end;
+			return 1;
+		}
+		*at = (uint64_t)(c.p - d->ranges.p);
+		if (a == 0 && b == 0)
+			return 0;
+		if (a == maxaddr) {
+			base = b;
+			continue;
+		}
+		if (r->n >= RANGES_MAX) {
+			r->why = TOO_MANY;
+			return 1;
+		}
+		if (ranges_push(r, base + a, base + b))
+			return -1;
+	}
 }
 
 /* DW_AT_ranges: DWARF 5 range lists or DWARF 2-4 .debug_ranges. */
@@ -641,45 +741,38 @@ static int read_ranges(const struct dwsects *d, const struct unitctx *u, const s
 		if (v->form == DW_FORM_rnglistx) {
 			int ok;
 			off = table_entry(&d->rnglists, u->rnglists_base, v->u, u->offsize, &ok);
-			if (!ok)
+			if (!ok) {
+				r->why = "its index lies outside the offsets of .debug_rnglists";
 				return 1;
+			}
 			off += u->rnglists_base;
 		}
 		return read_rnglist(d, u, off, r);
 	}
 	/* a GNU split unit's offsets are from its skeleton's DW_AT_GNU_ranges_base */
 	uint64_t off = v->u + u->ranges_base;
-	if (off >= d->ranges.n || off < v->u)
+	if (off >= d->ranges.n || off < v->u) {
+		r->why = "its offset lies outside .debug_ranges";
 		return 1;
-	uint64_t base = u->base;
-	struct cur c = cur_at(&d->ranges, off, d->ranges.n);
-	uint64_t maxaddr = u->addrsize == 4 ? 0xffffffffull : ~0ull;
-	for (;;) {
-		uint64_t a = rd_u(&c, u->addrsize), b = rd_u(&c, u->addrsize);
-		if (c.bad)
-			return 1; /* no end-of-list entry */
-		if (a == 0 && b == 0)
-			break;
-		if (a == maxaddr) {
-			base = b;
-			continue;
-		}
-		if (ranges_push(r, base + a, base + b))
-			return -1;
 	}
-	return 0;
+	uint64_t end = list_end(d, &d->ranges, off), at;
+	int rc = ranges_entries(d, u, off, end, r, &at);
+	return rc < 0 ? rc : list_spent(d, &d->ranges, off, at, end, rc, r);
 }
 
 int die_ranges(const struct dwsects *dw, const struct unitctx *u, const struct die *d,
 	       struct ranges *r)
 {
 	r->n = 0;
+	r->why = NULL;
 	if ((d->has & (DIE_HAS_LOW | DIE_HAS_HIGH)) == (DIE_HAS_LOW | DIE_HAS_HIGH)) {
 		/* an address index past .debug_addr: damage, or a split unit
 		 * read with another build's skeleton */
 		if ((form_is_addrx(d->low.form) && !addrx_ok(dw, u, d->low.u)) ||
-		    (form_is_addrx(d->high.form) && !addrx_ok(dw, u, d->high.u)))
+		    (form_is_addrx(d->high.form) && !addrx_ok(dw, u, d->high.u))) {
+			r->why = "an address index outside .debug_addr";
 			return 1;
+		}
 		uint64_t lo = form_addr(dw, u, &d->low);
 		int is_addr = d->high.form == DW_FORM_addr || form_is_addrx(d->high.form);
 		uint64_t hi = is_addr ? form_addr(dw, u, &d->high) : lo + d->high.u;

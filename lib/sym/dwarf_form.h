@@ -58,10 +58,14 @@ void die_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 void die_sub_attrs(struct cur *c, const struct abbrevs *ab, const struct abbrev *a,
 		   const struct unitctx *u, uint64_t unit_off, struct die *d);
 
+/* d's range lists limited by b (struct rlbudget), from their sections'
+ * sizes now. */
+void ranges_budget(struct dwsects *d, struct rlbudget *b);
+
 /* DWARFDie::getAddressRanges: low/high first, else DW_AT_ranges (relative
  * to u->base), into r, emptied first. @return 0, -1 when out of memory, 1
- * when the range list is damaged (outside its section, cut, an unknown
- * entry kind). */
+ * when the range list is damaged, r->why saying how (outside its section,
+ * cut, an unknown entry kind, too long, the file's budget spent). */
 int die_ranges(const struct dwsects *dw, const struct unitctx *u, const struct die *d,
 	       struct ranges *r);
 

@@ -336,6 +336,7 @@ int info_load_units(struct profev_symbolizer *s)
 	uint64_t off = 0;
 	unsigned run = 0;     /* damaged units in a row */
 	int bad = 0;          /* this one is */
+	ranges_budget(&s->dw, &s->rl);
 	for (; off + 11 <= d->info.n; run = bad ? run + 1 : 0) {
 		bad = 0;
 		if (run >= DAMAGED_RUN_MAX) {
@@ -419,8 +420,9 @@ int info_load_units(struct profev_symbolizer *s)
 		int rr = die_ranges(d, &u, &die, &r);
 		if (rr > 0) {
 			bad = 1;
-			sym_warn(s, "'%s': %s: unit at offset 0x%llx: its range list cannot be read",
-				 s->path, info_name(s), (unsigned long long)(unit_off + s->info_off));
+			sym_warn(s, "'%s': %s: unit at offset 0x%llx: its range list cannot be read: %s",
+				 s->path, info_name(s), (unsigned long long)(unit_off + s->info_off),
+				 r.why ? r.why : "damaged");
 			continue;
 		}
 		if (rr < 0 || add_curanges(s, &r))
@@ -571,7 +573,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 	struct ranges r = { 0 };
 	s->ntn = 0;
 	int rc = 0;
-	const char *bad = NULL;
+	const char *bad = NULL, *bad_why = NULL;
 	uint64_t bad_off = 0;
 	if (!src->root_children)
 		c.p = c.end;
@@ -610,6 +612,7 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 			if (rc > 0) {
 				rc = 0;
 				bad = "a range list cannot be read";
+				bad_why = r.why;
 				break;
 			}
 			for (size_t i = 0; i < r.n && !rc; i++) {
@@ -640,9 +643,10 @@ int info_load_dies(struct profev_symbolizer *s, struct cu *cu)
 	if (bad && rc == 0) {
 		/* a damaged unit gives nothing rather than partial answers */
 		bad_off = (uint64_t)(c.p - d->info.p);
-		sym_warn(t, "'%s': %s: unit at offset 0x%llx: at offset 0x%llx: %s", t->path,
+		sym_warn(t, "'%s': %s: unit at offset 0x%llx: at offset 0x%llx: %s%s%s", t->path,
 			 info_name(t), (unsigned long long)(src->unit_off + t->info_off),
-			 (unsigned long long)(bad_off + t->info_off), bad);
+			 (unsigned long long)(bad_off + t->info_off), bad, bad_why ? ": " : "",
+			 bad_why ? bad_why : "");
 		cu->subs = NULL;
 		cu->nsubs = cu->capsubs = 0;
 		return 1;

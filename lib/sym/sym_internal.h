@@ -263,10 +263,29 @@ static inline int rd_unit_length(struct cur *c, unsigned *offsize)
 /* declares)                                                         */
 /* ---------------------------------------------------------------- */
 
+/*
+ * What reading range lists may cost a file (dwarf_form.c). Each list is
+ * read about once (a unit's own twice: at its header and when its DIEs
+ * load), so a file reads about twice its .debug_rnglists and .debug_ranges
+ * in all; offsets that point many DIEs at one long list, or a list of
+ * garbage with no end, would read without end. A file may read
+ * RANGES_BUDGET_RATIO times those sections, above RANGES_BUDGET_FLOOR;
+ * past that every list is refused as damaged. One list holds at most
+ * RANGES_MAX entries.
+ */
+#define RANGES_BUDGET_RATIO 4
+#define RANGES_BUDGET_FLOOR ((uint64_t)1 << 20)
+#define RANGES_MAX ((size_t)1 << 20)
+struct rlbudget {
+	uint64_t total;   /* bytes of range lists the file may read */
+	uint64_t left;    /* of them, not read yet */
+};
+
 struct dwsects {
 	struct sect info, abbrev, line, line_str, str, rnglists, ranges, addr, str_offsets;
 	struct sect sup_str;   /* the dwz supplementary file's .debug_str */
 	struct sect cu_index;  /* a .dwp's .debug_cu_index */
+	struct rlbudget *rl;   /* the file's, NULL: no limit (ranges_budget()) */
 };
 
 /* What a unit header and its root DIE say, for reading its DIEs. */
@@ -388,6 +407,7 @@ struct range {
 struct ranges {
 	struct range *v;
 	size_t n, cap;
+	const char *why;   /* how a list that could not be read is damaged */
 };
 
 /* ---------------------------------------------------------------- */
@@ -553,6 +573,7 @@ struct profev_symbolizer {
 	struct profev_symbolizer *owner; /* then: the module's, which keeps the
 	                                    warnings and the demangler */
 	int damaged;          /* a unit of it was refused (warned) */
+	struct rlbudget rl;   /* what its range lists may cost (dw.rl) */
 	const char *path;     /* the file, for messages */
 	uint64_t info_off;    /* a .dwp unit's: where its .debug_info.dwo slice starts */
 	char **warnings;      /* damage found, see profev_symbolizer_warnings():

@@ -190,11 +190,52 @@ static void check_ranges(void)
 	free(r.v);
 }
 
+/* A file's budget for range lists: each list read counts its bytes; the
+ * list that would read past what is left is refused as spent, and so is
+ * every one after it. */
+static void check_ranges_budget(void)
+{
+	static const uint8_t r5[] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* header (not read) */
+		DW_RLE_offset_pair, 0x10, 0x18, DW_RLE_end_of_list,
+	};
+	struct unitctx u5 = { .version = 5, .offsize = 4, .addrsize = 8, .base = 0x2000 };
+	struct dwsects dw = { .rnglists = { r5, sizeof(r5) } };
+	struct rlbudget b;
+	ranges_budget(&dw, &b);
+	CHECK(dw.rl == &b);
+	CHECK_EQ(b.total, 4 * sizeof(r5) + (1 << 20));
+	CHECK_EQ(b.left, b.total);
+	struct die d = { .has = DIE_HAS_RANGES, .ranges = { DW_FORM_sec_offset, 12, NULL } };
+	struct ranges r = { 0 };
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 0);
+	CHECK_EQ(r.n, 1);
+	CHECK(r.why == NULL);
+	CHECK_EQ(b.left, b.total - 4);
+	/* 4 bytes left: the list is read once more, then refused */
+	b.left = 4;
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 0);
+	CHECK_EQ(b.left, 0);
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 1);
+	CHECK(r.why && strstr(r.why, "budget for range lists is spent"));
+	b.left = 3;
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 1);
+	CHECK(r.why && strstr(r.why, "budget for range lists is spent"));
+	CHECK_EQ(b.left, 0);
+	/* a list that is damaged of itself says so, budget or not */
+	b.left = 100;
+	d.ranges.u = sizeof(r5);
+	CHECK_EQ(die_ranges(&dw, &u5, &d, &r), 1);
+	CHECK_STR(r.why, "its offset lies outside .debug_rnglists");
+	free(r.v);
+}
+
 int main(void)
 {
 	check_reads();
 	check_abbrevs_and_dies();
 	check_forms();
 	check_ranges();
+	check_ranges_budget();
 	return CHECK_DONE();
 }
