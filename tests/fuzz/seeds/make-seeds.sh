@@ -7,7 +7,8 @@
 #           and mangled names (no libc, a few KB each); split DWARF
 #           skeletons of the C one (GNU DWARF 4 by gcc, DWARF 5 by clang),
 #           whose .dwo files are not kept: the skeleton and the search;
-#           the C one with zlib and the C++ one with zstd debug sections
+#           the C one with zlib and the C++ one with zstd debug sections;
+#           two libraries of hand-made DWARF with range lists (4 and 5)
 #   debuginfod/  files as a debuginfod server would send them (the
 #           debuginfod target): the C library plain and zlib, the C++ zstd
 #   trace/  traces: a pfrec recording of client.c (every client record), the
@@ -37,6 +38,11 @@ cp "$S/elf.c" "$tmp/"
 (cd "$tmp" && gcc -g -gdwarf-4 -gsplit-dwarf $F -o split-gnu.so elf.c &&
 	clang -g -gdwarf-5 -gsplit-dwarf $F -o split-5.so elf.c)
 cp "$tmp/split-gnu.so" "$tmp/split-5.so" "$C/elf/"
+# hand-made DWARF whose subprograms have range lists (tests/cli/dwarf-ranges.py):
+# DWARF 5 with every offset at the unit's list, DWARF 4 each its own
+python3 tests/cli/dwarf-ranges.py 5 32 shared "$tmp/ranges-5.s"
+python3 tests/cli/dwarf-ranges.py 4 32 honest "$tmp/ranges-4.s"
+for v in 4 5; do $CC $F -o "$C/elf/ranges-$v.so" "$tmp/ranges-$v.s"; done
 for f in "$C"/elf/*.so; do objcopy -R .comment -R .note.gnu.property "$f"; done
 # compressed debug sections (SHF_COMPRESSED): zlib and zstd
 objcopy --compress-debug-sections=zlib "$C/elf/c.so" "$C/elf/c-zlib.so"
