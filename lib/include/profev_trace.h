@@ -670,7 +670,7 @@ uint64_t profev_reader_offset(const struct profev_reader *r);
 /* ------------------------------------------------------------------ */
 
 /** At most this many GPU contexts, ids 0..255. */
-#define PROFEV_GPU_MAX_CONTEXTS 256u
+#define PROFEV_GPU_MAX_CONTEXTS 256
 
 /** What made a GPU context. */
 enum profev_gpu_kind {
