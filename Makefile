@@ -149,7 +149,14 @@ tools: $(TOOL_BIN) $(BENCH_BIN) $(BENCH_CXX_BIN) ## build the test tools (trace 
 $(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cmd/*.h tests/lib/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(HIDDEN_CFLAGS) $(ISA_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(HIDDEN_CFLAGS) $(ISA_CFLAGS) $(GEN_CFLAGS) -c $< -o $@
+
+# lib/conv/*.js (the flame graph's and the report's scripts) as C strings.
+$(BUILD)/gen/%_js.h: lib/conv/%.js
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+$(BUILD)/lib/conv/svg.o: $(BUILD)/gen/flame_js.h
+$(BUILD)/lib/conv/svg.o: GEN_CFLAGS = -I$(BUILD)/gen
 
 $(TRACY_OBJ): $(TRACY_HDR)
 

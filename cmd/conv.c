@@ -11,7 +11,7 @@
 #include "profev_conv.h"
 
 static const char usage_text[] =
-	"usage: pfconv to perfetto|chrome|folded [options] TRACE|-\n"
+	"usage: pfconv to perfetto|chrome|folded|svg [options] TRACE|-\n"
 	"       pfconv to png -o DIR [options] TRACE|-\n"
 	"\n"
 	"  -o, --output OUT     write OUT ('-': standard output); default: beside\n"
@@ -26,9 +26,13 @@ static const char usage_text[] =
 	"                       write complete files of at most about SIZE bytes\n"
 	"                       (64M, 1G): OUT's name gets .000, .001... before its\n"
 	"                       extension\n"
-	"      --merge-threads  folded: one profile for all threads\n"
-	"      --samples        folded: the samples' callstacks, one per unit of weight\n"
-	"      --gpu            folded: GPU time by zone path, one root per GPU context\n"
+	"      --merge-threads  folded, svg: one profile for all threads\n"
+	"      --samples        folded, svg: the samples' callstacks, one per unit of weight\n"
+	"      --gpu            folded, svg: GPU time by zone path, one root per GPU context\n"
+	"      --alloc[=live]   folded, svg: bytes allocated by callstack (live: those\n"
+	"                       still allocated at the end)\n"
+	"      --diff BASE      svg: a differential flame graph against the trace BASE\n"
+	"                       (red: more time than in BASE, blue: less)\n"
 	"      --begin-end      chrome: B/E event pairs instead of X events\n"
 	"      --no-images      perfetto, chrome: leave the frame images out\n"
 	"      --compress       perfetto: deflated packets (compressed_packets), about\n"
@@ -225,12 +229,74 @@ static int same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+/* --diff: the base's folded stacks, in memory. */
+struct membuf {
+	char *p;
+	size_t n, cap;
+};
+
+static int mem_write(void *ctx, const void *data, size_t len)
+{
+	struct membuf *m = ctx;
+	if (m->n + len > m->cap) {
+		size_t cap = m->cap ? m->cap : 65536;
+		while (cap < m->n + len)
+			cap *= 2;
+		char *p = realloc(m->p, cap);
+		if (!p)
+			return -1;
+		m->p = p;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->n, data, len);
+	m->n += len;
+	return 0;
+}
+
+/* Read the base of --diff into m as folded stacks, with the conversion's
+ * window and filters. @return EXIT_OK; EXIT_TRACE for a bad or cut base
+ * (m holds what was whole; the message said where it stopped), or no
+ * memory; EXIT_USAGE for an unreadable one. */
+static int read_diff_base(const char *base, const struct profev_conv_opts *o, struct membuf *m)
+{
+	FILE *in = cmd_open_input(base);
+	if (!in)
+		return EXIT_USAGE;
+	struct profev_error err;
+	struct profev_reader *r = profev_reader_new(in, &err);
+	if (!r) {
+		cmd_trace_error(base, &err);
+		cmd_close_input(in);
+		return EXIT_TRACE;
+	}
+	struct profev_conv_opts bo = *o;
+	bo.format = PROFEV_CONV_FOLDED;
+	bo.flags &= ~PROFEV_CONV_SVG_EMBED;
+	bo.diff_base = NULL;
+	bo.title = NULL;
+	bo.progress = NULL;
+	struct profev_conv_sink sink = { NULL, mem_write, NULL, m };
+	int rc = EXIT_OK, crc = profev_conv_run(r, &bo, &sink, NULL, &err);
+	if (crc == PROFEV_E_IO) {
+		cmd_error("'%s': out of memory for its stacks", cmd_display_name(base));
+		rc = EXIT_TRACE;
+	} else if (crc < 0) {
+		cmd_trace_error(base, &err);
+		cmd_error("'%s': the base is what was read before that", cmd_display_name(base));
+		rc = EXIT_TRACE;
+	}
+	profev_reader_free(r);
+	cmd_close_input(in);
+	return rc;
+}
+
 /* Parse the options into *opts; operands land in operand[] (to FORMAT TRACE).
  * @return -1 to go on, or the exit code. */
 static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui *ui,
-		 const char **output, const char *operand[3])
+		 const char **output, const char *operand[3], const char **diff)
 {
-	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_GPU, O_BE, O_NOIMG, O_COMPRESS, O_VERSION };
+	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_GPU, O_BE, O_NOIMG, O_COMPRESS, O_VERSION,
+	       O_ALLOC, O_DIFF };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, O_FROM },
@@ -240,6 +306,8 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		{ "merge-threads", no_argument, NULL, O_MERGE },
 		{ "samples", no_argument, NULL, O_SAMPLES },
 		{ "gpu", no_argument, NULL, O_GPU },
+		{ "alloc", optional_argument, NULL, O_ALLOC },
+		{ "diff", required_argument, NULL, O_DIFF },
 		{ "begin-end", no_argument, NULL, O_BE },
 		{ "no-images", no_argument, NULL, O_NOIMG },
 		{ "compress", no_argument, NULL, O_COMPRESS },
@@ -279,6 +347,16 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		case O_MERGE: opts->flags |= PROFEV_CONV_MERGE_THREADS; break;
 		case O_SAMPLES: opts->flags |= PROFEV_CONV_SAMPLES; break;
 		case O_GPU: opts->flags |= PROFEV_CONV_GPU; break;
+		case O_ALLOC:
+			if (optarg && strcmp(optarg, "live") != 0)
+				return cmd_usage_error("--alloc takes 'live' or nothing, not '%s'", optarg);
+			opts->flags |= PROFEV_CONV_ALLOC | (optarg ? PROFEV_CONV_LIVE : 0);
+			break;
+		case O_DIFF:
+			if (!*optarg)
+				return cmd_usage_error("--diff needs a base trace");
+			*diff = optarg;
+			break;
 		case O_BE: opts->flags |= PROFEV_CONV_CHROME_BE; break;
 		case O_NOIMG: opts->flags |= PROFEV_CONV_NO_IMAGES; break;
 		case O_COMPRESS: opts->flags |= PROFEV_CONV_COMPRESS; break;
@@ -290,7 +368,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 	}
 	int n = argc - optind;
 	if (n == 0)
-		return cmd_usage_error("what to do? 'to perfetto|chrome|folded|png TRACE'");
+		return cmd_usage_error("what to do? 'to perfetto|chrome|folded|svg|png TRACE'");
 	/* Each word is checked where it stands, so that a forgotten 'to' is
 	 * named as such rather than as a missing trace. */
 	const char *action = argv[optind];
@@ -304,7 +382,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		return cmd_usage_error("missing output format");
 	opts->format = profev_conv_format_from_name(argv[optind + 1]);
 	if (!opts->format)
-		return cmd_usage_error("unknown format '%s' (perfetto, chrome, folded or png)",
+		return cmd_usage_error("unknown format '%s' (perfetto, chrome, folded, svg or png)",
 				       argv[optind + 1]);
 	if (n == 2)
 		return cmd_usage_error("missing trace");
@@ -314,21 +392,29 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		operand[i] = argv[optind + i];
 	if (opts->from_ns > opts->to_ns)
 		return cmd_usage_error("--to comes before --from");
-	if (opts->split_size && (opts->format == PROFEV_CONV_FOLDED || opts->format == PROFEV_CONV_PNG))
+	int flame = opts->format == PROFEV_CONV_FOLDED || opts->format == PROFEV_CONV_SVG;
+	if (opts->split_size && (flame || opts->format == PROFEV_CONV_PNG))
 		return cmd_usage_error("--split-size does not apply to %s output", operand[1]);
 	if ((opts->flags & PROFEV_CONV_NO_IMAGES) && opts->format != PROFEV_CONV_PERFETTO &&
 	    opts->format != PROFEV_CONV_CHROME)
 		return cmd_usage_error("--no-images applies to perfetto and chrome output only");
 	if ((opts->flags & PROFEV_CONV_COMPRESS) && opts->format != PROFEV_CONV_PERFETTO)
 		return cmd_usage_error("--compress applies to perfetto output only");
-	if ((opts->flags & PROFEV_CONV_MERGE_THREADS) && opts->format != PROFEV_CONV_FOLDED)
-		return cmd_usage_error("--merge-threads applies to folded output only");
-	if ((opts->flags & PROFEV_CONV_SAMPLES) && opts->format != PROFEV_CONV_FOLDED)
-		return cmd_usage_error("--samples applies to folded output only");
-	if ((opts->flags & PROFEV_CONV_GPU) && opts->format != PROFEV_CONV_FOLDED)
-		return cmd_usage_error("--gpu applies to folded output only");
-	if ((opts->flags & PROFEV_CONV_GPU) && (opts->flags & PROFEV_CONV_SAMPLES))
-		return cmd_usage_error("--gpu and --samples cannot go together");
+	if ((opts->flags & PROFEV_CONV_MERGE_THREADS) && !flame)
+		return cmd_usage_error("--merge-threads applies to folded and svg output only");
+	if ((opts->flags & PROFEV_CONV_SAMPLES) && !flame)
+		return cmd_usage_error("--samples applies to folded and svg output only");
+	if ((opts->flags & PROFEV_CONV_GPU) && !flame)
+		return cmd_usage_error("--gpu applies to folded and svg output only");
+	if ((opts->flags & PROFEV_CONV_ALLOC) && !flame)
+		return cmd_usage_error("--alloc applies to folded and svg output only");
+	unsigned kinds = opts->flags & (PROFEV_CONV_SAMPLES | PROFEV_CONV_GPU | PROFEV_CONV_ALLOC);
+	if (kinds & (kinds - 1))
+		return cmd_usage_error("--samples, --gpu and --alloc cannot go together");
+	if (*diff && opts->format != PROFEV_CONV_SVG)
+		return cmd_usage_error("--diff applies to svg output only");
+	if (*diff && strcmp(*diff, "-") == 0 && strcmp(operand[2], "-") == 0)
+		return cmd_usage_error("--diff - and the trace - cannot both be standard input");
 	if ((opts->flags & PROFEV_CONV_CHROME_BE) && opts->format != PROFEV_CONV_CHROME)
 		return cmd_usage_error("--begin-end applies to chrome output only");
 	return -1;
@@ -338,9 +424,11 @@ int cmd_conv(int argc, char **argv)
 {
 	struct profev_conv_opts opts;
 	struct ui ui = { 0 };
-	const char *output = NULL, *output_dir = NULL, *operand[3];
+	const char *output = NULL, *output_dir = NULL, *operand[3], *diff = NULL;
+	struct membuf base = { 0 };
+	int base_rc = EXIT_OK;
 	profev_conv_opts_init(&opts, 0);
-	int rc = parse(argc, argv, &opts, &ui, &output, operand);
+	int rc = parse(argc, argv, &opts, &ui, &output, operand, &diff);
 	if (rc >= 0)
 		return rc;
 	const char *input = operand[2];
@@ -384,6 +472,19 @@ int cmd_conv(int argc, char **argv)
 	    (strcmp(input, output) == 0 || same_file(input, output))) {
 		cmd_usage_error("'%s' would overwrite the trace; use -o", output);
 		goto out;
+	}
+
+	if (diff) {
+		opts.flags |= PROFEV_CONV_THREAD_NAMES; /* two runs' TIDs differ */
+		opts.warn = on_warn;
+		opts.cb_ctx = &ui;
+		base_rc = read_diff_base(diff, &opts, &base);
+		if (base_rc == EXIT_USAGE) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		opts.diff_base = base.p ? base.p : "";
+		opts.diff_base_len = base.n;
 	}
 
 	FILE *in = cmd_open_input(input);
@@ -430,11 +531,14 @@ int cmd_conv(int argc, char **argv)
 	}
 	if (crc != PROFEV_E_IO && !ui.quiet)
 		warn_output(&opts, &stats, &o, input, output_dir);
+	if (rc == EXIT_OK)
+		rc = base_rc;
 	free(o.part_path);
 	free(o.largest_path);
 	profev_reader_free(r);
 	cmd_close_input(in);
 out:
 	free(def);
+	free(base.p);
 	return rc;
 }

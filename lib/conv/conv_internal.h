@@ -250,6 +250,9 @@ CONV_HIDDEN extern const struct conv_ops conv_perfetto_ops;
 CONV_HIDDEN extern const struct conv_ops conv_chrome_ops;
 CONV_HIDDEN extern const struct conv_ops conv_folded_ops;
 CONV_HIDDEN extern const struct conv_ops conv_png_ops;
+CONV_HIDDEN extern const struct conv_ops conv_folded_alloc_ops;
+CONV_HIDDEN extern const struct conv_ops conv_svg_ops;
+CONV_HIDDEN extern const struct conv_ops conv_svg_alloc_ops;
 
 /* Frame images as the targets write them (conv/shots.c). */
 #define CONV_JPEG_QUALITY 85
@@ -615,8 +618,8 @@ struct conv_loop {
 	int gpu_failed;
 };
 
-/* targets.c: the target of a format checked by conv_check_opts(). */
-CONV_HIDDEN const struct conv_ops *conv_target(int format);
+/* targets.c: the target of options checked by conv_check_opts(). */
+CONV_HIDDEN const struct conv_ops *conv_target(const struct profev_conv_opts *o);
 /* 0, or <0 with err set: options the loop cannot run. */
 CONV_HIDDEN int conv_check_opts(const struct profev_conv_opts *o, const struct profev_conv_sink *sink,
 				struct profev_error *err);

@@ -507,7 +507,7 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		return PROFEV_E_NOMEM;
 	}
 	struct conv *c = &l->c;
-	c->ops = conv_target(opts->format);
+	c->ops = conv_target(opts);
 	c->opts = opts;
 	c->r = r;
 	l->sink = sink;

@@ -2,10 +2,10 @@
  * profev_conv.h - convert profev traces for other viewers (libprofev).
  *
  * One streaming pass over a struct profev_reader writes Perfetto's protobuf
- * trace, Chrome's Trace Event Format JSON, or folded stacks for flame
- * graphs. Memory stays bounded whatever the trace's length: it grows with
+ * trace, Chrome's Trace Event Format JSON, folded stacks or an SVG flame
+ * graph. Memory stays bounded whatever the trace's length: it grows with
  * the number of threads, open zones, distinct names, callstacks and
- * (folded only) stacks of zones, and (Perfetto and Chrome) memory blocks
+ * (folded and svg only) stacks of zones, and (Perfetto and Chrome) memory blocks
  * still allocated, never with the number of events.
  *
  * Memory events become a live-bytes counter per pool in Perfetto and
@@ -42,9 +42,11 @@ enum profev_conv_format {
 	PROFEV_CONV_CHROME = 2,   /**< Trace Event Format JSON (.json) */
 	PROFEV_CONV_FOLDED = 3,   /**< collapsed stacks "a;b;c weight" (.folded) */
 	PROFEV_CONV_PNG = 4,      /**< frame images as PNG files in a directory */
+	PROFEV_CONV_SVG = 5,      /**< an interactive flame graph of the folded
+	                               stacks, one SVG file (.svg) */
 };
 
-/** Format by name ("perfetto", "chrome", "folded"); 0 if unknown. */
+/** Format by name ("perfetto", "chrome", "folded", "png", "svg"); 0 if unknown. */
 int profev_conv_format_from_name(const char *name);
 /** Name of a format; "unknown" otherwise. */
 const char *profev_conv_format_name(int format);
@@ -66,6 +68,18 @@ enum profev_conv_flags {
 	PROFEV_CONV_GPU = 1u << 5,           /**< folded: the GPU zones' self time, one
 	                                          root per GPU context, instead of the
 	                                          threads' zones */
+	PROFEV_CONV_ALLOC = 1u << 6,         /**< folded, svg: the bytes allocated by
+	                                          callstack (memory events) instead of
+	                                          the zones' self time */
+	PROFEV_CONV_LIVE = 1u << 7,          /**< with PROFEV_CONV_ALLOC: less the
+	                                          bytes freed in the window, leaving
+	                                          what is still allocated at its end */
+	PROFEV_CONV_THREAD_NAMES = 1u << 8,  /**< folded, svg: a thread's frame is its
+	                                          name alone, without its TID, so that
+	                                          two runs' stacks match */
+	PROFEV_CONV_SVG_EMBED = 1u << 9,     /**< svg: no XML declaration and no script,
+	                                          to be placed in an HTML page that
+	                                          brings the script (the report) */
 };
 
 /**
@@ -139,6 +153,16 @@ struct profev_conv_opts {
 	/** Called about every million events. May be NULL. */
 	void (*progress)(void *ctx, const struct profev_conv_stats *stats);
 	void *cb_ctx;
+	/** svg: the picture's title; NULL: one made from the flags. */
+	const char *title;
+	/** svg: a differential flame graph against these folded stacks
+	 *  (diff_base_len bytes, as folded output writes them, best with
+	 *  PROFEV_CONV_THREAD_NAMES), in the style of difffolded.pl: boxes
+	 *  as wide as this trace's weights, red where they grew against the
+	 *  base's (scaled to the same total), blue where they shrank. NULL:
+	 *  a plain flame graph. */
+	const char *diff_base;
+	size_t diff_base_len;
 };
 
 /** Fill opts with the defaults: whole trace, every thread, one part. */

@@ -68,7 +68,7 @@ w=$(awk '/;main;hot_main [0-9]+$/ { n += $NF } END { print n + 0 }' s.folded)
 [ "$w" -eq "$m" ] || { cat s.folded; fail "main;hot_main weighs $w in the flame graph, $m samples in the listing"; }
 grep -q '^plain ([0-9]*);.*;worker;hot_worker [0-9]*$' s.folded || { cat s.folded; fail "no worker;hot_worker stack"; }
 expect_exit 2 pfconv to chrome --samples s.bin
-contains err.txt "--samples applies to folded output only"
+contains err.txt "--samples applies to folded and svg output only"
 # Chrome JSON: every sample a P event whose sf is in stackFrames, its
 # innermost frame the function the listing names.
 expect_exit 0 pfconv -q to chrome -o s.json s.bin

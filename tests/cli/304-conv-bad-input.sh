@@ -46,8 +46,8 @@ contains err.txt "chunk 0 at offset 16"
 expect_exit 2 pfconv
 contains err.txt "see 'pfconv --help'"
 expect_exit 2 pfconv to
-expect_exit 2 pfconv to svg ak.bin
-contains err.txt "unknown format 'svg'"
+expect_exit 2 pfconv to gif ak.bin
+contains err.txt "unknown format 'gif'"
 expect_exit 2 pfconv from perfetto ak.bin
 contains err.txt "unknown action 'from'"
 expect_exit 2 pfconv to chrome ak.bin extra

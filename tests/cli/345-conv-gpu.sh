@@ -22,7 +22,7 @@ cmp -s want.folded gpu.folded || fail "folded --gpu: $(cat gpu.folded)"
 expect_exit 0 pfconv -q to folded -o cpu.folded gpu.bin
 lacks cpu.folded GPU
 expect_exit 2 pfconv -q to chrome --gpu gpu.bin
-contains err.txt "--gpu applies to folded output only"
+contains err.txt "--gpu applies to folded and svg output only"
 
 expect_exit 0 pfconv -q to chrome -o gpu.json gpu.bin
 $CHECK chrome gpu.json >/dev/null || fail "conv-check refuses gpu.json"
