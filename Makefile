@@ -156,7 +156,8 @@ $(BUILD)/gen/%_js.h: lib/conv/%.js
 	@mkdir -p $(dir $@)
 	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 $(BUILD)/lib/conv/svg.o: $(BUILD)/gen/flame_js.h
-$(BUILD)/lib/conv/svg.o: GEN_CFLAGS = -I$(BUILD)/gen
+$(BUILD)/lib/conv/html.o: $(BUILD)/gen/report_js.h
+$(BUILD)/lib/conv/svg.o $(BUILD)/lib/conv/html.o: GEN_CFLAGS = -I$(BUILD)/gen
 
 $(TRACY_OBJ): $(TRACY_HDR)
 

@@ -16,6 +16,11 @@ int cmd_rec(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_sym(int argc, char **argv);
 int cmd_conv(int argc, char **argv);
+/* pfconv to html (conv_report.c): the report of input (against base if
+ * not NULL) into output. @return the exit code; the messages are said. */
+struct profev_conv_opts;
+int cmd_conv_report(const struct profev_conv_opts *opts, const char *input, const char *output,
+		    const char *base);
 
 /* "pfdump: message\n" on stderr, printf-style. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

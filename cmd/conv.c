@@ -13,6 +13,7 @@
 static const char usage_text[] =
 	"usage: pfconv to perfetto|chrome|folded|svg [options] TRACE|-\n"
 	"       pfconv to png -o DIR [options] TRACE|-\n"
+	"       pfconv to html [--compare BASE] [-o OUT] TRACE\n"
 	"\n"
 	"  -o, --output OUT     write OUT ('-': standard output); default: beside\n"
 	"                       TRACE with the format's extension, or standard\n"
@@ -33,6 +34,8 @@ static const char usage_text[] =
 	"                       still allocated at the end)\n"
 	"      --diff BASE      svg: a differential flame graph against the trace BASE\n"
 	"                       (red: more time than in BASE, blue: less)\n"
+	"      --compare BASE   html: BASE and TRACE side by side, and the differential\n"
+	"                       flame graph\n"
 	"      --begin-end      chrome: B/E event pairs instead of X events\n"
 	"      --no-images      perfetto, chrome: leave the frame images out\n"
 	"      --compress       perfetto: deflated packets (compressed_packets), about\n"
@@ -293,10 +296,10 @@ static int read_diff_base(const char *base, const struct profev_conv_opts *o, st
 /* Parse the options into *opts; operands land in operand[] (to FORMAT TRACE).
  * @return -1 to go on, or the exit code. */
 static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui *ui,
-		 const char **output, const char *operand[3], const char **diff)
+		 const char **output, const char *operand[3], const char **diff, int *html)
 {
 	enum { O_FROM = 256, O_TO, O_THREAD, O_SPLIT, O_MERGE, O_SAMPLES, O_GPU, O_BE, O_NOIMG, O_COMPRESS, O_VERSION,
-	       O_ALLOC, O_DIFF };
+	       O_ALLOC, O_DIFF, O_COMPARE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, O_FROM },
@@ -308,6 +311,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		{ "gpu", no_argument, NULL, O_GPU },
 		{ "alloc", optional_argument, NULL, O_ALLOC },
 		{ "diff", required_argument, NULL, O_DIFF },
+		{ "compare", required_argument, NULL, O_COMPARE },
 		{ "begin-end", no_argument, NULL, O_BE },
 		{ "no-images", no_argument, NULL, O_NOIMG },
 		{ "compress", no_argument, NULL, O_COMPRESS },
@@ -317,7 +321,7 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long v;
-	int c;
+	int c, compare = 0;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
@@ -353,9 +357,11 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 			opts->flags |= PROFEV_CONV_ALLOC | (optarg ? PROFEV_CONV_LIVE : 0);
 			break;
 		case O_DIFF:
+		case O_COMPARE:
 			if (!*optarg)
-				return cmd_usage_error("--diff needs a base trace");
+				return cmd_usage_error("%s needs a base trace", argv[optind - 1]);
 			*diff = optarg;
+			compare = c == O_COMPARE;
 			break;
 		case O_BE: opts->flags |= PROFEV_CONV_CHROME_BE; break;
 		case O_NOIMG: opts->flags |= PROFEV_CONV_NO_IMAGES; break;
@@ -380,9 +386,10 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 	}
 	if (n == 1)
 		return cmd_usage_error("missing output format");
-	opts->format = profev_conv_format_from_name(argv[optind + 1]);
+	*html = strcmp(argv[optind + 1], "html") == 0;
+	opts->format = *html ? PROFEV_CONV_SVG : profev_conv_format_from_name(argv[optind + 1]);
 	if (!opts->format)
-		return cmd_usage_error("unknown format '%s' (perfetto, chrome, folded, svg or png)",
+		return cmd_usage_error("unknown format '%s' (perfetto, chrome, folded, svg, png or html)",
 				       argv[optind + 1]);
 	if (n == 2)
 		return cmd_usage_error("missing trace");
@@ -392,6 +399,15 @@ static int parse(int argc, char **argv, struct profev_conv_opts *opts, struct ui
 		operand[i] = argv[optind + i];
 	if (opts->from_ns > opts->to_ns)
 		return cmd_usage_error("--to comes before --from");
+	if (compare && !*html)
+		return cmd_usage_error("--compare applies to html output only");
+	if (*html && (opts->from_ns || opts->to_ns != UINT64_MAX || opts->thread))
+		return cmd_usage_error("--from, --to and --thread do not apply to html output");
+	if (*html && (opts->flags & (PROFEV_CONV_SAMPLES | PROFEV_CONV_GPU | PROFEV_CONV_ALLOC)))
+		return cmd_usage_error("html output has a graph of each kind the trace holds: "
+				       "no --samples, --gpu or --alloc");
+	if (*html && strcmp(operand[2], "-") == 0)
+		return cmd_usage_error("html output reads the trace several times: give a file, not '-'");
 	int flame = opts->format == PROFEV_CONV_FOLDED || opts->format == PROFEV_CONV_SVG;
 	if (opts->split_size && (flame || opts->format == PROFEV_CONV_PNG))
 		return cmd_usage_error("--split-size does not apply to %s output", operand[1]);
@@ -424,15 +440,16 @@ int cmd_conv(int argc, char **argv)
 {
 	struct profev_conv_opts opts;
 	struct ui ui = { 0 };
-	const char *output = NULL, *output_dir = NULL, *operand[3], *diff = NULL;
+	const char *output = NULL, *output_dir = NULL, *operand[3] = { 0 }, *diff = NULL;
 	struct membuf base = { 0 };
 	int base_rc = EXIT_OK;
 	profev_conv_opts_init(&opts, 0);
-	int rc = parse(argc, argv, &opts, &ui, &output, operand, &diff);
+	int html = 0;
+	int rc = parse(argc, argv, &opts, &ui, &output, operand, &diff, &html);
 	if (rc >= 0)
 		return rc;
 	const char *input = operand[2];
-	const char *ext = profev_conv_format_ext(opts.format);
+	const char *ext = html ? ".html" : profev_conv_format_ext(opts.format);
 
 	char *def = NULL;
 	if (opts.format == PROFEV_CONV_PNG) {
@@ -474,6 +491,10 @@ int cmd_conv(int argc, char **argv)
 		goto out;
 	}
 
+	if (html) {
+		rc = cmd_conv_report(&opts, input, output, diff);
+		goto out;
+	}
 	if (diff) {
 		opts.flags |= PROFEV_CONV_THREAD_NAMES; /* two runs' TIDs differ */
 		opts.warn = on_warn;

@@ -187,6 +187,36 @@ int profev_conv_run(struct profev_reader *r, const struct profev_conv_opts *opts
 		    const struct profev_conv_sink *sink, struct profev_conv_stats *stats,
 		    struct profev_error *err);
 
+/* ---- the HTML report (pfconv to html) ------------------------------------ */
+
+struct profev_stats; /* <profev_dump.h> */
+
+/** One run in a report. */
+struct profev_report_run {
+	const char *name;                 /**< its file name, for the headings */
+	/** Its statistics, from profev_stats_collect() (<profev_dump.h>): the
+	 *  frame times, the frame statistics, the zones. */
+	const struct profev_stats *stats;
+	const struct profev_reader *r;    /**< the reader stats' ids resolve with */
+	/** Flame graphs, each an svg conversion with PROFEV_CONV_SVG_EMBED
+	 *  (zones by time, CPU samples, allocated bytes); NULL: none. */
+	const char *flame, *samples, *alloc;
+	size_t flame_len, samples_len, alloc_len;
+};
+
+/**
+ * Write one self-contained HTML page (no network, no external script) of
+ * nruns runs side by side (the base first): for each, the frame-time chart
+ * of each frame set with its worst frames marked, the frame statistics and
+ * the longest frames with their zones, the zones table (sortable by each
+ * column), the flame graphs; then diff_svg (diff_len bytes, an embedded
+ * svg conversion with diff_base), if not NULL. The page's script is plain
+ * JavaScript written for it. The sink's part 0 is opened and closed.
+ * @return 0, PROFEV_E_ARG, PROFEV_E_NOMEM or PROFEV_E_IO (the sink failed).
+ */
+int profev_conv_report(const struct profev_report_run *runs, unsigned nruns, const char *diff_svg,
+		       size_t diff_len, const struct profev_conv_sink *sink, struct profev_error *err);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -150,3 +150,8 @@ for n in game names alloc diff; do
 	cat "$n.browse"
 done
 echo "screenshots: $(pwd)/game.png names.png alloc.png diff.png"
+# The checker itself: a script that fails is caught.
+sed 's/^flameInit(document/flameInitX(document/' game.svg > broken.svg
+env -u LD_PRELOAD -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS \
+	$CHECK browse broken.svg --chromium "$CHROMIUM" > broken.browse 2>&1 && fail "a broken script passed"
+contains broken.browse "ReferenceError: flameInitX is not defined"

@@ -224,6 +224,20 @@ def browse(args):
             if pts != args.frames:
                 fail('frame charts have %s points, want %s (one per frame)' % (pts, args.frames))
             print('browser: frame charts have %s points' % pts)
+        if args.sort:
+            r = b.eval("""(function(){
+  var t = document.querySelector('table.sortable'), th = t.querySelectorAll('th');
+  function col(i) { return [].map.call(t.tBodies[0].rows, function(r){ return +r.cells[i].getAttribute('data-v'); }); }
+  th[1].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  var down = col(1);
+  th[1].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  var up = col(1);
+  return [down, up];
+})()""")
+            down, up = r
+            if len(down) < 2 or down != sorted(down, reverse=True) or up != sorted(up):
+                fail('zone table sorted by count: %s, then %s' % (down, up))
+            print('browser: the zone table sorts by count, %d rows, both ways' % len(down))
         if args.shot:
             b.screenshot(args.shot)
             print('browser: screenshot %s' % os.path.abspath(args.shot))
@@ -247,6 +261,7 @@ def main():
     br.add_argument('--shot')
     br.add_argument('--search')
     br.add_argument('--frames', type=int, action='append')
+    br.add_argument('--sort', action='store_true')
     br.set_defaults(fn=browse)
     args = ap.parse_args()
     args.fn(args)
