@@ -5,7 +5,7 @@
 # so does make bench. PROFEV_BENCH_TINY=1 runs every measuring path once
 # on a tiny input (test 520).
 # usage: tests/bench/run.sh BUILD [NAME...]   NAMEs (all by default): trace
-#        client attach ring game_args tracy conv dump_stats compare perfetto image sample sym gpu
+#        client attach ring game_args tracy conv dump_stats compare svg perfetto image sample sym gpu
 BUILD=${1:-build}
 shift
 ONLY=" $* "
@@ -80,6 +80,10 @@ section dump_stats "pfdump --stats with frame statistics ($EVENTS events, 8 thre
 section compare "pfdump --compare of two traces ($EVENTS events each, 8 threads)" &&
 	{ bench sh "$(dirname "$0")/compare.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-compare-$$.bin" || status=1
 	  rm -f "$TMP/profev-bench-compare-$$.bin"; }
+
+section svg "pfconv to svg and html against folded: CPU time, size ($EVENTS events, 8 threads)" &&
+	{ bench sh "$(dirname "$0")/svg.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-svg-$$.bin" || status=1
+	  rm -f "$TMP/profev-bench-svg-$$.bin"; }
 
 section perfetto "Perfetto output of the game trace: size, and trace_processor's load ($EVENTS events)" &&
 	{ bench sh "$(dirname "$0")/perfetto_load.sh" "$BUILD" "$EVENTS" "$TMP/profev-bench-conv-game-$EVENTS.pftr" ||

@@ -125,10 +125,11 @@ if [ -z "${PROFEV_EMULATOR:-}" ] && [ "$(cat /proc/sys/kernel/perf_event_paranoi
 fi
 [ $sampled = 1 ] || echo "no samples here (perf_event_paranoid or qemu): --samples not checked"
 
-# Differential: the game again with "simulate" four times slower. Threads
+# Differential: the game again with its "input" zone waiting eight times
+# longer (a sleep: whatever the machine runs, its share grows). Threads
 # are matched by name (their TIDs differ): the folded stacks to compare
 # with drop the TIDs.
-expect_exit 0 env GAME_SLOW=simulate:4 pfrec -q -o slow.bin "$PROFEV_BUILD/examples/game" 30
+expect_exit 0 env GAME_SLOW=input:8 pfrec -q -o slow.bin "$PROFEV_BUILD/examples/game" 30
 expect_exit 0 pfconv to svg -q --diff game.bin slow.bin -o diff.svg
 for t in game slow; do
 	expect_exit 0 pfconv to folded -q $t.bin -o - 
@@ -137,8 +138,8 @@ done
 $CHECK svg diff.svg slow-names.folded --base game-names.folded > diff.check 2>&1 || { cat diff.check >&2; fail diff.svg; }
 cat diff.check
 contains diff.svg 'red: more than the base'
-# simulate's share grew: red
-grep -A1 '<title>simulate$' diff.svg | grep -q 'fill="rgb(255,' || fail "simulate is not red: $(grep -A1 '<title>simulate$' diff.svg)"
+# input's share grew: red
+grep -A1 '<title>input$' diff.svg | grep -q 'fill="rgb(255,' || fail "input is not red: $(grep -A1 '<title>input$' diff.svg)"
 
 # In the browser.
 for n in game names alloc diff; do

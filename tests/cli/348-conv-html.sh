@@ -11,7 +11,7 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || skip "no chromium at '$CHROMIUM' (make deps installs Debian's chromium)"
 
 expect_exit 0 pfrec -q -o game.bin "$PROFEV_BUILD/examples/game" 40
-expect_exit 0 env GAME_SLOW=simulate:4 pfrec -q -o slow.bin "$PROFEV_BUILD/examples/game" 30
+expect_exit 0 env GAME_SLOW=input:8 pfrec -q -o slow.bin "$PROFEV_BUILD/examples/game" 30
 frames() { pfdump --frames --jsonl "$1" | grep -c '"duration_ns"'; }
 n1=$(frames game.bin) n2=$(frames slow.bin)
 [ "$n1" -gt 30 ] && [ "$n2" -gt 20 ] || fail "pfdump --frames: $n1 and $n2 frames"

@@ -26,6 +26,7 @@ need tracy "$callgrind" "$callgrind_why"
 need conv true ""
 need dump_stats "has python3" "no python3"
 need compare "has python3" "no python3"
+need svg "has python3" "no python3"
 tp_find && export TRACE_PROCESSOR=$TP
 need perfetto "tp_find" "${tp_why:-}"
 need image true ""
