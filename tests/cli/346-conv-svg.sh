@@ -4,10 +4,11 @@
 # and the file is well-formed XML (flame-check.py svg): for zones by time,
 # merged threads, names that XML and folded lines must escape, allocated and
 # live bytes by callstack (symbolized by pfsym), CPU samples, and a
-# differential graph of the example game against a run with one zone made
-# slower. Then headless Chromium opens them (flame-check.py browse): no
-# JavaScript error, a click zooms, a search marks the matching boxes, and a
-# screenshot of each is kept in the test's directory.
+# differential graph of a program against a run where one zone sleeps ten
+# times longer (red) and the other's share shrinks (blue). Then headless
+# Chromium opens them (flame-check.py browse): no JavaScript error, a
+# click zooms, a search marks the matching boxes, and a screenshot of each
+# is kept in the test's directory.
 . "$PROFEV_ROOT/tests/cli/lib.sh"
 . "$PROFEV_ROOT/tests/cli/rec-lib.sh"
 CHECK="python3 $PROFEV_ROOT/tests/cli/flame-check.py"
@@ -125,21 +126,51 @@ if [ -z "${PROFEV_EMULATOR:-}" ] && [ "$(cat /proc/sys/kernel/perf_event_paranoi
 fi
 [ $sampled = 1 ] || echo "no samples here (perf_event_paranoid or qemu): --samples not checked"
 
-# Differential: the game again with its "input" zone waiting eight times
-# longer (a sleep: whatever the machine runs, its share grows). Threads
-# are matched by name (their TIDs differ): the folded stacks to compare
-# with drop the TIDs.
-expect_exit 0 env GAME_SLOW=input:8 pfrec -q -o slow.bin "$PROFEV_BUILD/examples/game" 30
-expect_exit 0 pfconv to svg -q --diff game.bin slow.bin -o diff.svg
-for t in game slow; do
-	expect_exit 0 pfconv to folded -q $t.bin -o - 
+# Differential: a program whose "work" zone sleeps ten times longer when
+# asked (sleeps of milliseconds, which a loaded machine does not drown)
+# against its plain run. Threads are matched by name (their TIDs differ):
+# the folded stacks to compare with drop the TIDs.
+build_prog twice <<'C'
+#include <profev.h>
+#include <stdlib.h>
+#include <time.h>
+PROFEV_CATEGORY(app, "app");
+static void nap(long ms)
+{
+	struct timespec t = { 0, ms * 1000000L };
+	nanosleep(&t, NULL);
+}
+int main(void)
+{
+	long work = getenv("SLOW") ? 20 : 2;
+	for (int i = 0; i < 10; i++) {
+		PROFEV_ZONE(app, "frame");
+		{
+			PROFEV_ZONE(app, "steady");
+			nap(2);
+		}
+		{
+			PROFEV_ZONE(app, "work");
+			nap(work);
+		}
+	}
+	return 0;
+}
+C
+expect_exit 0 pfrec -q -o base.bin ./twice
+expect_exit 0 env SLOW=1 pfrec -q -o slow.bin ./twice
+expect_exit 0 pfconv to svg -q --diff base.bin slow.bin -o diff.svg
+for t in base slow; do
+	expect_exit 0 pfconv to folded -q $t.bin -o -
 	sed 's/^\([^;]*\) ([0-9]*);/\1;/; s/^\([^;]*\) ([0-9]*) /\1 /' out.txt > $t-names.folded
 done
-$CHECK svg diff.svg slow-names.folded --base game-names.folded > diff.check 2>&1 || { cat diff.check >&2; fail diff.svg; }
+$CHECK svg diff.svg slow-names.folded --base base-names.folded > diff.check 2>&1 || { cat diff.check >&2; fail diff.svg; }
 cat diff.check
 contains diff.svg 'red: more than the base'
-# input's share grew: red
-grep -A1 '<title>input$' diff.svg | grep -q 'fill="rgb(255,' || fail "input is not red: $(grep -A1 '<title>input$' diff.svg)"
+# work's share grew (from about half to about nine tenths): red; steady's
+# shrank: blue
+grep -A1 '<title>work$' diff.svg | grep -q 'fill="rgb(255,' || fail "work is not red: $(grep -A1 '<title>work$' diff.svg)"
+grep -A1 '<title>steady$' diff.svg | grep -q ',255)"' || fail "steady is not blue: $(grep -A1 '<title>steady$' diff.svg)"
 
 # In the browser.
 for n in game names alloc diff; do
