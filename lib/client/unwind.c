@@ -104,12 +104,12 @@ int unwind_fast(struct ring *r, uint64_t from, unsigned depth, uint64_t *pc)
 			return -1;
 		if (ru->r.end)
 			break;
-		uint64_t cfa = (ru->r.cfa_rbp ? bp : sp) + (uint64_t)(int64_t)ru->r.cfa_off;
+		uint64_t cfa = (ru->r.cfa_fp ? bp : sp) + (uint64_t)(int64_t)ru->r.cfa_off;
 		if (cfa <= sp || cfa < lo + 8 || cfa > hi)
 			return -1;
 		uint64_t ra = load(cfa - 8);
-		if (ru->r.rbp_saved) {
-			uint64_t at = cfa + (uint64_t)(int64_t)ru->r.rbp_off;
+		if (ru->r.fp_saved) {
+			uint64_t at = cfa + (uint64_t)(int64_t)ru->r.fp_off;
 			if (at < lo || at + 8 > hi)
 				return -1;
 			bp = load(at);
@@ -154,12 +154,12 @@ unsigned unwind_context(const void *context, uint64_t lo, uint64_t hi, uint64_t 
 		 * the byte before. */
 		if (find_rule(n == 1 ? ip : ip - 1, &ru) < 0 || ru.r.end)
 			break;
-		uint64_t cfa = (ru.r.cfa_rbp ? bp : sp) + (uint64_t)(int64_t)ru.r.cfa_off;
+		uint64_t cfa = (ru.r.cfa_fp ? bp : sp) + (uint64_t)(int64_t)ru.r.cfa_off;
 		if (cfa <= sp || cfa < lo + 8 || cfa > hi)
 			break;
 		uint64_t ra = load(cfa - 8);
-		if (ru.r.rbp_saved) {
-			uint64_t at = cfa + (uint64_t)(int64_t)ru.r.rbp_off;
+		if (ru.r.fp_saved) {
+			uint64_t at = cfa + (uint64_t)(int64_t)ru.r.fp_off;
 			if (at < lo || at + 8 > hi)
 				break;
 			bp = load(at);

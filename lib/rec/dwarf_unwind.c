@@ -8,7 +8,8 @@
  * file is mapped read-only once, its tables found through PT_GNU_EH_FRAME
  * (.eh_frame_hdr and the .eh_frame it points to), else the section headers
  * (.eh_frame or .debug_frame, scanned into a sorted table). lib/unwind/cfi.c
- * decodes them, as it does for the client's unwinder. The rule of each pc
+ * decodes them, as it does for the client's unwinder, for x86-64 or
+ * aarch64 as the file's ELF header says. The rule of each pc
  * met is kept in a fixed cache, so a walk through code seen before costs a
  * few loads per frame. Memory: the cache (fixed), one mapping and at most
  * one scanned table per module file, at most MAX_TABLES files.
@@ -37,6 +38,7 @@ struct tables {
 	struct cfi_section frame;     /* .eh_frame or .debug_frame */
 	struct cfi_fde *index;        /* without .eh_frame_hdr: sorted FDEs */
 	size_t nindex;
+	int arch;                     /* enum cfi_arch, by the ELF header */
 };
 
 struct slot {
@@ -138,7 +140,7 @@ static int sections(struct tables *t, const Elf64_Ehdr *eh)
 			/* .debug_frame's pointers are absolute: its address
 			 * is no base. */
 			struct cfi_section s = { t->map + sh.sh_offset, (size_t)sh.sh_size,
-						 pass ? 0 : sh.sh_addr, pass };
+						 pass ? 0 : sh.sh_addr, pass, t->arch };
 			if (scan(t, &s) == 0)
 				return 0;
 		}
@@ -153,10 +155,12 @@ static int image(struct tables *t)
 		return -1;
 	memcpy(&eh, t->map, sizeof eh);
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64) ||
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256 || eh.e_phoff > t->len ||
 	    eh.e_phnum * sizeof(Elf64_Phdr) > t->len - eh.e_phoff)
 		return -1;
+	t->arch = eh.e_machine == EM_AARCH64 ? CFI_AARCH64 : CFI_X86_64;
 	Elf64_Phdr ph[256];
 	memcpy(ph, t->map + eh.e_phoff, eh.e_phnum * sizeof *ph);
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
@@ -165,8 +169,10 @@ static int image(struct tables *t)
 		uint64_t frame;
 		if (at_vaddr(t->map, t->len, ph, eh.e_phnum, ph[i].p_vaddr, &t->hdr) == 0 &&
 		    cfi_hdr_frame(&t->hdr, &frame) == 0 &&
-		    at_vaddr(t->map, t->len, ph, eh.e_phnum, frame, &t->frame) == 0)
+		    at_vaddr(t->map, t->len, ph, eh.e_phnum, frame, &t->frame) == 0) {
+			t->hdr.arch = t->frame.arch = t->arch;
 			return 0;
+		}
 		memset(&t->hdr, 0, sizeof t->hdr);
 	}
 	return sections(t, &eh);
@@ -253,7 +259,7 @@ static int lookup(const struct tables *t, uint64_t addr, struct cfi_rule *r)
 	return cfi_rule_at(&t->frame, fde, addr, r);
 }
 
-static const struct cfi_rule *rule(struct dwarf_unwinder *u, int32_t tables, uint64_t addr)
+static const struct cfi_rule *rule(struct dwarf_unwinder *u, int32_t tables, uint64_t addr, int arch)
 {
 	uint64_t h = (addr ^ (addr >> 15) ^ ((uint64_t)tables * 0x9e3779b97f4a7c15ull)) *
 		     0xff51afd7ed558ccdull;
@@ -261,7 +267,7 @@ static const struct cfi_rule *rule(struct dwarf_unwinder *u, int32_t tables, uin
 	if (s->addr != addr + 1 || s->tables != tables) {
 		s->addr = addr + 1;
 		s->tables = tables;
-		s->ok = tables >= 0 && (uint32_t)tables < u->n &&
+		s->ok = tables >= 0 && (uint32_t)tables < u->n && u->t[tables].arch == arch &&
 			lookup(&u->t[tables], addr, &s->r) == 0;
 	}
 	return s->ok ? &s->r : NULL;
@@ -269,12 +275,37 @@ static const struct cfi_rule *rule(struct dwarf_unwinder *u, int32_t tables, uin
 
 /* ---- the walk ---------------------------------------------------------- */
 
+/* A signed return address (aarch64's pointer authentication) carries its
+ * signature in the bits above the virtual address: Linux's user addresses
+ * are below 2^48 unless a program asks for more, so those bits are
+ * cleared. Under a kernel of 39-bit addresses (some Android devices) the
+ * signature reaches lower: the pc then lies in no module and the walk
+ * stops there. */
+#define SIGNED_RA_MASK ((1ull << 48) - 1)
+
+/* 8 bytes at where lie within the copy [lo, hi), with no wrapping. */
+static int in_copy(uint64_t where, uint64_t lo, uint64_t hi)
+{
+	return where >= lo && where <= hi && hi - where >= 8;
+}
+
 unsigned dwarf_unwind(struct dwarf_unwinder *u, const struct dwarf_regs *regs,
 		      const unsigned char *stack, uint64_t size, dwarf_find_fn find, void *ctx,
 		      uint64_t *pcs, unsigned max, int *complete)
 {
-	uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
+	uint64_t ip = regs->ip, sp = regs->sp, fp = regs->fp;
 	const uint64_t lo = regs->sp, hi = regs->sp + size;
+	/* The innermost frame may be code without tables (a PLT stub's are
+	 * expressions): the state at a function's entry, the return address
+	 * on top of the stack (x86-64) or in x30 (aarch64). */
+	struct cfi_rule entry = { 0 };
+	if (regs->arch == CFI_AARCH64) {
+		entry.ra_saved = 0;
+	} else {
+		entry.cfa_off = 8;
+		entry.ra_saved = 1;
+		entry.ra_off = -8;
+	}
 	unsigned n = 0;
 	*complete = 0;
 	if (hi < lo)
@@ -286,13 +317,9 @@ unsigned dwarf_unwind(struct dwarf_unwinder *u, const struct dwarf_regs *regs,
 		uint64_t at = n == 1 ? ip : ip - 1, bias;
 		int32_t tables;
 		const struct cfi_rule *r = NULL;
-		struct cfi_rule entry = { 8, 0, 0, 0, 0 };
 		if (find(ctx, at, &tables, &bias) == 0)
-			r = rule(u, tables, at - bias);
+			r = rule(u, tables, at - bias, regs->arch);
 		if (!r) {
-			/* The innermost frame may be code without tables (a
-			 * PLT stub's are expressions): the state at a
-			 * function's entry, the return address on top. */
 			if (n > 1)
 				break;
 			r = &entry;
@@ -301,20 +328,35 @@ unsigned dwarf_unwind(struct dwarf_unwinder *u, const struct dwarf_regs *regs,
 			*complete = 1;
 			break;
 		}
-		uint64_t cfa = (r->cfa_rbp ? bp : sp) + (uint64_t)(int64_t)r->cfa_off;
-		if (cfa <= sp || cfa < lo + 8 || cfa > hi)
+		uint64_t cfa = (r->cfa_fp ? fp : sp) + (uint64_t)(int64_t)r->cfa_off;
+		if (cfa < sp || cfa > hi)
 			break;
 		uint64_t ra;
-		memcpy(&ra, stack + (cfa - 8 - lo), 8);
-		if (r->rbp_saved) {
+		if (r->ra_saved) {
+			uint64_t where = cfa + (uint64_t)(int64_t)r->ra_off;
+			if (cfa == sp || !in_copy(where, lo, hi))
+				break;
+			memcpy(&ra, stack + (where - lo), 8);
+		} else {
+			/* Still in the link register: only the sampled
+			 * registers hold it, and a caller's frame never
+			 * keeps its return address in a register across a
+			 * call. */
+			if (n > 1)
+				break;
+			ra = regs->lr;
+		}
+		if (r->ra_signed)
+			ra &= SIGNED_RA_MASK;
+		if (r->fp_saved) {
 			/* In an epilogue GCC's tables still say saved after
 			 * the pop: a slot below sp is no longer the frame's,
-			 * and rbp holds the caller's value again. */
-			uint64_t where = cfa + (uint64_t)(int64_t)r->rbp_off;
+			 * and the register holds the caller's value again. */
+			uint64_t where = cfa + (uint64_t)(int64_t)r->fp_off;
 			if (where >= sp) {
-				if (where > hi - 8)
+				if (!in_copy(where, lo, hi))
 					break;
-				memcpy(&bp, stack + (where - lo), 8);
+				memcpy(&fp, stack + (where - lo), 8);
 			}
 		}
 		sp = cfa;

@@ -29,11 +29,8 @@
 #include <unistd.h>
 #include "rec/rec_internal.h"
 
-/* The user registers a sample copies for DWARF unwinding, in the kernel's
- * order (asm/perf_regs.h): bp, sp, ip. The rules followed need no other. */
 #define MAX_STACK_BYTES 65000u   /* a record's size is 16 bits */
 #define MIN_RING_BYTES (64u << 10) /* and room for 4 stack copies at least */
-#define REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
 
 static long perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
 			    unsigned long flags)
@@ -59,13 +56,16 @@ static void attr_init(struct perf_event_attr *a, const struct perf_sampler *s, i
 		a->sample_max_stack = PERF_MAX_FRAMES;
 		if (s->o.stack_bytes) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-			a->sample_regs_user = REGS_MASK;
+#ifdef PERF_REGS_MASK
+			a->sample_regs_user = PERF_REGS_MASK;
+#endif
 			a->sample_stack_user = s->o.stack_bytes;
-			/* The kernel's walk of rbp costs the program about a
-			 * microsecond per sample (more where rbp is not a frame
-			 * pointer and the walk faults), for frames the copy
-			 * mostly holds: taken only when asked for, as perf
-			 * record --call-graph dwarf does not take it. */
+			/* The kernel's walk of frame pointers costs the
+			 * program about a microsecond per sample (more where
+			 * rbp or x29 is not a frame pointer and the walk
+			 * faults), for frames the copy mostly holds: taken
+			 * only when asked for, as perf record --call-graph
+			 * dwarf does not take it. */
 			a->exclude_callchain_user = s->o.fp_chain ? 0 : 1;
 		}
 	} else {
@@ -143,8 +143,8 @@ struct perf_sampler *perf_sampler_open(pid_t pid, const struct perf_sample_opts 
 	u64_map_init(&s->tasks, sizeof(struct perf_task));
 	s->pid = (uint32_t)pid;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
-#ifndef __x86_64__
-	s->o.stack_bytes = 0; /* the registers and rules are x86-64's */
+#ifndef PERF_REGS_MASK
+	s->o.stack_bytes = 0; /* registers and rules for x86-64 and aarch64 only */
 #endif
 	s->o.stack_bytes &= ~7u;
 	if (s->o.stack_bytes > MAX_STACK_BYTES)

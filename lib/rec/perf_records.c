@@ -90,7 +90,7 @@ static unsigned choose_walk(struct perf_sampler *s, uint64_t *d, unsigned nd, in
 static int on_sample(struct perf_sampler *s, const unsigned char *rec, uint32_t size)
 {
 	/* IP, TID, TIME, CPU, CALLCHAIN, then with stack copies REGS_USER
-	 * (abi, bp, sp, ip) and STACK_USER (size, bytes, dyn_size) */
+	 * (abi, PERF_NREGS registers) and STACK_USER (size, bytes, dyn_size) */
 	const uint32_t fixed = 8 + 8 + 8 + 8 + 8 + 8;
 	if (size < fixed)
 		return 0;
@@ -122,15 +122,16 @@ static int on_sample(struct perf_sampler *s, const unsigned char *rec, uint32_t 
 	const struct perf_process *pr = process_find(s, pid);
 	const uint64_t *pcs = kc;
 	unsigned n = nk;
+#ifdef PERF_REGS_MASK
 	if (s->uw) {
 		const unsigned char *q = ips + 8 * nr, *end = rec + size;
-		uint64_t abi = 0, regs[3], ssize = 0, dyn = 0;
+		uint64_t abi = 0, regs[PERF_NREGS], ssize = 0, dyn = 0;
 		if (end - q >= 8)
 			memcpy(&abi, q, 8);
 		q += 8;
-		if (abi && end - q >= 24 + 8) {
-			memcpy(regs, q, 24);
-			q += 24;
+		if (abi && end - q >= (ptrdiff_t)sizeof regs + 8) {
+			memcpy(regs, q, sizeof regs);
+			q += sizeof regs;
 			memcpy(&ssize, q, 8);
 			q += 8;
 			if (ssize <= (uint64_t)(end - q) && (uint64_t)(end - q) - ssize >= 8)
@@ -139,7 +140,7 @@ static int on_sample(struct perf_sampler *s, const unsigned char *rec, uint32_t 
 				dyn = 0;
 		}
 		if (dyn) {
-			struct dwarf_regs r = { regs[2], regs[1], regs[0] };
+			struct dwarf_regs r = perf_regs_of(regs);
 			int complete;
 			s->walking = pr;
 			nd = dwarf_unwind(s->uw, &r, q, dyn, dwarf_tables_of, s, d, PERF_MAX_FRAMES, &complete);
@@ -150,6 +151,7 @@ static int on_sample(struct perf_sampler *s, const unsigned char *rec, uint32_t 
 			s->n.frame_pointers++;
 		}
 	}
+#endif
 	struct profev_frame f[PERF_MAX_FRAMES];
 	frames_of(pr, pcs, n, f);
 	struct profev_event ev = { 0 };

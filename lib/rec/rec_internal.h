@@ -418,6 +418,30 @@ void attach_detach(struct profev_recorder *r);
 /* ==== the kernel's samples and switches (perf_*.c) ==== */
 
 #define PERF_MAX_FRAMES 127       /* the kernel's default perf_event_max_stack */
+
+/* The user registers a sample copies for DWARF unwinding (asm/perf_regs.h),
+ * which the kernel writes in ascending bit order; the rules followed need
+ * no other. On another architecture no stack is copied. */
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#define PERF_REGS_MASK ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | \
+			(1ull << PERF_REG_X86_IP))
+#define PERF_NREGS 3
+static inline struct dwarf_regs perf_regs_of(const uint64_t *v)
+{
+	return (struct dwarf_regs){ .ip = v[2], .sp = v[1], .fp = v[0], .arch = CFI_X86_64 };
+}
+#elif defined(__aarch64__)
+#include <asm/perf_regs.h>
+#define PERF_REGS_MASK ((1ull << PERF_REG_ARM64_X29) | (1ull << PERF_REG_ARM64_LR) | \
+			(1ull << PERF_REG_ARM64_SP) | (1ull << PERF_REG_ARM64_PC))
+#define PERF_NREGS 4
+static inline struct dwarf_regs perf_regs_of(const uint64_t *v)
+{
+	return (struct dwarf_regs){ .ip = v[3], .sp = v[2], .fp = v[0], .lr = v[1],
+				    .arch = CFI_AARCH64 };
+}
+#endif
 #define MAX_PROCS 1024
 #define MAX_MODS_PER_PROC 4096
 #define MAX_FILES 4096            /* files whose headers are cached */

@@ -1,20 +1,39 @@
 /*
- * cfi.c - reading x86-64 call frame information: the .eh_frame_hdr search
- * table, CIEs and FDEs, and the CFA programs run up to a pc, reduced to a
- * struct cfi_rule. The client runs it on its own process's tables (where a
- * table's bytes are at the module address they describe) and pfrec on a
- * module file's bytes (cfi_section.addr says where they would be).
+ * cfi.c - reading x86-64 and aarch64 call frame information: the
+ * .eh_frame_hdr search table, CIEs and FDEs, and the CFA programs run up
+ * to a pc, reduced to a struct cfi_rule. The client runs it on its own
+ * process's tables (where a table's bytes are at the module address they
+ * describe) and pfrec on a module file's bytes (cfi_section.addr says
+ * where they would be).
  *
- * Only the common rules are followed: the CFA is rsp or rbp plus an
- * offset, the return address is at CFA - 8, rbp is kept or saved at an
- * offset from the CFA. Other registers are ignored unless an instruction
- * about rsp, rbp or the return address is beyond this (an expression),
- * which gives -1.
+ * Only the common rules are followed: the CFA is sp or the frame pointer
+ * (rbp, x29) plus an offset, the frame pointer is kept or saved at an
+ * offset from the CFA, and the return address is at CFA - 8 (x86-64) or,
+ * on aarch64, saved at an offset from the CFA or still in x30 (a leaf, a
+ * prologue before its store). Other registers are ignored unless an
+ * instruction about sp, the frame pointer or the return address is beyond
+ * this (an expression), which gives -1.
+ *
+ * aarch64's pointer authentication (DW_CFA_AARCH64_negate_ra_state, which
+ * gcc emits with -mbranch-protection=pac-ret; Debian's gcc does not by
+ * default) is followed as a flag of the rule: the unwinder clears the
+ * signature bits itself (dwarf_unwind.c).
  */
 #include <string.h>
 #include "unwind/cfi.h"
 
-enum { DW_RBP = 6, DW_RSP = 7, DW_RA = 16 };
+/* An architecture's DWARF register numbers: the frame pointer, the stack
+ * pointer and the return address column. */
+struct regs {
+	unsigned fp, sp, ra;
+};
+static const struct regs x86_64_regs = { 6, 7, 16 };
+static const struct regs aarch64_regs = { 29, 31, 30 };
+
+static const struct regs *regs_of(int arch)
+{
+	return arch == CFI_AARCH64 ? &aarch64_regs : &x86_64_regs;
+}
 
 struct cur {
 	const unsigned char *p, *end;
@@ -136,10 +155,12 @@ int cfi_hdr_lookup(const struct cfi_section *hdr, uint64_t pc, uint64_t *fde)
 struct state {
 	uint8_t cfa_reg;
 	int64_t cfa_off;
-	int rbp_how;          /* 0 kept, 1 saved at CFA + rbp_off */
-	int64_t rbp_off;
-	int ra_how;           /* 0 unknown, 1 saved at CFA + ra_off, 2 undefined */
+	int fp_how;           /* 0 kept, 1 saved at CFA + fp_off */
+	int64_t fp_off;
+	int ra_how;           /* 0 no rule, 1 saved at CFA + ra_off, 2 undefined,
+				 3 same value (aarch64: 0 and 3 are x30 itself) */
 	int64_t ra_off;
+	int ra_signed;        /* aarch64: toggled by negate_ra_state */
 };
 
 /* An offset times the data alignment factor, wrapping (never undefined)
@@ -152,8 +173,10 @@ static int64_t scaled(uint64_t v, int64_t align)
 /* Runs CFA instructions until loc passes target. @return 0, or -1 for an
  * instruction this decoder does not follow. */
 static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align,
-	       int64_t data_align, const struct state *init, struct state *st)
+	       int64_t data_align, const struct state *init, struct state *st, int arch)
 {
+	const struct regs *R = regs_of(arch);
+	const uint64_t DW_FP = R->fp, DW_SP = R->sp, DW_RA = R->ra;
 	struct state saved[8];
 	int nsaved = 0;
 	while (c->p < c->end && !c->bad) {
@@ -184,20 +207,22 @@ static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align
 			reg = uleb(c);
 			if (reg == DW_RA)
 				st->ra_how = 2;
-			else if (reg == DW_RBP || reg == DW_RSP)
+			else if (reg == DW_FP || reg == DW_SP)
 				return -1;
 			continue;
 		case 0x08:
 			reg = uleb(c);
-			if (reg == DW_RBP)
-				st->rbp_how = 0;
+			if (reg == DW_FP)
+				st->fp_how = 0;
+			else if (reg == DW_RA && arch == CFI_AARCH64)
+				st->ra_how = 3;
 			else if (reg == DW_RA)
 				return -1;
 			continue;
 		case 0x09:
 			reg = uleb(c);
 			(void)uleb(c);
-			if (reg == DW_RBP || reg == DW_RA)
+			if (reg == DW_FP || reg == DW_RA)
 				return -1;
 			continue;
 		case 0x0a:
@@ -223,7 +248,7 @@ static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align
 		case 0x10: case 0x16: {
 			reg = uleb(c);
 			uint64_t n = uleb(c);
-			if (reg == DW_RBP || reg == DW_RA || reg == DW_RSP || n > (uint64_t)(c->end - c->p))
+			if (reg == DW_FP || reg == DW_RA || reg == DW_SP || n > (uint64_t)(c->end - c->p))
 				return -1;
 			c->p += n;
 			continue;
@@ -234,10 +259,17 @@ static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align
 				(void)uleb(c);
 			else
 				(void)sleb(c);
-			if (reg == DW_RBP || reg == DW_RA || reg == DW_RSP)
+			if (reg == DW_FP || reg == DW_RA || reg == DW_SP)
 				return -1;
 			continue;
 		case 0x2e: (void)uleb(c); continue;
+		case 0x2d:
+			/* DW_CFA_AARCH64_negate_ra_state; elsewhere the
+			 * opcode is SPARC's window_save, not followed */
+			if (arch != CFI_AARCH64)
+				return -1;
+			st->ra_signed = !st->ra_signed;
+			continue;
 		default: return -1; /* set_loc, def_cfa_expression, vendor ops */
 		}
 	advance:
@@ -246,22 +278,22 @@ static int run(struct cur *c, uint64_t loc, uint64_t target, uint64_t code_align
 			return 0;
 		continue;
 	offset:
-		if (reg == DW_RBP) {
-			st->rbp_how = 1;
-			st->rbp_off = off;
+		if (reg == DW_FP) {
+			st->fp_how = 1;
+			st->fp_off = off;
 		} else if (reg == DW_RA) {
 			st->ra_how = 1;
 			st->ra_off = off;
-		} else if (reg == DW_RSP) {
+		} else if (reg == DW_SP) {
 			return -1;
 		}
 		continue;
 	restore:
 		if (!init)
 			return -1; /* in the CIE's own instructions */
-		if (reg == DW_RBP) {
-			st->rbp_how = init->rbp_how;
-			st->rbp_off = init->rbp_off;
+		if (reg == DW_FP) {
+			st->fp_how = init->fp_how;
+			st->fp_off = init->fp_off;
 		} else if (reg == DW_RA) {
 			st->ra_how = init->ra_how;
 			st->ra_off = init->ra_off;
@@ -325,7 +357,7 @@ static int cie_read(const struct cfi_section *s, uint64_t off, struct cie *out)
 	out->data_align = sleb(&cc);
 	uint64_t ra_reg = version == 1 ? fixed(&cc, 1) : uleb(&cc);
 	out->has_z = aug[0] == 'z';
-	if (ra_reg != DW_RA || (aug[0] && !out->has_z))
+	if (ra_reg != regs_of(s->arch)->ra || (aug[0] && !out->has_z))
 		return -1;
 	if (out->has_z) {
 		uint64_t n = uleb(&cc);
@@ -403,11 +435,14 @@ int cfi_rule_at(const struct cfi_section *frame, uint64_t fde, uint64_t pc, stru
 	if (fde_read(frame, fde - frame->addr, &cie, &start, &range, &fc) != 0 ||
 	    pc < start || pc - start >= range)
 		return -1;
-	struct state st = { DW_RSP, 8, 0, 0, 0, 0 };
-	if (run(&cie.insns, 0, UINT64_MAX, cie.code_align, cie.data_align, NULL, &st) < 0)
+	const struct regs *R = regs_of(frame->arch);
+	const int a64 = frame->arch == CFI_AARCH64;
+	/* before the CIE's instructions: x86-64's state at a call's target */
+	struct state st = { (uint8_t)R->sp, a64 ? 0 : 8, 0, 0, 0, 0, 0 };
+	if (run(&cie.insns, 0, UINT64_MAX, cie.code_align, cie.data_align, NULL, &st, frame->arch) < 0)
 		return -1;
 	struct state init = st;
-	if (run(&fc, start, pc, cie.code_align, cie.data_align, &init, &st) < 0)
+	if (run(&fc, start, pc, cie.code_align, cie.data_align, &init, &st, frame->arch) < 0)
 		return -1;
 
 	memset(out, 0, sizeof *out);
@@ -415,14 +450,27 @@ int cfi_rule_at(const struct cfi_section *frame, uint64_t fde, uint64_t pc, stru
 		out->end = 1;
 		return 0;
 	}
-	if (st.ra_how != 1 || st.ra_off != -8 || (st.cfa_reg != DW_RSP && st.cfa_reg != DW_RBP) ||
-	    st.cfa_off < 8 || st.cfa_off > INT32_MAX || st.rbp_off < INT32_MIN ||
-	    st.rbp_off > INT32_MAX)
+	if ((st.cfa_reg != R->sp && st.cfa_reg != R->fp) || st.cfa_off > INT32_MAX ||
+	    st.fp_off < INT32_MIN || st.fp_off > INT32_MAX)
 		return -1;
-	out->cfa_rbp = st.cfa_reg == DW_RBP;
+	if (a64) {
+		/* a leaf's CFA may be sp itself; the return address saved
+		 * anywhere near the CFA, or still in x30 */
+		if (st.cfa_off < 0 || (st.ra_how == 1 && (st.ra_off < INT16_MIN || st.ra_off > INT16_MAX)))
+			return -1;
+		out->ra_saved = st.ra_how == 1;
+		out->ra_off = out->ra_saved ? (int16_t)st.ra_off : 0;
+		out->ra_signed = st.ra_signed != 0;
+	} else {
+		if (st.ra_how != 1 || st.ra_off != -8 || st.cfa_off < 8)
+			return -1;
+		out->ra_saved = 1;
+		out->ra_off = -8;
+	}
+	out->cfa_fp = st.cfa_reg == R->fp;
 	out->cfa_off = (int32_t)st.cfa_off;
-	out->rbp_saved = (uint8_t)st.rbp_how;
-	out->rbp_off = (int32_t)st.rbp_off;
+	out->fp_saved = st.fp_how != 0;
+	out->fp_off = (int32_t)st.fp_off;
 	return 0;
 }
 

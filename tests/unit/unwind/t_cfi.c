@@ -98,20 +98,20 @@ static void check_fn_rules(const struct cfi_section *s, uint64_t fde)
 	struct cfi_rule r;
 	/* entry: CFA rsp+8, rbp kept */
 	CHECK_EQ(cfi_rule_at(s, fde, FN, &r), 0);
-	CHECK(!r.cfa_rbp && r.cfa_off == 8 && !r.rbp_saved && !r.end);
+	CHECK(!r.cfa_fp && r.cfa_off == 8 && !r.fp_saved && !r.end);
 	/* after push rbp */
 	CHECK_EQ(cfi_rule_at(s, fde, FN + 1, &r), 0);
-	CHECK(!r.cfa_rbp && r.cfa_off == 16 && r.rbp_saved && r.rbp_off == -16);
+	CHECK(!r.cfa_fp && r.cfa_off == 16 && r.fp_saved && r.fp_off == -16);
 	CHECK_EQ(cfi_rule_at(s, fde, FN + 3, &r), 0);
-	CHECK(!r.cfa_rbp && r.cfa_off == 16);
+	CHECK(!r.cfa_fp && r.cfa_off == 16);
 	/* after mov rsp,rbp */
 	CHECK_EQ(cfi_rule_at(s, fde, FN + 4, &r), 0);
-	CHECK(r.cfa_rbp && r.cfa_off == 16 && r.rbp_saved && r.rbp_off == -16);
+	CHECK(r.cfa_fp && r.cfa_off == 16 && r.fp_saved && r.fp_off == -16);
 	CHECK_EQ(cfi_rule_at(s, fde, FN + 13, &r), 0);
-	CHECK(r.cfa_rbp);
+	CHECK(r.cfa_fp);
 	/* after leave: back to the entry's rule, rbp restored */
 	CHECK_EQ(cfi_rule_at(s, fde, FN + 14, &r), 0);
-	CHECK(!r.cfa_rbp && r.cfa_off == 8 && !r.rbp_saved);
+	CHECK(!r.cfa_fp && r.cfa_off == 8 && !r.fp_saved);
 	CHECK_EQ(cfi_rule_at(s, fde, FN + FN_LEN - 1, &r), 0);
 	/* outside the FDE */
 	CHECK_EQ(cfi_rule_at(s, fde, FN + FN_LEN, &r), -1);
@@ -189,6 +189,114 @@ static void test_debug_frame(void)
 	CHECK_EQ(cfi_rule_at(&s, f, FN, &r), -1);
 }
 
+/* aarch64's .eh_frame as gcc writes it (code alignment 4, data alignment
+ * -8, return address column x30, CFA sp + 0 at entry), for a function with
+ * pointer authentication and a frame record at FN:
+ *   FN+0  paciasp                 FN+28 ldp x29, x30, [sp], 32
+ *   FN+4  stp x29, x30, [sp, -32]! FN+32 autiasp
+ *   FN+8  mov x29, sp             FN+36 ret, then more code
+ * and one at FN2 whose x30 is undefined (the outermost frame). Read on any
+ * host. */
+static void a64_eh_frame(struct bytes *o, size_t fdes[2])
+{
+	o->n = 0;
+	size_t cie = o->n;
+	u32(o, 0); u32(o, 0); u8(o, 1); put(o, "zR", 3);
+	u8(o, 4); u8(o, 0x78); u8(o, 30); u8(o, 1); u8(o, 0x1b);
+	u8(o, 0x0c); u8(o, 31); u8(o, 0);    /* def_cfa sp+0 */
+	while ((o->n - cie) % 8 != 4) u8(o, 0);
+	set32(o, cie, (uint32_t)(o->n - cie - 4));
+	static const uint32_t start[2] = { FN, FN2 };
+	for (int k = 0; k < 2; k++) {
+		size_t f = fdes[k] = o->n;
+		u32(o, 0);
+		u32(o, (uint32_t)(o->n - cie));
+		u32(o, (uint32_t)(start[k] - (SEC_ADDR + o->n)));
+		u32(o, FN_LEN);
+		u8(o, 0);
+		if (k == 0) {
+			u8(o, 0x41); u8(o, 0x2d);             /* negate_ra_state */
+			u8(o, 0x41);
+			u8(o, 0x0e); u8(o, 32);               /* def_cfa_offset 32 */
+			u8(o, 0x9d); u8(o, 4);                /* offset x29, cfa-32 */
+			u8(o, 0x9e); u8(o, 3);                /* offset x30, cfa-24 */
+			u8(o, 0x41); u8(o, 0x0d); u8(o, 29);  /* def_cfa_register x29 */
+			u8(o, 0x44); u8(o, 0x0a);             /* remember_state */
+			u8(o, 0xde); u8(o, 0xdd);             /* restore x30, x29 */
+			u8(o, 0x0c); u8(o, 31); u8(o, 0);     /* def_cfa sp+0 */
+			u8(o, 0x41); u8(o, 0x2d);             /* negate_ra_state */
+			u8(o, 0x41); u8(o, 0x0b);             /* restore_state */
+			u8(o, 0x41); u8(o, 0x08); u8(o, 30);  /* same_value x30 */
+		} else {
+			u8(o, 0x07); u8(o, 30);               /* undefined x30 */
+		}
+		while ((o->n - f) % 8 != 4) u8(o, 0);
+		set32(o, f, (uint32_t)(o->n - f - 4));
+	}
+	u32(o, 0);
+}
+
+static void test_aarch64(void)
+{
+	struct bytes f;
+	size_t fdes[2];
+	a64_eh_frame(&f, fdes);
+	struct cfi_section s = { f.b, f.n, SEC_ADDR, 0, CFI_AARCH64 };
+	const uint64_t fde = SEC_ADDR + fdes[0];
+	struct cfi_rule r;
+	/* entry: CFA sp, the return address still in x30, not signed */
+	CHECK_EQ(cfi_rule_at(&s, fde, FN, &r), 0);
+	CHECK(!r.cfa_fp && r.cfa_off == 0 && !r.fp_saved && !r.ra_saved && !r.ra_signed && !r.end);
+	/* after paciasp: signed */
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 4, &r), 0);
+	CHECK(!r.cfa_off && !r.ra_saved && r.ra_signed);
+	/* after the store: both saved */
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 8, &r), 0);
+	CHECK(!r.cfa_fp && r.cfa_off == 32 && r.fp_saved && r.fp_off == -32 && r.ra_saved &&
+	      r.ra_off == -24 && r.ra_signed);
+	/* the frame record: CFA x29 + 32 */
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 12, &r), 0);
+	CHECK(r.cfa_fp && r.cfa_off == 32 && r.fp_saved && r.ra_saved && r.ra_signed);
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 27, &r), 0);
+	CHECK(r.cfa_fp);
+	/* after the load: back in the registers, still signed until autiasp */
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 28, &r), 0);
+	CHECK(!r.cfa_fp && r.cfa_off == 0 && !r.fp_saved && !r.ra_saved && r.ra_signed);
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 32, &r), 0);
+	CHECK(!r.ra_saved && !r.ra_signed);
+	/* after ret: the body's state again, signature included */
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 36, &r), 0);
+	CHECK(r.cfa_fp && r.cfa_off == 32 && r.ra_saved && r.ra_off == -24 && r.ra_signed);
+	/* same_value x30: in the register */
+	CHECK_EQ(cfi_rule_at(&s, fde, FN + 40, &r), 0);
+	CHECK(!r.ra_saved && r.cfa_fp);
+	CHECK_EQ(cfi_rule_at(&s, SEC_ADDR + fdes[1], FN2, &r), 0);
+	CHECK(r.end);
+	struct cfi_fde all[3];
+	CHECK_EQ(cfi_scan(&s, all, 3), 2);
+
+	/* Either architecture's table read as the other's is refused: the
+	 * CIE's return address column is not the one expected. */
+	s.arch = CFI_X86_64;
+	CHECK_EQ(cfi_rule_at(&s, fde, FN, &r), -1);
+	CHECK_EQ(cfi_scan(&s, all, 3), 0);
+	size_t xfdes[3];
+	eh_frame(&f, xfdes);
+	struct cfi_section xs = { f.b, f.n, SEC_ADDR, 0, CFI_AARCH64 };
+	CHECK_EQ(cfi_rule_at(&xs, SEC_ADDR + xfdes[0], FN, &r), -1);
+	/* negate_ra_state is aarch64's: in an x86-64 table (FN2's
+	 * instructions made advance_loc 1, negate_ra_state) it is not
+	 * followed */
+	xs.arch = CFI_X86_64;
+	CHECK_EQ(cfi_rule_at(&xs, SEC_ADDR + xfdes[1], FN2, &r), 0);
+	CHECK(r.end);
+	f.b[xfdes[1] + 17] = 0x41;
+	f.b[xfdes[1] + 18] = 0x2d;
+	CHECK_EQ(cfi_rule_at(&xs, SEC_ADDR + xfdes[1], FN2, &r), 0);
+	CHECK(!r.end && r.ra_saved && r.ra_off == -8 && r.cfa_off == 8);
+	CHECK_EQ(cfi_rule_at(&xs, SEC_ADDR + xfdes[1], FN2 + 1, &r), -1);
+}
+
 /* Cut and mutated copies: every call ends, inside its buffer. */
 static void test_hostile(void)
 {
@@ -239,6 +347,12 @@ static void test_hostile(void)
 
 /* This program's own tables, as the client reads them: every FDE that a
  * scan of its .eh_frame finds is the one its .eh_frame_hdr finds. */
+#if defined(__aarch64__)
+#define HOST_ARCH CFI_AARCH64
+#else
+#define HOST_ARCH CFI_X86_64
+#endif
+
 struct own {
 	int done;
 	size_t fdes, agree, rules;
@@ -254,7 +368,7 @@ static int own_module(struct dl_phdr_info *info, size_t size, void *ctx)
 		if (info->dlpi_phdr[i].p_type != PT_GNU_EH_FRAME)
 			continue;
 		const unsigned char *hdr = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-		struct cfi_section hs = { hdr, info->dlpi_phdr[i].p_memsz, (uintptr_t)hdr, 0 };
+		struct cfi_section hs = { hdr, info->dlpi_phdr[i].p_memsz, (uintptr_t)hdr, 0, HOST_ARCH };
 		uint64_t frame;
 		if (cfi_hdr_frame(&hs, &frame) < 0)
 			return 0;
@@ -267,7 +381,7 @@ static int own_module(struct dl_phdr_info *info, size_t size, void *ctx)
 			if (p->p_type == PT_LOAD && frame >= lo && frame < lo + p->p_memsz)
 				len = lo + p->p_memsz - frame;
 		}
-		struct cfi_section fs = { (const void *)(uintptr_t)frame, len, frame, 0 };
+		struct cfi_section fs = { (const void *)(uintptr_t)frame, len, frame, 0, HOST_ARCH };
 		size_t n = cfi_scan(&fs, NULL, 0);
 		struct cfi_fde *all = malloc(n * sizeof *all);
 		cfi_scan(&fs, all, n);
@@ -275,11 +389,16 @@ static int own_module(struct dl_phdr_info *info, size_t size, void *ctx)
 			uint64_t fde;
 			o->agree += cfi_hdr_lookup(&hs, all[k].start, &fde) == 0 && fde == all[k].fde;
 			struct cfi_rule r;
-			/* At a function's first byte the CFA is rsp + 8; a
-			 * cold part split off a function starts inside its
-			 * frame (rbp + 16 under the sanitizers). */
-			o->rules += cfi_rule_at(&fs, all[k].fde, all[k].start, &r) == 0 && !r.end &&
-				    r.cfa_off >= 8 && (r.cfa_rbp || r.cfa_off == 8 || r.rbp_saved);
+			/* At a function's first byte the CFA is rsp + 8 (sp on
+			 * aarch64, the return address in x30); a cold part
+			 * split off a function starts inside its frame (rbp +
+			 * 16 under the sanitizers). */
+			if (cfi_rule_at(&fs, all[k].fde, all[k].start, &r) < 0 || r.end)
+				continue;
+			int entry = HOST_ARCH == CFI_AARCH64 ? r.cfa_off == 0 && !r.ra_saved
+							     : r.cfa_off == 8;
+			o->rules += r.cfa_off >= 8 * (HOST_ARCH == CFI_X86_64) &&
+				    (r.cfa_fp || entry || r.fp_saved);
 		}
 		o->fdes += n;
 		free(all);
@@ -290,9 +409,8 @@ static int own_module(struct dl_phdr_info *info, size_t size, void *ctx)
 
 static void test_own_tables(void)
 {
-#if !defined(__x86_64__)
-	/* cfi.c follows x86-64's registers only: elsewhere it finds no rule. */
-	return;
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	return; /* cfi.c knows x86-64's and aarch64's registers only */
 #endif
 	struct own o = { 0 };
 	dl_iterate_phdr(own_module, &o);
@@ -310,6 +428,7 @@ int main(void)
 {
 	test_eh_frame();
 	test_debug_frame();
+	test_aarch64();
 	test_hostile();
 	test_own_tables();
 	return CHECK_DONE();
