@@ -13,7 +13,7 @@
 #include "check.h"
 #include "rec/dwarf_unwind.h"
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 
 struct mod {
 	uint64_t lo, hi, bias;
@@ -80,10 +80,17 @@ struct capture {
 
 __attribute__((noinline)) static void capture(struct capture *c)
 {
-	uint64_t ip, sp, bp;
+	uint64_t ip, sp, fp;
+#if defined(__x86_64__)
 	__asm__ __volatile__("leaq 0(%%rip), %0\n\tmovq %%rsp, %1\n\tmovq %%rbp, %2"
-			     : "=r"(ip), "=r"(sp), "=r"(bp));
-	c->regs = (struct dwarf_regs){ ip, sp, bp };
+			     : "=r"(ip), "=r"(sp), "=r"(fp));
+	c->regs = (struct dwarf_regs){ ip, sp, fp };
+#else
+	uint64_t lr;
+	__asm__ __volatile__("adr %0, .\n\tmov %1, sp\n\tmov %2, x29\n\tmov %3, x30"
+			     : "=r"(ip), "=r"(sp), "=r"(fp), "=r"(lr));
+	c->regs = (struct dwarf_regs){ ip, sp, fp, lr, CFI_AARCH64 };
+#endif
 	c->size = stack_top - sp < sizeof stack_copy ? stack_top - sp : sizeof stack_copy;
 	copy_stack(stack_copy, sp, c->size);
 	c->nbt = backtrace(c->bt, 64);
@@ -151,7 +158,7 @@ static void test_walk(void)
 			junk[i] = (unsigned char)(k & 1 ? rand() : stack_copy[i] ^ (rand() % 5 == 0));
 		struct dwarf_regs r = c.regs;
 		if (k & 2)
-			r.bp = c.regs.sp + (uint64_t)(rand() % 5000);
+			r.fp = c.regs.sp + (uint64_t)(rand() % 5000);
 		(void)dwarf_unwind(uw, &r, junk, 4096, find, NULL, again, 128, &complete2);
 	}
 	free(junk);
@@ -202,7 +209,7 @@ int main(void)
 
 int main(void)
 {
-	fprintf(stderr, "SKIP: DWARF unwinding of samples is for x86-64\n");
+	fprintf(stderr, "SKIP: DWARF unwinding of samples is for x86-64 and aarch64\n");
 	return 77;
 }
 
