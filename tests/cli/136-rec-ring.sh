@@ -91,6 +91,9 @@ contains out.txt "killed by signal 11"
 
 # pfrec --snapshot refuses what is not a pfrec; the ring's options need --ring.
 sleep 30 & sp=$!
+# (until the forked shell has become sleep)
+i=0
+while [ "$(cat /proc/$sp/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 expect_exit 1 pfrec --snapshot $sp
 contains err.txt "is 'sleep', not pfrec"
 kill $sp
