@@ -252,7 +252,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ifneq ($(CROSS),)
 DEB_ARCH     := $(if $(filter aarch64-%,$(CROSS)),arm64,$(error make deps: no Debian architecture known for CROSS=$(CROSS)))
 DEB_PACKAGES += gcc-$(TRIPLET) g++-$(TRIPLET) binutils-$(TRIPLET) qemu-user-static binfmt-support \
-                $(addsuffix :$(DEB_ARCH),libc6-dev libstdc++6 libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
+                $(addsuffix :$(DEB_ARCH),libc6-dev libc6-dbg libstdc++6 libzstd-dev libxxhash-dev libdwarf-dev libelf-dev zlib1g-dev \
                 libdeflate-dev libiberty-dev libdebuginfod-dev libpng-dev libturbojpeg0-dev libegl-dev libgl-dev)
 endif
 

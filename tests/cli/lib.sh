@@ -16,7 +16,7 @@ expect_exit() {
 
 # contains FILE TEXT: FILE has a line containing TEXT (fixed string).
 contains() { grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "'$1' lacks '$2'"; }; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "'$1' has '$2'"; }
+lacks() { ! grep -qF -- "$2" "$1" || { grep -F -- "$2" "$1" | head -n 5 >&2; fail "'$1' has '$2'"; }; }
 
 # skip REASON: ends the test as skipped (exit 77, which tests/run.sh counts
 # as skipped, never as passed) when a tool or kernel feature it needs is
