@@ -297,8 +297,10 @@ TESTS       ?=
 test: all unit tools ## run every test (unit and CLI), ending with "N passed, N failed, N skipped"; ARCH=aarch64: under qemu-user; TESTS='unit/ cli/134': those only
 	$(Q)$(TEST_ENV) sh tests/run.sh $(BUILD) "$(TESTS)"
 
-tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, the threaded writer, the example game (use with SAN=thread)
+tsan-test: all unit tools ## run the tests of threaded code: the client, pfrec, the threaded writer, the example game, attaching, the flight recorder and its triggers (use with SAN=thread)
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_client
+	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_listen
+	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) "cli/136 cli/150 cli/153"
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_record
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) t_writer_batch
 	$(Q)PROFEV_SAN=$(SAN) sh tests/run.sh $(BUILD) cli/101

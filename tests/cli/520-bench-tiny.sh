@@ -16,9 +16,10 @@ need() { # NAME TOOL-CHECK WHY: NAME runs if the check passes
 	if eval "$2"; then run="$run $name"; else missing="$missing $name ($why);"; fi
 }
 need trace true ""
-# valgrind cannot run a sanitizer build (make SAN=... test sets PROFEV_SAN).
-callgrind='has valgrind && has callgrind_annotate && [ -z "${PROFEV_SAN:-}" ]'
-callgrind_why="no valgrind, or a sanitizer build valgrind cannot run"
+# valgrind cannot run a sanitizer build (make SAN=... test sets PROFEV_SAN),
+# nor another architecture's (make ARCH=aarch64 test sets PROFEV_EMULATOR).
+callgrind='has valgrind && has callgrind_annotate && [ -z "${PROFEV_SAN:-}" ] && [ -z "${PROFEV_EMULATOR:-}" ]'
+callgrind_why="no valgrind, or a sanitizer or emulated build valgrind cannot run"
 need client "$callgrind" "$callgrind_why"
 need ring true ""
 need game_args "has cc" "no cc"
@@ -30,8 +31,8 @@ need svg "has python3" "no python3"
 tp_find && export TRACE_PROCESSOR=$TP
 need perfetto "tp_find" "${tp_why:-}"
 need image true ""
-need sample "has perf && [ \"\$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)\" -le 2 ]" \
-	"no perf, or perf_event_paranoid above 2"
+need sample "has perf && [ -z \"\${PROFEV_EMULATOR:-}\" ] && [ \"\$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)\" -le 2 ]" \
+	"no perf, perf_event_paranoid above 2, or qemu-user, which has no perf_event_open"
 need sym "has llvm-symbolizer && has addr2line && has dwz" "no llvm-symbolizer, addr2line or dwz"
 # The GPU benchmark needs an OpenGL and a Vulkan device (llvmpipe, lavapipe):
 # the examples say whether they can open one (exit 3: they cannot).
