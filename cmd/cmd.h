@@ -43,6 +43,16 @@ int cmd_open_output(const char *path);
 int cmd_parse_duration(const char *s, unsigned long long *ns);
 /* Parse "64M", "1G", "4096" into bytes; 0 or -1. */
 int cmd_parse_size(const char *s, unsigned long long *bytes);
+/* Text that grows in memory: an output sink (profev_conv_sink's write,
+ * ctx a struct cmd_membuf) for output read back by the command. */
+struct cmd_membuf {
+	char *p;
+	size_t n, cap;
+};
+int cmd_membuf_write(void *ctx, const void *data, size_t len);
+/* Write all of data to fd (partial writes and EINTR retried): 0, or the
+ * errno of the failure (EIO for a write of 0 bytes). */
+int cmd_write_all(int fd, const void *data, size_t len);
 /* Print "--version" text. */
 void cmd_print_version(void);
 #endif

@@ -141,3 +141,36 @@ void cmd_print_version(void)
 	printf("%s (profev) %s, trace format %d.%d\n", cmd_name, PROFEV_VERSION_STRING,
 	       PROFEV_FORMAT_MAJOR, PROFEV_FORMAT_MINOR);
 }
+
+int cmd_membuf_write(void *ctx, const void *data, size_t len)
+{
+	struct cmd_membuf *m = ctx;
+	if (m->n + len > m->cap) {
+		size_t cap = m->cap ? m->cap : 65536;
+		while (cap < m->n + len)
+			cap *= 2;
+		char *p = realloc(m->p, cap);
+		if (!p)
+			return -1;
+		m->p = p;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->n, data, len);
+	m->n += len;
+	return 0;
+}
+
+int cmd_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		p += (size_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

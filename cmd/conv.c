@@ -113,19 +113,9 @@ static int out_open(void *ctx, unsigned part)
 static int out_write(void *ctx, const void *data, size_t len)
 {
 	struct out *o = ctx;
-	const char *p = data;
-	while (len) {
-		ssize_t n = write(o->fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->err = n < 0 ? errno : EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-		o->part_bytes += (uint64_t)n;
-	}
+	if ((o->err = cmd_write_all(o->fd, data, len)) != 0)
+		return -1;
+	o->part_bytes += len;
 	return 0;
 }
 
@@ -232,35 +222,11 @@ static int same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-/* --diff: the base's folded stacks, in memory. */
-struct membuf {
-	char *p;
-	size_t n, cap;
-};
-
-static int mem_write(void *ctx, const void *data, size_t len)
-{
-	struct membuf *m = ctx;
-	if (m->n + len > m->cap) {
-		size_t cap = m->cap ? m->cap : 65536;
-		while (cap < m->n + len)
-			cap *= 2;
-		char *p = realloc(m->p, cap);
-		if (!p)
-			return -1;
-		m->p = p;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->n, data, len);
-	m->n += len;
-	return 0;
-}
-
 /* Read the base of --diff into m as folded stacks, with the conversion's
  * window and filters. @return EXIT_OK; EXIT_TRACE for a bad or cut base
  * (m holds what was whole; the message said where it stopped), or no
  * memory; EXIT_USAGE for an unreadable one. */
-static int read_diff_base(const char *base, const struct profev_conv_opts *o, struct membuf *m)
+static int read_diff_base(const char *base, const struct profev_conv_opts *o, struct cmd_membuf *m)
 {
 	FILE *in = cmd_open_input(base);
 	if (!in)
@@ -278,7 +244,7 @@ static int read_diff_base(const char *base, const struct profev_conv_opts *o, st
 	bo.diff_base = NULL;
 	bo.title = NULL;
 	bo.progress = NULL;
-	struct profev_conv_sink sink = { NULL, mem_write, NULL, m };
+	struct profev_conv_sink sink = { NULL, cmd_membuf_write, NULL, m };
 	int rc = EXIT_OK, crc = profev_conv_run(r, &bo, &sink, NULL, &err);
 	if (crc == PROFEV_E_IO) {
 		cmd_error("'%s': out of memory for its stacks", cmd_display_name(base));
@@ -441,7 +407,7 @@ int cmd_conv(int argc, char **argv)
 	struct profev_conv_opts opts;
 	struct ui ui = { 0 };
 	const char *output = NULL, *output_dir = NULL, *operand[3] = { 0 }, *diff = NULL;
-	struct membuf base = { 0 };
+	struct cmd_membuf base = { 0 };
 	int base_rc = EXIT_OK;
 	profev_conv_opts_init(&opts, 0);
 	int html = 0;

@@ -10,42 +10,20 @@
 #include "profev_conv.h"
 #include "profev_dump.h"
 
-struct membuf {
-	char *p;
-	size_t n, cap;
-};
-
-static int mem_write(void *ctx, const void *data, size_t len)
-{
-	struct membuf *m = ctx;
-	if (m->n + len > m->cap) {
-		size_t cap = m->cap ? m->cap : 65536;
-		while (cap < m->n + len)
-			cap *= 2;
-		char *p = realloc(m->p, cap);
-		if (!p)
-			return -1;
-		m->p = p;
-		m->cap = cap;
-	}
-	memcpy(m->p + m->n, data, len);
-	m->n += len;
-	return 0;
-}
 
 struct side {
 	const char *path;
 	FILE *in;
 	struct profev_reader *r;
 	struct profev_stats *st;
-	struct membuf flame, samples, alloc, diff, folded;
+	struct cmd_membuf flame, samples, alloc, diff, folded;
 };
 
 /* One pass of path into m: format with flags added to o's. Trace errors
  * were told by the statistics' pass; only the others are told here.
  * @return EXIT_OK, EXIT_TRACE or EXIT_USAGE. */
 static int pass(const char *path, const struct profev_conv_opts *o, int format, unsigned flags,
-		struct membuf *m)
+		struct cmd_membuf *m)
 {
 	FILE *in = cmd_open_input(path);
 	if (!in)
@@ -61,7 +39,7 @@ static int pass(const char *path, const struct profev_conv_opts *o, int format, 
 	po.flags |= flags;
 	po.warn = NULL;
 	po.progress = NULL;
-	struct profev_conv_sink sink = { NULL, mem_write, NULL, m };
+	struct profev_conv_sink sink = { NULL, cmd_membuf_write, NULL, m };
 	int rc = profev_conv_run(r, &po, &sink, NULL, &err);
 	profev_reader_free(r);
 	cmd_close_input(in);
@@ -141,19 +119,7 @@ static int fd_open(void *ctx, unsigned part)
 static int fd_write(void *ctx, const void *data, size_t len)
 {
 	struct fd_sink *o = ctx;
-	const char *p = data;
-	while (len) {
-		ssize_t n = write(o->fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->err = n < 0 ? errno : EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return (o->err = cmd_write_all(o->fd, data, len)) != 0 ? -1 : 0;
 }
 
 static int fd_close(void *ctx, unsigned part)

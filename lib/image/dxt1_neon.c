@@ -81,15 +81,7 @@ static void block_neon(const uint8_t *p, ptrdiff_t stride, uint8_t *out)
 		uint8x16x4_t px = vld4q_u8(rows);
 		idx = indices(&px, &s);
 	}
-	uint32_t c = s.colors;
-	out[0] = (uint8_t)c;
-	out[1] = (uint8_t)(c >> 8);
-	out[2] = (uint8_t)(c >> 16);
-	out[3] = (uint8_t)(c >> 24);
-	out[4] = (uint8_t)idx;
-	out[5] = (uint8_t)(idx >> 8);
-	out[6] = (uint8_t)(idx >> 16);
-	out[7] = (uint8_t)(idx >> 24);
+	block_store(out, s.colors, idx);
 }
 
 void dxt1_rows_neon(const uint8_t *rgba, ptrdiff_t stride, uint32_t width, uint32_t height,

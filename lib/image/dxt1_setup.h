@@ -60,4 +60,13 @@ static inline __attribute__((always_inline)) int block_setup(const uint8_t mn[3]
 	return 1;
 }
 
+/* A block's 8 bytes: the two endpoints, then the 16 indices, little-endian. */
+static inline void block_store(uint8_t *out, uint32_t colors, uint32_t idx)
+{
+	for (int i = 0; i < 4; i++) {
+		out[i] = (uint8_t)(colors >> (8 * i));
+		out[4 + i] = (uint8_t)(idx >> (8 * i));
+	}
+}
+
 #endif
